@@ -1,0 +1,213 @@
+// Capsules: isolated environments holding sealed documents, their people and their AI grants.
+// Capsule actions are unmetered; revocation is receipted and turns every access off at once.
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { ServiceError } from './errors.ts';
+import { newId, nowIso, parseJson, type Context } from './context.ts';
+import type { OrgCaller } from './credentials.ts';
+import { sha256Hex } from './signer.ts';
+import { countUnmetered } from './usage.ts';
+
+export const MEMBER_ROLES = ['owner', 'editor', 'viewer'] as const;
+export type MemberRole = (typeof MEMBER_ROLES)[number];
+
+interface CapsuleRow {
+  id: string;
+  org_id: string;
+  name: string;
+  status: string;
+  created_at: string;
+  revoked_at: string | null;
+  revoke_receipt_id: string | null;
+}
+
+function loadCapsule(ctx: Context, caller: OrgCaller, id: string, forWrite = false): CapsuleRow {
+  const row = ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id);
+  if (!row) throw new ServiceError('not_found', `no capsule ${id}: list them with GET /v1/capsules`);
+  if (row.org_id !== caller.orgId) throw new ServiceError('forbidden', 'this capsule belongs to another organization');
+  if (forWrite && row.status === 'revoked') {
+    throw new ServiceError('capsule_revoked', `capsule ${id} was revoked at ${row.revoked_at}; create a new one`);
+  }
+  return row;
+}
+
+function summary(ctx: Context, row: CapsuleRow) {
+  const count = (table: string) =>
+    ctx.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE capsule_id = ?`, row.id)!.n;
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+    document_count: count('capsule_documents'),
+    member_count: count('capsule_members'),
+    ai_grant_count: count('capsule_ai_grants'),
+  };
+}
+
+export function createCapsule(ctx: Context, caller: OrgCaller, name: string) {
+  const id = newId('cap');
+  return ctx.store.transaction(() => {
+    ctx.store.run(
+      "INSERT INTO capsules (id, org_id, name, status, created_at) VALUES (?, ?, ?, 'active', ?)",
+      id,
+      caller.orgId,
+      name,
+      nowIso(ctx),
+    );
+    countUnmetered(ctx, caller.orgId);
+    return summary(ctx, ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id)!);
+  });
+}
+
+export function listCapsules(ctx: Context, caller: OrgCaller) {
+  const capsules = ctx.store
+    .all<CapsuleRow>('SELECT * FROM capsules WHERE org_id = ? ORDER BY created_at DESC, id', caller.orgId)
+    .map((row) => summary(ctx, row));
+  return { ok: true, count: capsules.length, capsules };
+}
+
+export function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
+  const row = loadCapsule(ctx, caller, id);
+  return {
+    ...summary(ctx, row),
+    revoke_receipt_id: row.revoke_receipt_id,
+    documents: ctx.store.all<{ id: string; title: string; size_bytes: number; sha256: string; created_at: string }>(
+      'SELECT id, title, size_bytes, sha256, created_at FROM capsule_documents WHERE capsule_id = ? ORDER BY created_at, id',
+      id,
+    ),
+    members: ctx.store.all<{ id: string; email: string; role: string; created_at: string }>(
+      'SELECT id, email, role, created_at FROM capsule_members WHERE capsule_id = ? ORDER BY created_at, id',
+      id,
+    ),
+    ai_grants: ctx.store
+      .all<{ id: string; handle: string; agent_id: string; documents: string | null; created_at: string }>(
+        `SELECT g.id, a.handle, g.agent_id, g.documents, g.created_at FROM capsule_ai_grants g
+           JOIN agents a ON a.id = g.agent_id WHERE g.capsule_id = ? ORDER BY g.created_at, g.id`,
+        id,
+      )
+      .map((g) => ({ ...g, documents: parseJson<string[] | null>(g.documents, null) })),
+  };
+}
+
+/** Seals the text with the capsule's own AES-256-GCM key; only its digest and size stay readable. */
+export function addDocument(ctx: Context, caller: OrgCaller, id: string, input: { title: string; text: string }) {
+  loadCapsule(ctx, caller, id, true);
+  const key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('capsules'), id, 'svc-capsule-v1', 32));
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const docId = newId('doc');
+  cipher.setAAD(Buffer.from(`${id}\u0000${docId}`));
+  const sealed = Buffer.concat([iv, cipher.update(input.text, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  const document = {
+    id: docId,
+    capsule_id: id,
+    title: input.title,
+    size_bytes: Buffer.byteLength(input.text),
+    sha256: sha256Hex(sealed),
+    sealed: true,
+    created_at: nowIso(ctx),
+  };
+  ctx.store.transaction(() => {
+    ctx.store.run(
+      'INSERT INTO capsule_documents (id, capsule_id, title, sealed_text, sha256, size_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      docId,
+      id,
+      input.title,
+      sealed.toString('base64'),
+      document.sha256,
+      document.size_bytes,
+      document.created_at,
+    );
+    countUnmetered(ctx, caller.orgId);
+  });
+  return document;
+}
+
+export function addMember(ctx: Context, caller: OrgCaller, id: string, input: { email: string; role: MemberRole }) {
+  loadCapsule(ctx, caller, id, true);
+  const email = input.email.toLowerCase();
+  return ctx.store.transaction(() => {
+    if (ctx.store.get('SELECT 1 AS x FROM capsule_members WHERE capsule_id = ? AND email = ?', id, email)) {
+      throw new ServiceError('conflict', `${email} is already a member of this capsule`);
+    }
+    const member = { id: newId('mem'), capsule_id: id, email, role: input.role, created_at: nowIso(ctx) };
+    ctx.store.run(
+      'INSERT INTO capsule_members (id, capsule_id, email, role, created_at) VALUES (?, ?, ?, ?, ?)',
+      member.id,
+      id,
+      email,
+      member.role,
+      member.created_at,
+    );
+    countUnmetered(ctx, caller.orgId);
+    return member;
+  });
+}
+
+export function addAiGrant(ctx: Context, caller: OrgCaller, id: string, input: { agent: string; documents?: string[] | undefined }) {
+  loadCapsule(ctx, caller, id, true);
+  const agent = ctx.store.get<{ id: string; org_id: string; status: string }>(
+    'SELECT id, org_id, status FROM agents WHERE handle = ?',
+    input.agent,
+  );
+  if (!agent || agent.org_id !== caller.orgId) {
+    throw new ServiceError('unknown_agent', `no agent \`${input.agent}\` in this organization: list them with GET /api/v1/agents`);
+  }
+  if (agent.status !== 'active') throw new ServiceError('invalid_request', `agent \`${input.agent}\` is revoked`);
+  if (input.documents) {
+    const known = new Set(
+      ctx.store.all<{ id: string }>('SELECT id FROM capsule_documents WHERE capsule_id = ?', id).map((d) => d.id),
+    );
+    const unknown = input.documents.filter((d) => !known.has(d));
+    if (unknown.length) {
+      throw new ServiceError('invalid_request', `documents not in this capsule: ${unknown.join(', ')}`, {
+        field: 'documents',
+      });
+    }
+  }
+  const grant = {
+    id: newId('aig'),
+    capsule_id: id,
+    agent: input.agent,
+    agent_id: agent.id,
+    documents: input.documents ?? null,
+    created_at: nowIso(ctx),
+  };
+  ctx.store.transaction(() => {
+    ctx.store.run(
+      'INSERT INTO capsule_ai_grants (id, capsule_id, agent_id, documents, created_at) VALUES (?, ?, ?, ?, ?)',
+      grant.id,
+      id,
+      agent.id,
+      grant.documents ? JSON.stringify(grant.documents) : null,
+      grant.created_at,
+    );
+    countUnmetered(ctx, caller.orgId);
+  });
+  return grant;
+}
+
+export function revokeCapsule(ctx: Context, caller: OrgCaller, id: string) {
+  return ctx.store.transaction(() => {
+    const row = loadCapsule(ctx, caller, id);
+    if (row.status === 'revoked') return { ...summary(ctx, row), receipt_id: row.revoke_receipt_id, already_revoked: true };
+    const now = nowIso(ctx);
+    const receipt = ctx.chains.append('service', {
+      id: newId('rcpt'),
+      kind: 'capsule.revoke',
+      org_id: caller.orgId,
+      signed_at: now,
+      body: { org_id: caller.orgId, capsule_id: id },
+    });
+    ctx.store.run(
+      "UPDATE capsules SET status = 'revoked', revoked_at = ?, revoke_receipt_id = ? WHERE id = ?",
+      now,
+      receipt.receipt_id,
+      id,
+    );
+    countUnmetered(ctx, caller.orgId);
+    const updated = ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id)!;
+    return { ...summary(ctx, updated), receipt_id: receipt.receipt_id, already_revoked: false };
+  });
+}

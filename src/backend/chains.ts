@@ -1,0 +1,278 @@
+// The two signed hash chains: the service chain (receipts) and the read-audit chain.
+// Each entry's payload names its position and the previous entry's hash; the payload's
+// RFC 8785 bytes are hashed (the entry hash) and signed with the service key.
+import canonicalize from 'canonicalize';
+import type { Store } from './store/db.ts';
+import { sha256Hex, type ServiceSigner } from './signer.ts';
+import { GENESIS_HASH, PROOF_FORMAT_VERSION, type ChainName, type ProofPayload } from '../proofs/format.ts';
+
+const encoder = new TextEncoder();
+const TABLE: Record<ChainName, string> = { service: 'service_chain', audit: 'audit_chain' };
+
+/** What a caller gets back for a signed entry: the spec's Receipt plus what offline checks need. */
+export interface Receipt {
+  receipt_id: string;
+  chain: ChainName;
+  chain_index: number;
+  signature_hex: string;
+  signing_pubkey_hex: string;
+  signing_kid: string;
+  signed_at: string;
+  hash: string;
+  payload: ProofPayload;
+}
+
+interface ChainRow {
+  chain_index: number;
+  id: string;
+  payload: string;
+  signing_kid: string;
+  signature_hex: string;
+  signed_at: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface EntryCheck {
+  found: boolean;
+  chain: ChainName | null;
+  chain_index: number | null;
+  kind: string | null;
+  signed_at: string | null;
+  /** The signature verifies under a published service key and the entry is unaltered. */
+  authentic: boolean;
+  /** The stored entry hashes to its recorded hash and links to both neighbours. */
+  unaltered: boolean;
+  signer: { signing_kid: string; signing_pubkey_hex: string } | null;
+  checks: Record<string, boolean>;
+}
+
+export class Chains {
+  private readonly store: Store;
+  private readonly signer: ServiceSigner;
+
+  constructor(store: Store, signer: ServiceSigner) {
+    this.store = store;
+    this.signer = signer;
+  }
+
+  /**
+   * Appends one signed entry. Runs inside the store's write transaction (joining the caller's
+   * when there is one) so the head read and the insert cannot interleave with another process.
+   */
+  append(
+    chain: ChainName,
+    entry: { id: string; kind: string; org_id: string | null; signed_at: string; body: Record<string, unknown> },
+  ): Receipt {
+    const table = TABLE[chain];
+    return this.store.transaction(() => {
+      const head = this.store.get<{ chain_index: number; hash: string }>(
+        `SELECT chain_index, hash FROM ${table} ORDER BY chain_index DESC LIMIT 1`,
+      );
+      const payload: ProofPayload = {
+        ...entry.body,
+        v: PROOF_FORMAT_VERSION,
+        id: entry.id,
+        kind: entry.kind,
+        chain,
+        chain_index: (head?.chain_index ?? 0) + 1,
+        prev_hash: head?.hash ?? GENESIS_HASH,
+        signed_at: entry.signed_at,
+        signing_kid: this.signer.kid,
+      };
+      const text = canonicalize(payload) as string;
+      const bytes = encoder.encode(text);
+      const hash = sha256Hex(bytes);
+      const signature = this.signer.sign(bytes);
+      if (chain === 'service') {
+        this.store.run(
+          `INSERT INTO service_chain (chain_index, id, org_id, kind, payload, signing_kid, signature_hex, signed_at, prev_hash, hash)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          payload.chain_index,
+          entry.id,
+          entry.org_id,
+          entry.kind,
+          text,
+          this.signer.kid,
+          signature,
+          entry.signed_at,
+          payload.prev_hash,
+          hash,
+        );
+      } else {
+        this.store.run(
+          `INSERT INTO audit_chain (chain_index, id, org_id, payload, signing_kid, signature_hex, signed_at, prev_hash, hash)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          payload.chain_index,
+          entry.id,
+          entry.org_id ?? '',
+          text,
+          this.signer.kid,
+          signature,
+          entry.signed_at,
+          payload.prev_hash,
+          hash,
+        );
+      }
+      return {
+        receipt_id: entry.id,
+        chain,
+        chain_index: payload.chain_index,
+        signature_hex: signature,
+        signing_pubkey_hex: this.signer.publicKeyHex,
+        signing_kid: this.signer.kid,
+        signed_at: entry.signed_at,
+        hash,
+        payload,
+      };
+    });
+  }
+
+  /** The stored entry with this id, as a Receipt (for offline verification), or undefined. */
+  receipt(id: string): Receipt | undefined {
+    for (const chain of ['service', 'audit'] as const) {
+      const row = this.store.get<ChainRow>(`SELECT * FROM ${TABLE[chain]} WHERE id = ?`, id);
+      if (!row) continue;
+      let payload: ProofPayload;
+      try {
+        payload = JSON.parse(row.payload) as ProofPayload;
+      } catch {
+        return undefined;
+      }
+      return {
+        receipt_id: row.id,
+        chain,
+        chain_index: row.chain_index,
+        signature_hex: row.signature_hex,
+        signing_pubkey_hex: this.signer.publicKeyHex,
+        signing_kid: row.signing_kid,
+        signed_at: row.signed_at,
+        hash: row.hash,
+        payload,
+      };
+    }
+    return undefined;
+  }
+
+  /** Re-checks one entry: its signature, its own hash, and its links to both neighbours. */
+  check(id: string): EntryCheck {
+    for (const chain of ['service', 'audit'] as const) {
+      const table = TABLE[chain];
+      const row = this.store.get<ChainRow>(`SELECT * FROM ${table} WHERE id = ?`, id);
+      if (!row) continue;
+      const prev = this.store.get<{ hash: string }>(
+        `SELECT hash FROM ${table} WHERE chain_index = ?`,
+        row.chain_index - 1,
+      );
+      const next = this.store.get<{ prev_hash: string }>(
+        `SELECT prev_hash FROM ${table} WHERE chain_index = ?`,
+        row.chain_index + 1,
+      );
+      const checks = this.checkRow(row, chain, prev?.hash ?? (row.chain_index === 1 ? GENESIS_HASH : undefined));
+      checks.next_link = next === undefined || next.prev_hash === row.hash;
+      const unaltered = checks.payload_hash! && checks.fields! && checks.prev_link! && checks.next_link;
+      const authentic = unaltered && checks.signature!;
+      const kind = safeKind(row.payload);
+      return {
+        found: true,
+        chain,
+        chain_index: row.chain_index,
+        kind,
+        signed_at: row.signed_at,
+        authentic,
+        unaltered,
+        signer: authentic ? { signing_kid: row.signing_kid, signing_pubkey_hex: this.signer.publicKeyHex } : null,
+        checks,
+      };
+    }
+    return {
+      found: false,
+      chain: null,
+      chain_index: null,
+      kind: null,
+      signed_at: null,
+      authentic: false,
+      unaltered: false,
+      signer: null,
+      checks: {},
+    };
+  }
+
+  /**
+   * Walks a whole chain from its first entry and reports the first broken entry, if any.
+   * `signatures: false` checks hashes and links only (what an auditor without the key can redo).
+   */
+  verifyAll(
+    chain: ChainName,
+    options: { signatures?: boolean; onProgress?: (done: number) => void } = {},
+  ): { ok: boolean; length: number; first_broken_index: number | null; reason: string | null } {
+    const table = TABLE[chain];
+    const stmt = this.store.db.prepare(
+      `SELECT chain_index, id, payload, signing_kid, signature_hex, signed_at, prev_hash, hash FROM ${table} ORDER BY chain_index`,
+    );
+    let expectedIndex = 1;
+    let prevHash = GENESIS_HASH;
+    for (const raw of stmt.iterate()) {
+      const row = raw as unknown as ChainRow;
+      if (row.chain_index !== expectedIndex) {
+        return { ok: false, length: expectedIndex - 1, first_broken_index: expectedIndex, reason: 'gap' };
+      }
+      const checks = this.checkRow(row, chain, prevHash, options.signatures !== false);
+      const failed = Object.entries(checks).find(([, ok]) => !ok);
+      if (failed) {
+        return { ok: false, length: row.chain_index, first_broken_index: row.chain_index, reason: failed[0] };
+      }
+      prevHash = row.hash;
+      expectedIndex++;
+      if (options.onProgress && expectedIndex % 100_000 === 0) options.onProgress(expectedIndex - 1);
+    }
+    return { ok: true, length: expectedIndex - 1, first_broken_index: null, reason: null };
+  }
+
+  length(chain: ChainName): number {
+    return this.store.get<{ n: number }>(`SELECT COALESCE(MAX(chain_index), 0) AS n FROM ${TABLE[chain]}`)!.n;
+  }
+
+  private checkRow(
+    row: ChainRow,
+    chain: ChainName,
+    expectedPrev: string | undefined,
+    withSignature = true,
+  ): Record<string, boolean> {
+    let payload: ProofPayload | undefined;
+    let bytes: Uint8Array | undefined;
+    try {
+      payload = JSON.parse(row.payload) as ProofPayload;
+      const text = canonicalize(payload);
+      // A payload that is not stored in canonical form has been rewritten.
+      if (text === row.payload) bytes = encoder.encode(text);
+    } catch {
+      payload = undefined;
+    }
+    const checks: Record<string, boolean> = {
+      payload_hash: bytes !== undefined && sha256Hex(bytes) === row.hash,
+      fields:
+        payload !== undefined &&
+        payload.id === row.id &&
+        payload.chain === chain &&
+        payload.chain_index === row.chain_index &&
+        payload.prev_hash === row.prev_hash &&
+        payload.signed_at === row.signed_at &&
+        payload.signing_kid === row.signing_kid,
+      prev_link: expectedPrev !== undefined && row.prev_hash === expectedPrev,
+    };
+    if (withSignature) {
+      checks.signature = bytes !== undefined && this.signer.verify(row.signing_kid, bytes, row.signature_hex);
+    }
+    return checks;
+  }
+}
+
+function safeKind(payload: string): string | null {
+  try {
+    const kind = (JSON.parse(payload) as { kind?: unknown }).kind;
+    return typeof kind === 'string' ? kind : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,199 @@
+// Organizations and the two credential kinds: organization API keys (ndp_) and agent grant
+// tokens (ndca-). Secrets are shown once and stored only as SHA-256 hashes.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { ServiceError } from './errors.ts';
+import { newId, nowIso, parseJson, type Context } from './context.ts';
+import { sha256Hex } from './signer.ts';
+
+export const API_KEY_PREFIX = 'ndp_';
+export const AGENT_TOKEN_PREFIX = 'ndca-';
+export const SCOPES = ['*', 'governance', 'fabric', 'usage'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+const SECRET_BODY = /^[A-Za-z0-9_-]{43}$/;
+
+export interface OrgKeyPrincipal {
+  kind: 'org_key';
+  keyId: string;
+  orgId: string | null;
+  scopes: Scope[];
+}
+
+export interface GrantScope {
+  table: string;
+  columns: string[];
+  classifications: string[] | null;
+  where: Record<string, WhereValue>;
+  expiresAt: string;
+}
+
+export type WhereValue = string | number | boolean | null;
+
+export interface AgentPrincipal {
+  kind: 'agent';
+  agentId: string;
+  orgId: string;
+  handle: string;
+  status: string;
+  jti: string;
+  grant: GrantScope;
+}
+
+export type Principal = OrgKeyPrincipal | AgentPrincipal;
+
+/** An organization key bound to an organization that holds `scope` (or `*`). */
+export interface OrgCaller extends OrgKeyPrincipal {
+  orgId: string;
+}
+
+function newSecret(prefix: string): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+export function createOrg(ctx: Context, name: string): { org_id: string; api_key: string } {
+  const orgId = newId('org');
+  return ctx.store.transaction(() => {
+    ctx.store.run('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?)', orgId, name, nowIso(ctx));
+    const { api_key } = createApiKey(ctx, { orgId, scopes: ['*'] });
+    return { org_id: orgId, api_key };
+  });
+}
+
+export function createApiKey(ctx: Context, input: { orgId: string | null; scopes: Scope[] }): { api_key: string } {
+  if (input.orgId && !ctx.store.get('SELECT 1 AS x FROM orgs WHERE id = ?', input.orgId)) {
+    throw new ServiceError('not_found', `no organization ${input.orgId}: create one with \`svc org create\``);
+  }
+  const apiKey = newSecret(API_KEY_PREFIX);
+  ctx.store.run(
+    'INSERT INTO api_keys (id, key_hash, org_id, scopes, created_at) VALUES (?, ?, ?, ?, ?)',
+    newId('key'),
+    sha256Hex(apiKey),
+    input.orgId,
+    JSON.stringify([...new Set(input.scopes)]),
+    nowIso(ctx),
+  );
+  return { api_key: apiKey };
+}
+
+/** Creates a grant token for an agent; the token itself is returned to the caller once. */
+export function issueAgentToken(ctx: Context): { token: string; tokenHash: string; jti: string } {
+  const token = newSecret(AGENT_TOKEN_PREFIX);
+  return { token, tokenHash: sha256Hex(token), jti: newId('jti') };
+}
+
+const UNAUTHORIZED_HINT =
+  'send `Authorization: Bearer ndp_...` (organization key) or `Bearer ndca-...` (agent grant token)';
+
+/**
+ * Resolves a bearer to a principal. Missing, malformed, unknown, revoked and expired credentials
+ * are all 401: none of them proves who is calling.
+ */
+export function authenticate(ctx: Context, authorization: string | undefined): Principal {
+  const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
+  if (!match) throw new ServiceError('unauthorized', `missing bearer credential: ${UNAUTHORIZED_HINT}`);
+  const secret = match[1]!;
+  if (secret.startsWith(API_KEY_PREFIX) && SECRET_BODY.test(secret.slice(API_KEY_PREFIX.length))) {
+    return authenticateApiKey(ctx, secret);
+  }
+  if (secret.startsWith(AGENT_TOKEN_PREFIX) && SECRET_BODY.test(secret.slice(AGENT_TOKEN_PREFIX.length))) {
+    return authenticateAgentToken(ctx, secret);
+  }
+  throw new ServiceError('unauthorized', `malformed bearer credential: ${UNAUTHORIZED_HINT}`);
+}
+
+function sameHash(stored: string, computed: string): boolean {
+  const a = Buffer.from(stored, 'hex');
+  const b = Buffer.from(computed, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function authenticateApiKey(ctx: Context, secret: string): OrgKeyPrincipal {
+  const hash = sha256Hex(secret);
+  const row = ctx.store.get<{ id: string; key_hash: string; org_id: string | null; scopes: string; revoked_at: string | null }>(
+    'SELECT id, key_hash, org_id, scopes, revoked_at FROM api_keys WHERE key_hash = ?',
+    hash,
+  );
+  if (!row || row.revoked_at || !sameHash(row.key_hash, hash)) {
+    throw new ServiceError('unauthorized', 'unknown or revoked organization key: create a key with `svc key create`');
+  }
+  return { kind: 'org_key', keyId: row.id, orgId: row.org_id, scopes: parseJson<Scope[]>(row.scopes, []) };
+}
+
+interface GrantRow {
+  jti: string;
+  token_hash: string;
+  agent_id: string;
+  org_id: string;
+  table_name: string;
+  columns: string;
+  classifications: string | null;
+  where_json: string | null;
+  expires_at: string;
+  revoked_at: string | null;
+  handle: string;
+  status: string;
+}
+
+function authenticateAgentToken(ctx: Context, secret: string): AgentPrincipal {
+  const hash = sha256Hex(secret);
+  const row = ctx.store.get<GrantRow>(
+    `SELECT g.jti, g.token_hash, g.agent_id, g.org_id, g.table_name, g.columns, g.classifications, g.where_json,
+            g.expires_at, g.revoked_at, a.handle, a.status
+       FROM agent_grants g JOIN agents a ON a.id = g.agent_id WHERE g.token_hash = ?`,
+    hash,
+  );
+  if (!row || !sameHash(row.token_hash, hash)) {
+    throw new ServiceError('unauthorized', 'unknown agent token: ask the owner for a new grant');
+  }
+  if (row.revoked_at || row.status !== 'active') {
+    throw new ServiceError('unauthorized', 'this agent grant was revoked: ask the owner for a new grant');
+  }
+  if (Date.parse(row.expires_at) <= ctx.clock().getTime()) {
+    throw new ServiceError('unauthorized', `this agent grant expired at ${row.expires_at}: ask the owner for a new grant`);
+  }
+  return {
+    kind: 'agent',
+    agentId: row.agent_id,
+    orgId: row.org_id,
+    handle: row.handle,
+    status: row.status,
+    jti: row.jti,
+    grant: {
+      table: row.table_name,
+      columns: parseJson<string[]>(row.columns, []),
+      classifications: parseJson<string[] | null>(row.classifications, null),
+      where: parseJson<Record<string, WhereValue>>(row.where_json, {}),
+      expiresAt: row.expires_at,
+    },
+  };
+}
+
+/** An organization key, bound to an organization, holding `scope`: anything else is 403. */
+export function requireOrgKey(principal: Principal, scope: Exclude<Scope, '*'>): OrgCaller {
+  if (principal.kind !== 'org_key') {
+    throw new ServiceError('wrong_credential', 'this endpoint takes an organization key (ndp_), not an agent token');
+  }
+  if (!principal.orgId) {
+    throw new ServiceError(
+      'no_organization',
+      'this key is bound to no organization: create one with `svc key create --org ORG_ID`',
+    );
+  }
+  if (!principal.scopes.includes('*') && !principal.scopes.includes(scope)) {
+    throw new ServiceError('missing_scope', `this key lacks the \`${scope}\` scope (or \`*\`)`, {
+      required_scope: scope,
+    });
+  }
+  return principal as OrgCaller;
+}
+
+/** An agent token; when `handle` is given, the token must belong to that agent. */
+export function requireAgent(principal: Principal, handle?: string): AgentPrincipal {
+  if (principal.kind !== 'agent') {
+    throw new ServiceError('wrong_credential', 'this endpoint takes an agent grant token (ndca-), not an organization key');
+  }
+  if (handle !== undefined && handle !== principal.handle) {
+    throw new ServiceError('forbidden', `this token belongs to agent \`${principal.handle}\`, not \`${handle}\``);
+  }
+  return principal;
+}

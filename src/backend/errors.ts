@@ -1,0 +1,50 @@
+// The service's typed error: a closed set of codes, each with its HTTP status.
+
+export const SERVICE_ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  missing_scope: 403,
+  no_organization: 403,
+  wrong_credential: 403,
+  scope_violation: 403,
+  fabric_denied: 403,
+  not_found: 404,
+  unknown_table: 404,
+  unknown_agent: 404,
+  conflict: 409,
+  kid_collision: 409,
+  grant_exists: 409,
+  already_enrolled: 409,
+  table_exists: 409,
+  capsule_revoked: 409,
+  gone: 410,
+  not_enrolled: 412,
+  payload_too_large: 413,
+  forbidden_host: 421,
+  internal: 500,
+} as const;
+
+export type ServiceErrorCode = keyof typeof SERVICE_ERROR_STATUS;
+
+export class ServiceError extends Error {
+  readonly code: ServiceErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ServiceErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return SERVICE_ERROR_STATUS[this.code];
+  }
+
+  /** The one error body of the API: `{error, message, ...details}`. */
+  toBody(): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...this.details };
+  }
+}

@@ -1,0 +1,441 @@
+// The Fabric: content-blind agent-to-agent exchange. The service stores sealed envelopes and
+// wrapped keys it cannot open, and decides every fetch through a gate recomputed from scratch.
+import { randomUUID } from 'node:crypto';
+import { ServiceError } from './errors.ts';
+import { newId, nowIso, parseJson, type Context } from './context.ts';
+import type { AgentPrincipal, OrgCaller } from './credentials.ts';
+import { sha256Hex } from './signer.ts';
+import type { Receipt } from './chains.ts';
+import { countUnmetered } from './usage.ts';
+
+export const DEFAULT_FABRIC_GRANT_TTL_DAYS = 30;
+export const DEFAULT_ENVELOPE_TTL_HOURS = 24;
+export const DEFAULT_MAX_FETCHES = 1;
+
+/** The Fabric address of an X25519 public key: first 16 hex of SHA-256 over its 32 raw bytes. */
+export function fabricKid(pubkeyHex: string): string {
+  return sha256Hex(Buffer.from(pubkeyHex, 'hex')).slice(0, 16);
+}
+
+export function enroll(ctx: Context, agent: AgentPrincipal, pubkeyHex: string): { kid: string; handle: string; agent_id: string } {
+  if (/^0{64}$/.test(pubkeyHex)) {
+    throw new ServiceError('invalid_request', 'ecdh_pubkey_hex is the all-zero point, which is not a usable X25519 key', {
+      field: 'ecdh_pubkey_hex',
+    });
+  }
+  const kid = fabricKid(pubkeyHex);
+  return ctx.store.transaction(() => {
+    const holder = ctx.store.get<{ id: string }>('SELECT id FROM agents WHERE fabric_kid = ?', kid);
+    if (holder) {
+      throw new ServiceError('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, { kid });
+    }
+    const current = ctx.store.get<{ fabric_kid: string | null }>('SELECT fabric_kid FROM agents WHERE id = ?', agent.agentId);
+    if (current?.fabric_kid) {
+      throw new ServiceError('already_enrolled', `agent \`${agent.handle}\` is already enrolled as ${current.fabric_kid}`, {
+        kid: current.fabric_kid,
+      });
+    }
+    ctx.store.run('UPDATE agents SET fabric_pubkey_hex = ?, fabric_kid = ? WHERE id = ?', pubkeyHex, kid, agent.agentId);
+    return { kid, handle: agent.handle, agent_id: agent.agentId };
+  });
+}
+
+// ---------------------------------------------------------------- grants (connections)
+
+interface FabricGrantRow {
+  id: string;
+  org_id: string;
+  subject_kid: string;
+  label: string | null;
+  allowed_sender_kids: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoke_reason: string | null;
+  receipt_id: string;
+  revoke_receipt_id: string | null;
+}
+
+export interface FabricGrant {
+  grant_id: string;
+  issuer_org_id: string;
+  subject_kid: string;
+  label: string | null;
+  allowed_sender_kids: string[];
+  created_at: string;
+  expires_at: string;
+  status: 'active' | 'expired' | 'revoked';
+  revoked_at: string | null;
+  revoke_reason: string | null;
+  receipt_id: string;
+  revoke_receipt_id: string | null;
+}
+
+function grantStatus(ctx: Context, row: FabricGrantRow): FabricGrant['status'] {
+  if (row.revoked_at) return 'revoked';
+  return Date.parse(row.expires_at) <= ctx.clock().getTime() ? 'expired' : 'active';
+}
+
+function toGrant(ctx: Context, row: FabricGrantRow): FabricGrant {
+  return {
+    grant_id: row.id,
+    issuer_org_id: row.org_id,
+    subject_kid: row.subject_kid,
+    label: row.label,
+    allowed_sender_kids: parseJson<string[]>(row.allowed_sender_kids, []),
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    status: grantStatus(ctx, row),
+    revoked_at: row.revoked_at,
+    revoke_reason: row.revoke_reason,
+    receipt_id: row.receipt_id,
+    revoke_receipt_id: row.revoke_receipt_id,
+  };
+}
+
+export interface FabricGrantInput {
+  subject_kid: string;
+  label?: string | undefined;
+  allowed_sender_kids?: string[] | undefined;
+  ttl_days?: number | undefined;
+  expires_at?: string | undefined;
+}
+
+export function createFabricGrant(
+  ctx: Context,
+  caller: OrgCaller,
+  input: FabricGrantInput,
+): FabricGrant & { receipt: Receipt } {
+  const now = ctx.clock();
+  if (input.ttl_days !== undefined && input.expires_at !== undefined) {
+    throw new ServiceError('invalid_request', 'give ttl_days or expires_at, not both', { field: 'expires_at' });
+  }
+  const expiresAt = input.expires_at
+    ? new Date(input.expires_at)
+    : new Date(now.getTime() + (input.ttl_days ?? DEFAULT_FABRIC_GRANT_TTL_DAYS) * 86_400_000);
+  if (expiresAt.getTime() <= now.getTime()) {
+    throw new ServiceError('invalid_request', 'expires_at must be in the future', { field: 'expires_at' });
+  }
+  const senders = [...new Set(input.allowed_sender_kids ?? [])];
+  return ctx.store.transaction(() => {
+    const own = new Set(
+      ctx.store
+        .all<{ fabric_kid: string }>('SELECT fabric_kid FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL', caller.orgId)
+        .map((r) => r.fabric_kid),
+    );
+    const foreign = senders.filter((kid) => !own.has(kid));
+    if (foreign.length) {
+      throw new ServiceError(
+        'invalid_request',
+        `allowed_sender_kids must be enrolled addresses of this organization's agents: ${foreign.join(', ')}`,
+        { field: 'allowed_sender_kids', unknown_sender_kids: foreign },
+      );
+    }
+    const existing = ctx.store
+      .all<FabricGrantRow>('SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ? AND revoked_at IS NULL', caller.orgId, input.subject_kid)
+      .find((row) => grantStatus(ctx, row) === 'active');
+    if (existing) {
+      throw new ServiceError('grant_exists', `an active grant for ${input.subject_kid} exists; revoke it first to replace it`, {
+        grant_id: existing.id,
+      });
+    }
+    const id = newId('fg');
+    const receipt = ctx.chains.append('service', {
+      id: newId('rcpt'),
+      kind: 'fabric.grant',
+      org_id: caller.orgId,
+      signed_at: now.toISOString(),
+      body: {
+        org_id: caller.orgId,
+        grant_id: id,
+        subject_kid: input.subject_kid,
+        label: input.label ?? null,
+        allowed_sender_kids: senders,
+        expires_at: expiresAt.toISOString(),
+      },
+    });
+    ctx.store.run(
+      `INSERT INTO fabric_grants (id, org_id, subject_kid, label, allowed_sender_kids, created_at, expires_at, receipt_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      caller.orgId,
+      input.subject_kid,
+      input.label ?? null,
+      JSON.stringify(senders),
+      now.toISOString(),
+      expiresAt.toISOString(),
+      receipt.receipt_id,
+    );
+    const row = ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', id)!;
+    return { ...toGrant(ctx, row), receipt };
+  });
+}
+
+export function listFabricGrants(ctx: Context, caller: OrgCaller) {
+  const outbound = ctx.store
+    .all<FabricGrantRow>('SELECT * FROM fabric_grants WHERE org_id = ? ORDER BY created_at DESC', caller.orgId)
+    .map((row) => toGrant(ctx, row));
+  const inbound = ctx.store
+    .all<FabricGrantRow>(
+      `SELECT g.* FROM fabric_grants g JOIN agents a ON a.fabric_kid = g.subject_kid
+        WHERE a.org_id = ? ORDER BY g.created_at DESC`,
+      caller.orgId,
+    )
+    .map((row) => toGrant(ctx, row));
+  return { ok: true, outbound, inbound, count: outbound.length + inbound.length };
+}
+
+export function revokeFabricGrant(
+  ctx: Context,
+  caller: OrgCaller,
+  grantId: string,
+  reason: string | undefined,
+): FabricGrant & { receipt: Receipt | null; already_revoked: boolean } {
+  return ctx.store.transaction(() => {
+    const row = ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', grantId);
+    if (!row) throw new ServiceError('not_found', `no fabric grant ${grantId}: list them with GET /api/v1/fabric-grants`);
+    if (row.org_id !== caller.orgId) {
+      throw new ServiceError('forbidden', 'only the issuing organization can revoke this grant');
+    }
+    if (row.revoked_at) {
+      return { ...toGrant(ctx, row), receipt: null, already_revoked: true };
+    }
+    const now = nowIso(ctx);
+    const receipt = ctx.chains.append('service', {
+      id: newId('rcpt'),
+      kind: 'fabric.revoke',
+      org_id: caller.orgId,
+      signed_at: now,
+      body: { org_id: caller.orgId, grant_id: grantId, subject_kid: row.subject_kid, reason: reason ?? null },
+    });
+    ctx.store.run(
+      'UPDATE fabric_grants SET revoked_at = ?, revoke_reason = ?, revoke_receipt_id = ? WHERE id = ?',
+      now,
+      reason ?? null,
+      receipt.receipt_id,
+      grantId,
+    );
+    countUnmetered(ctx, caller.orgId);
+    const updated = ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', grantId)!;
+    return { ...toGrant(ctx, updated), receipt, already_revoked: false };
+  });
+}
+
+// ---------------------------------------------------------------- envelopes
+
+export interface SendInput {
+  recipient_kid: string;
+  ciphertext_b64: string;
+  wrapped_key_b64: string;
+  payload_iv_b64: string;
+  content_type_hint?: string | undefined;
+  filename_hint?: string | undefined;
+  ttl_hours?: number | undefined;
+  max_fetches?: number | undefined;
+  purpose?: string | undefined;
+}
+
+function senderKid(ctx: Context, agent: AgentPrincipal): string {
+  const row = ctx.store.get<{ fabric_kid: string | null }>('SELECT fabric_kid FROM agents WHERE id = ?', agent.agentId);
+  if (!row?.fabric_kid) {
+    throw new ServiceError(
+      'not_enrolled',
+      `agent \`${agent.handle}\` has no Fabric address yet: POST /api/agents/${agent.handle}/fabric/enroll first`,
+    );
+  }
+  return row.fabric_kid;
+}
+
+export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
+  const kid = senderKid(ctx, agent);
+  const now = ctx.clock();
+  const ttlAt = new Date(now.getTime() + (input.ttl_hours ?? DEFAULT_ENVELOPE_TTL_HOURS) * 3_600_000).toISOString();
+  const maxFetches = input.max_fetches ?? DEFAULT_MAX_FETCHES;
+  const id = randomUUID();
+  const size = Buffer.byteLength(input.ciphertext_b64, 'base64');
+  return ctx.store.transaction(() => {
+    // The receipt covers metadata and digests of the sealed parts only: the service never sees content.
+    const receipt = ctx.chains.append('service', {
+      id: newId('rcpt'),
+      kind: 'fabric.send',
+      org_id: agent.orgId,
+      signed_at: now.toISOString(),
+      body: {
+        org_id: agent.orgId,
+        envelope_id: id,
+        sender_agent_id: agent.agentId,
+        sender_kid: kid,
+        recipient_kid: input.recipient_kid,
+        ttl_at: ttlAt,
+        max_fetches: maxFetches,
+        ciphertext_sha256: sha256Hex(input.ciphertext_b64),
+        wrapped_key_sha256: sha256Hex(input.wrapped_key_b64),
+        size_bytes: size,
+        purpose: input.purpose ?? null,
+      },
+    });
+    ctx.store.run(
+      `INSERT INTO envelopes (id, sender_agent_id, sender_org_id, sender_kid, recipient_kid, ciphertext_b64, wrapped_key_b64,
+         payload_iv_b64, content_type_hint, filename_hint, purpose, size_bytes, created_at, ttl_at, max_fetches, receipt_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      agent.agentId,
+      agent.orgId,
+      kid,
+      input.recipient_kid,
+      input.ciphertext_b64,
+      input.wrapped_key_b64,
+      input.payload_iv_b64,
+      input.content_type_hint ?? null,
+      input.filename_hint ?? null,
+      input.purpose ?? null,
+      size,
+      now.toISOString(),
+      ttlAt,
+      maxFetches,
+      receipt.receipt_id,
+    );
+    return { id, sender_kid: kid, recipient_kid: input.recipient_kid, ttl_at: ttlAt, max_fetches: maxFetches, receipt };
+  });
+}
+
+interface EnvelopeRow {
+  id: string;
+  sender_agent_id: string;
+  sender_org_id: string;
+  sender_kid: string;
+  recipient_kid: string;
+  ciphertext_b64: string;
+  wrapped_key_b64: string;
+  payload_iv_b64: string;
+  content_type_hint: string | null;
+  filename_hint: string | null;
+  purpose: string | null;
+  size_bytes: number;
+  created_at: string;
+  ttl_at: string;
+  max_fetches: number;
+  fetch_count: number;
+}
+
+function envelopeStatus(ctx: Context, e: EnvelopeRow): 'available' | 'expired' | 'fully_fetched' {
+  if (Date.parse(e.ttl_at) <= ctx.clock().getTime()) return 'expired';
+  return e.fetch_count >= e.max_fetches ? 'fully_fetched' : 'available';
+}
+
+/** Metadata only: neither ciphertext nor wrapped key ever appears in an inbox listing. */
+export function inbox(ctx: Context, agent: AgentPrincipal) {
+  const kid = senderKid(ctx, agent);
+  const items = ctx.store
+    .all<EnvelopeRow>('SELECT * FROM envelopes WHERE recipient_kid = ? ORDER BY created_at DESC', kid)
+    .map((e) => ({
+      id: e.id,
+      sender_kid: e.sender_kid,
+      recipient_kid: e.recipient_kid,
+      created_at: e.created_at,
+      ttl_at: e.ttl_at,
+      max_fetches: e.max_fetches,
+      fetch_count: e.fetch_count,
+      fetches_remaining: Math.max(0, e.max_fetches - e.fetch_count),
+      status: envelopeStatus(ctx, e),
+      size_bytes: e.size_bytes,
+      content_type_hint: e.content_type_hint,
+      filename_hint: e.filename_hint,
+      purpose: e.purpose,
+    }));
+  return { ok: true, kid, count: items.length, items };
+}
+
+/** The six gate conditions, each a reason name: a deny lists the ones that failed. */
+export const GATE_CONDITIONS = [
+  'agent_active',
+  'addressed_to_agent',
+  'sender_attributable',
+  'grant_exists',
+  'grant_current',
+  'sender_allowed',
+] as const;
+
+export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: string) {
+  return ctx.store.transaction(() => {
+    const envelope = ctx.store.get<EnvelopeRow>('SELECT * FROM envelopes WHERE id = ?', blobId);
+    if (!envelope) throw new ServiceError('not_found', `no envelope ${blobId}: list yours with GET /api/agents/${agent.handle}/fabric/inbox`);
+    const me = ctx.store.get<{ status: string; fabric_kid: string | null }>('SELECT status, fabric_kid FROM agents WHERE id = ?', agent.agentId);
+    const failed: string[] = [];
+    if (me?.status !== 'active') failed.push('agent_not_active');
+    if (!me?.fabric_kid || me.fabric_kid !== envelope.recipient_kid) failed.push('not_addressed_to_agent');
+    // Envelope state is disclosed only to its addressee: others get a receipted deny.
+    if (failed.length === 0) {
+      const status = envelopeStatus(ctx, envelope);
+      if (status !== 'available') {
+        throw new ServiceError('gone', status === 'expired' ? `envelope ${blobId} expired at ${envelope.ttl_at}` : `envelope ${blobId} was fetched ${envelope.max_fetches} time(s), its limit`, { status });
+      }
+      failed.push(...gateFailures(ctx, envelope));
+    }
+    const outcome = failed.length ? 'deny' : 'allow';
+    const reasons = outcome === 'allow' ? [...GATE_CONDITIONS] : failed;
+    const receipt = ctx.chains.append('service', {
+      id: newId('rcpt'),
+      kind: 'fabric.fetch',
+      org_id: agent.orgId,
+      signed_at: nowIso(ctx),
+      body: {
+        org_id: agent.orgId,
+        envelope_id: envelope.id,
+        agent_id: agent.agentId,
+        recipient_kid: envelope.recipient_kid,
+        sender_kid: envelope.sender_kid,
+        outcome,
+        reasons,
+        fetch_number: outcome === 'allow' ? envelope.fetch_count + 1 : null,
+      },
+    });
+    if (outcome === 'deny') return { outcome, reasons, receipt } as const;
+    // The wrapped key leaves only after the allow receipt is on the chain, in the same transaction.
+    ctx.store.run('UPDATE envelopes SET fetch_count = fetch_count + 1 WHERE id = ?', envelope.id);
+    return {
+      outcome,
+      reasons,
+      receipt,
+      envelope: {
+        id: envelope.id,
+        sender_kid: envelope.sender_kid,
+        recipient_kid: envelope.recipient_kid,
+        ciphertext_b64: envelope.ciphertext_b64,
+        wrapped_key_b64: envelope.wrapped_key_b64,
+        payload_iv_b64: envelope.payload_iv_b64,
+        content_type_hint: envelope.content_type_hint,
+        filename_hint: envelope.filename_hint,
+        purpose: envelope.purpose,
+        ttl_at: envelope.ttl_at,
+        fetches_remaining: envelope.max_fetches - envelope.fetch_count - 1,
+      },
+    } as const;
+  });
+}
+
+/** Conditions 3 to 6, recomputed from the store at every fetch. */
+function gateFailures(ctx: Context, envelope: EnvelopeRow): string[] {
+  const sender = ctx.store.get<{ org_id: string; fabric_kid: string | null }>(
+    'SELECT org_id, fabric_kid FROM agents WHERE id = ?',
+    envelope.sender_agent_id,
+  );
+  if (!sender || sender.fabric_kid !== envelope.sender_kid || sender.org_id !== envelope.sender_org_id) {
+    return ['sender_not_attributable'];
+  }
+  const grants = ctx.store.all<FabricGrantRow>(
+    'SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ?',
+    sender.org_id,
+    envelope.recipient_kid,
+  );
+  if (grants.length === 0) return ['no_grant'];
+  const current = grants.filter((g) => grantStatus(ctx, g) === 'active');
+  if (current.length === 0) {
+    return grants.some((g) => g.revoked_at) ? ['grant_revoked'] : ['grant_expired'];
+  }
+  const allowed = current.some((g) => {
+    const list = parseJson<string[]>(g.allowed_sender_kids, []);
+    return list.length === 0 || list.includes(envelope.sender_kid);
+  });
+  return allowed ? [] : ['sender_not_allowed'];
+}

@@ -1,0 +1,457 @@
+// Data governance: create an agent with a scoped grant, plan (may I?), read (execute), revoke.
+import { ServiceError } from './errors.ts';
+import { newId, nowIso, type Context } from './context.ts';
+import { issueAgentToken, type AgentPrincipal, type GrantScope, type OrgCaller, type WhereValue } from './credentials.ts';
+import { DEMO_TABLE, getTable, selectRows, type CellValue, type TableInfo } from './tables.ts';
+import { countDecision } from './usage.ts';
+import type { Receipt } from './chains.ts';
+
+export const DEFAULT_GRANT_TTL_SECONDS = 24 * 60 * 60;
+export const MAX_GRANT_TTL_SECONDS = 365 * 24 * 60 * 60;
+export const READ_LIMIT_DEFAULT = 50;
+export const READ_LIMIT_MAX = 200;
+/** Classifications that never leave for an external destination on a `send` plan. */
+const SENSITIVE_CLASSES = new Set(['pii', 'financial', 'confidential', 'secret']);
+
+export interface GrantInput {
+  agent: string;
+  columns: string[];
+  table?: string | undefined;
+  classifications?: string[] | undefined;
+  where?: Record<string, WhereValue> | undefined;
+  ttl_seconds?: number | undefined;
+}
+
+export interface GrantResult {
+  grant_token: string;
+  handle: string;
+  agent_id: string;
+  jti: string;
+  expires_at: string;
+  read_url: string;
+  receipt_id: string;
+}
+
+/** The handle is the label in lower case with runs of other characters turned into `-`. */
+export function handleFromLabel(label: string): string {
+  const slug = label
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/g, '');
+  return slug || 'agent';
+}
+
+export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput): GrantResult {
+  const tableName = input.table ?? DEMO_TABLE;
+  const table = getTable(ctx, caller.orgId, tableName);
+  if (!table) {
+    throw new ServiceError('invalid_request', `table \`${tableName}\` is not registered for this organization`, {
+      field: 'table',
+    });
+  }
+  checkColumnsInScope(table, input.columns, input.classifications);
+  const where = input.where ?? {};
+  checkWhere(table, where);
+  const ttl = input.ttl_seconds ?? DEFAULT_GRANT_TTL_SECONDS;
+  const now = ctx.clock();
+  const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
+  const token = issueAgentToken(ctx);
+  const agentId = newId('agt');
+
+  return ctx.store.transaction(() => {
+    const handle = uniqueHandle(ctx, handleFromLabel(input.agent));
+    ctx.store.run(
+      'INSERT INTO agents (id, org_id, handle, name, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+      agentId,
+      caller.orgId,
+      handle,
+      input.agent,
+      'active',
+      now.toISOString(),
+    );
+    ctx.store.run(
+      `INSERT INTO agent_grants (jti, agent_id, org_id, token_hash, table_name, columns, classifications, where_json, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      token.jti,
+      agentId,
+      caller.orgId,
+      token.tokenHash,
+      tableName,
+      JSON.stringify(input.columns),
+      input.classifications ? JSON.stringify(input.classifications) : null,
+      JSON.stringify(where),
+      now.toISOString(),
+      expiresAt,
+    );
+    const receipt = ctx.chains.append('service', {
+      id: newId('rcpt'),
+      kind: 'agent.grant',
+      org_id: caller.orgId,
+      signed_at: now.toISOString(),
+      body: {
+        org_id: caller.orgId,
+        agent_id: agentId,
+        handle,
+        jti: token.jti,
+        table: tableName,
+        columns: input.columns,
+        classifications: input.classifications ?? null,
+        where,
+        expires_at: expiresAt,
+      },
+    });
+    return {
+      grant_token: token.token,
+      handle,
+      agent_id: agentId,
+      jti: token.jti,
+      expires_at: expiresAt,
+      read_url: `/api/agents/${handle}/read`,
+      receipt_id: receipt.receipt_id,
+    };
+  });
+}
+
+function uniqueHandle(ctx: Context, base: string): string {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!ctx.store.get('SELECT 1 AS x FROM agents WHERE handle = ?', candidate)) return candidate;
+  }
+}
+
+function checkColumnsInScope(table: TableInfo, columns: string[], classifications: string[] | undefined): void {
+  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const unknown = columns.filter((c) => !byName.has(c));
+  if (unknown.length) {
+    throw new ServiceError('invalid_request', `columns not registered on \`${table.name}\`: ${unknown.join(', ')}`, {
+      field: 'columns',
+      out_of_scope_columns: unknown,
+    });
+  }
+  if (classifications) {
+    const outside = columns.filter((c) => !classifications.includes(byName.get(c)!.classification));
+    if (outside.length) {
+      throw new ServiceError(
+        'invalid_request',
+        `columns outside the granted classifications (${classifications.join(', ')}): ${outside.join(', ')}`,
+        { field: 'columns', out_of_scope_columns: outside },
+      );
+    }
+  }
+}
+
+function checkWhere(table: TableInfo, where: Record<string, WhereValue>): void {
+  for (const key of Object.keys(where)) {
+    const column = table.columns.find((c) => c.name === key);
+    if (!column || column.storage !== 'plaintext') {
+      throw new ServiceError('invalid_request', `where filters registered plaintext columns only; \`${key}\` is not one`, {
+        field: 'where',
+      });
+    }
+  }
+}
+
+export function roster(ctx: Context, caller: OrgCaller) {
+  const agents = ctx.store
+    .all<{ id: string; handle: string; name: string; status: string; fabric_kid: string | null; created_at: string }>(
+      'SELECT id, handle, name, status, fabric_kid, created_at FROM agents WHERE org_id = ? ORDER BY created_at, handle',
+      caller.orgId,
+    )
+    .map((a) => ({
+      agent_id: a.id,
+      handle: a.handle,
+      name: a.name,
+      status: a.status,
+      fabric_enrolled: a.fabric_kid !== null,
+      fabric_address: a.fabric_kid,
+      created_at: a.created_at,
+    }));
+  return { ok: true, count: agents.length, agents };
+}
+
+// ---------------------------------------------------------------- compute (plan)
+
+export interface ComputeInput {
+  action?: 'classify' | 'read' | 'send' | undefined;
+  table?: string | undefined;
+  resource?: string | undefined;
+  columns?: string[] | undefined;
+  where?: Record<string, WhereValue> | undefined;
+  purpose?: string | undefined;
+  destination?: { channel?: string | undefined; recipientCount?: number | undefined; external?: boolean | undefined } | undefined;
+}
+
+export interface AccessDecision {
+  decision: 'allow' | 'degrade' | 'deny';
+  allowed: { columns: string[] };
+  withheld: { columns: string[] };
+  cost: { distance: number | null };
+  proof_id: string | null;
+  reasons: string[];
+  action: 'classify' | 'read' | 'send';
+  table: string;
+  classifications?: Record<string, string>;
+  receipt?: Receipt;
+}
+
+/** The pure decision: which requested columns this grant releases, and why the rest are held. */
+export function decide(
+  table: TableInfo,
+  grant: GrantScope,
+  input: ComputeInput,
+): Omit<AccessDecision, 'proof_id' | 'receipt'> {
+  const action = input.action ?? 'read';
+  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const requested = [...new Set(input.columns ?? (table.name === grant.table ? grant.columns : []))];
+  const reasons: string[] = [];
+  const allowed: string[] = [];
+  const withheld: string[] = [];
+
+  if (action === 'classify') {
+    // Classification reveals column classes only, never values: any registered column may be classified.
+    const columns = input.columns ? requested : table.columns.map((c) => c.name);
+    const classifications: Record<string, string> = {};
+    for (const name of columns) {
+      const column = byName.get(name);
+      if (column) {
+        allowed.push(name);
+        classifications[name] = column.classification;
+      } else {
+        withheld.push(name);
+        reasons.push(`unknown_column:${name}`);
+      }
+    }
+    return finish('classify', table.name, allowed, withheld, reasons, withheld.length, classifications);
+  }
+
+  if (table.name !== grant.table) {
+    reasons.push('table_not_granted');
+    return finish(action, table.name, [], requested, reasons, null);
+  }
+  for (const [key, value] of Object.entries(input.where ?? {})) {
+    if (byName.get(key)?.storage !== 'plaintext') {
+      reasons.push(`where_not_plaintext:${key}`);
+    } else if (key in grant.where && grant.where[key] !== value) {
+      reasons.push(`where_outside_grant:${key}`);
+    }
+  }
+  if (reasons.length) return finish(action, table.name, [], requested, reasons, null);
+
+  for (const name of requested) {
+    const column = byName.get(name);
+    if (!column) {
+      withheld.push(name);
+      reasons.push(`unknown_column:${name}`);
+    } else if (!grant.columns.includes(name)) {
+      withheld.push(name);
+      reasons.push(`not_granted:${name}`);
+    } else if (grant.classifications && !grant.classifications.includes(column.classification)) {
+      withheld.push(name);
+      reasons.push(`classification_not_granted:${name}`);
+    } else if (action === 'send' && input.destination?.external && SENSITIVE_CLASSES.has(column.classification)) {
+      withheld.push(name);
+      reasons.push(`external_destination:${name}`);
+    } else {
+      allowed.push(name);
+    }
+  }
+  return finish(action, table.name, allowed, withheld, reasons, withheld.length);
+}
+
+function finish(
+  action: 'classify' | 'read' | 'send',
+  table: string,
+  allowed: string[],
+  withheld: string[],
+  reasons: string[],
+  distance: number | null,
+  classifications?: Record<string, string>,
+): Omit<AccessDecision, 'proof_id' | 'receipt'> {
+  const decision = allowed.length === 0 ? 'deny' : withheld.length === 0 ? 'allow' : 'degrade';
+  return {
+    decision,
+    allowed: { columns: allowed },
+    withheld: { columns: withheld },
+    cost: { distance: decision === 'deny' && distance === null ? null : distance },
+    reasons,
+    action,
+    table,
+    ...(classifications ? { classifications } : {}),
+  };
+}
+
+/** Plan: decides without releasing data or deriving keys; with `receipt`, signs the decision. */
+export function compute(ctx: Context, agent: AgentPrincipal, input: ComputeInput, withReceipt: boolean): AccessDecision {
+  const tableName = input.table ?? agent.grant.table;
+  const table = getTable(ctx, agent.orgId, tableName);
+  if (!table) throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  const result = decide(table, agent.grant, input);
+  return ctx.store.transaction(() => {
+    countDecision(ctx, agent.orgId);
+    if (!withReceipt) return { ...result, proof_id: null };
+    const receipt = ctx.chains.append('service', {
+      id: newId('rcpt'),
+      kind: 'access.compute',
+      org_id: agent.orgId,
+      signed_at: nowIso(ctx),
+      body: {
+        org_id: agent.orgId,
+        agent_id: agent.agentId,
+        handle: agent.handle,
+        jti: agent.jti,
+        action: result.action,
+        table: result.table,
+        resource: input.resource ?? null,
+        purpose: input.purpose ?? null,
+        decision: result.decision,
+        allowed_columns: result.allowed.columns,
+        withheld_columns: result.withheld.columns,
+        reasons: result.reasons,
+      },
+    });
+    return { ...result, proof_id: receipt.receipt_id, receipt };
+  });
+}
+
+// ---------------------------------------------------------------- read (execute)
+
+export interface ReadInput {
+  table: string;
+  columns: string[];
+  where?: Record<string, WhereValue> | undefined;
+  limit?: number | undefined;
+  purpose?: string | undefined;
+}
+
+export interface ReadResult {
+  rows: Record<string, CellValue>[];
+  count: number;
+  audit: { id: string; chain_index: number };
+}
+
+/** Execute: releases the granted columns of matching rows; every attempt appends an audit row. */
+export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): ReadResult {
+  const limit = input.limit ?? READ_LIMIT_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMIT_MAX) {
+    throw new ServiceError('invalid_request', `limit must be an integer from 1 to ${READ_LIMIT_MAX}`, { field: 'limit' });
+  }
+  const columns = [...new Set(input.columns)];
+  const where = input.where ?? {};
+  const audit = (outcome: string, extra: Record<string, unknown>) =>
+    appendAudit(ctx, agent, { table: input.table, columns, where, limit, purpose: input.purpose ?? null, outcome, ...extra });
+
+  const table = getTable(ctx, agent.orgId, input.table);
+  if (!table) {
+    const row = audit('deny', { reason: 'unknown_table', denied_columns: columns, row_count: 0 });
+    throw new ServiceError('unknown_table', `no table \`${input.table}\` is registered for this organization`, {
+      audit: row,
+    });
+  }
+  const grant = agent.grant;
+  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const denied =
+    table.name !== grant.table
+      ? columns
+      : columns.filter((name) => {
+          const column = byName.get(name);
+          return (
+            !column ||
+            !grant.columns.includes(name) ||
+            (grant.classifications !== null && !grant.classifications.includes(column.classification))
+          );
+        });
+  if (denied.length) {
+    const row = audit('deny', { reason: 'scope_violation', denied_columns: denied, row_count: 0 });
+    throw new ServiceError('scope_violation', `columns outside this grant: ${denied.join(', ')}`, {
+      denied_columns: denied,
+      audit: row,
+    });
+  }
+  const badWhere = Object.keys(where).filter((key) => byName.get(key)?.storage !== 'plaintext');
+  if (badWhere.length) {
+    const row = audit('deny', { reason: 'invalid_where', denied_columns: [], row_count: 0 });
+    throw new ServiceError('invalid_request', `where filters registered plaintext columns only: ${badWhere.join(', ')}`, {
+      field: 'where',
+      audit: row,
+    });
+  }
+  // The grant's own filter always applies; a request filter that contradicts it matches nothing.
+  const conflict = Object.entries(where).some(([k, v]) => k in grant.where && grant.where[k] !== v);
+  const rows = conflict ? [] : selectRows(ctx, agent.orgId, table, columns, { ...where, ...grant.where }, limit);
+  const row = audit('allow', { denied_columns: [], row_count: rows.length });
+  return { rows, count: rows.length, audit: row };
+}
+
+function appendAudit(ctx: Context, agent: AgentPrincipal, body: Record<string, unknown>): { id: string; chain_index: number } {
+  const receipt = ctx.chains.append('audit', {
+    id: newId('aud'),
+    kind: 'audit.read',
+    org_id: agent.orgId,
+    signed_at: nowIso(ctx),
+    body: { org_id: agent.orgId, agent_id: agent.agentId, handle: agent.handle, jti: agent.jti, ...body },
+  });
+  return { id: receipt.receipt_id, chain_index: receipt.chain_index };
+}
+
+// ---------------------------------------------------------------- revoke
+
+export interface RevokeResult {
+  target: 'agent' | 'grant';
+  handle: string;
+  agent_id: string;
+  revoked_jtis: string[];
+  receipt_id: string | null;
+}
+
+/** Ends every active credential of an agent (by handle) or one grant (by jti). */
+export function revoke(ctx: Context, caller: OrgCaller, target: string): RevokeResult {
+  return ctx.store.transaction(() => {
+    const now = nowIso(ctx);
+    const byJti = ctx.store.get<{ jti: string; agent_id: string; org_id: string }>(
+      'SELECT jti, agent_id, org_id FROM agent_grants WHERE jti = ?',
+      target,
+    );
+    const agent = ctx.store.get<{ id: string; org_id: string; handle: string; status: string }>(
+      'SELECT id, org_id, handle, status FROM agents WHERE ' + (byJti ? 'id = ?' : 'handle = ?'),
+      byJti ? byJti.agent_id : target,
+    );
+    if (!agent) {
+      throw new ServiceError('unknown_agent', `no agent or grant \`${target}\`: list agents with GET /api/v1/agents`);
+    }
+    if (agent.org_id !== caller.orgId) {
+      throw new ServiceError('forbidden', `\`${target}\` belongs to another organization`);
+    }
+    const active = ctx.store
+      .all<{ jti: string }>(
+        `SELECT jti FROM agent_grants WHERE agent_id = ? AND revoked_at IS NULL${byJti ? ' AND jti = ?' : ''}`,
+        ...(byJti ? [agent.id, byJti.jti] : [agent.id]),
+      )
+      .map((g) => g.jti);
+    for (const jti of active) {
+      ctx.store.run('UPDATE agent_grants SET revoked_at = ? WHERE jti = ?', now, jti);
+    }
+    if (!byJti && agent.status !== 'revoked') {
+      ctx.store.run("UPDATE agents SET status = 'revoked', revoked_at = ? WHERE id = ?", now, agent.id);
+    }
+    const changed = active.length > 0 || (!byJti && agent.status !== 'revoked');
+    const receipt = changed
+      ? ctx.chains.append('service', {
+          id: newId('rcpt'),
+          kind: 'agent.revoke',
+          org_id: caller.orgId,
+          signed_at: now,
+          body: { org_id: caller.orgId, agent_id: agent.id, handle: agent.handle, target: byJti ? 'grant' : 'agent', revoked_jtis: active },
+        })
+      : undefined;
+    return {
+      target: byJti ? 'grant' : 'agent',
+      handle: agent.handle,
+      agent_id: agent.id,
+      revoked_jtis: active,
+      receipt_id: receipt?.receipt_id ?? null,
+    };
+  });
+}

@@ -1,0 +1,252 @@
+// Registered tables: columns with a classification and a storage kind, rows whose sensitive
+// columns are sealed at rest with a per-column AES-256-GCM key. Denied columns are never opened.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { ServiceError } from './errors.ts';
+import { nowIso, type Context } from './context.ts';
+import type { WhereValue } from './credentials.ts';
+
+export type Storage = 'plaintext' | 'encrypted';
+export type CellValue = string | number | boolean | null;
+
+export interface ColumnSpec {
+  name: string;
+  classification: string;
+  storage: Storage;
+}
+
+export interface TableInfo {
+  name: string;
+  columns: ColumnSpec[];
+}
+
+export const DEMO_TABLE = 'agent_demo_records';
+export const DEMO_COLUMNS: ColumnSpec[] = [
+  { name: 'id', classification: 'public', storage: 'plaintext' },
+  { name: 'region', classification: 'public', storage: 'plaintext' },
+  { name: 'customer_name', classification: 'pii', storage: 'encrypted' },
+  { name: 'email', classification: 'pii', storage: 'encrypted' },
+  { name: 'phone', classification: 'pii', storage: 'encrypted' },
+  { name: 'balance', classification: 'financial', storage: 'encrypted' },
+  { name: 'notes', classification: 'confidential', storage: 'encrypted' },
+];
+export const DEMO_ROW_COUNT = 240;
+
+const AES_GCM_IV_BYTES = 12;
+const AES_GCM_TAG_BYTES = 16;
+const MAX_ROWS_PER_LOAD = 50_000;
+
+export function getTable(ctx: Context, orgId: string, name: string): TableInfo | undefined {
+  const columns = ctx.store.all<{ name: string; classification: string; storage: Storage }>(
+    'SELECT name, classification, storage FROM data_columns WHERE org_id = ? AND table_name = ? ORDER BY position',
+    orgId,
+    name,
+  );
+  return columns.length ? { name, columns } : undefined;
+}
+
+export function listTables(ctx: Context, orgId: string): TableInfo[] {
+  return ctx.store
+    .all<{ name: string }>('SELECT name FROM data_tables WHERE org_id = ? ORDER BY name', orgId)
+    .map((row) => getTable(ctx, orgId, row.name)!);
+}
+
+export function registerTable(ctx: Context, orgId: string, table: TableInfo): TableInfo {
+  const names = table.columns.map((c) => c.name);
+  if (new Set(names).size !== names.length) {
+    throw new ServiceError('invalid_request', 'column names must be unique within a table');
+  }
+  return ctx.store.transaction(() => {
+    if (ctx.store.get('SELECT 1 AS x FROM data_tables WHERE org_id = ? AND name = ?', orgId, table.name)) {
+      throw new ServiceError('table_exists', `table \`${table.name}\` is already registered for this organization`);
+    }
+    ctx.store.run('INSERT INTO data_tables (org_id, name, created_at) VALUES (?, ?, ?)', orgId, table.name, nowIso(ctx));
+    table.columns.forEach((column, position) => {
+      ctx.store.run(
+        'INSERT INTO data_columns (org_id, table_name, name, position, classification, storage) VALUES (?, ?, ?, ?, ?, ?)',
+        orgId,
+        table.name,
+        column.name,
+        position,
+        column.classification,
+        column.storage,
+      );
+    });
+    return { name: table.name, columns: table.columns };
+  });
+}
+
+/** Loads rows: every value is checked against the registered columns before anything is written. */
+export function loadRows(
+  ctx: Context,
+  orgId: string,
+  tableName: string,
+  rows: Record<string, unknown>[],
+): { table: string; loaded: number; total_rows: number } {
+  const table = getTable(ctx, orgId, tableName);
+  if (!table) throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  if (rows.length > MAX_ROWS_PER_LOAD) {
+    throw new ServiceError('payload_too_large', `at most ${MAX_ROWS_PER_LOAD} rows per load; split the file`);
+  }
+  const known = new Set(table.columns.map((c) => c.name));
+  rows.forEach((row, index) => {
+    for (const [key, value] of Object.entries(row)) {
+      if (!known.has(key)) {
+        throw new ServiceError('invalid_request', `row ${index + 1}: column \`${key}\` is not registered on \`${tableName}\``);
+      }
+      if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
+        throw new ServiceError('invalid_request', `row ${index + 1}: \`${key}\` must be a string, number, boolean or null`);
+      }
+    }
+  });
+  return ctx.store.transaction(() => {
+    let next =
+      ctx.store.get<{ n: number }>(
+        'SELECT COALESCE(MAX(row_no), 0) AS n FROM data_rows WHERE org_id = ? AND table_name = ?',
+        orgId,
+        tableName,
+      )!.n + 1;
+    for (const row of rows) {
+      const plain: Record<string, CellValue> = {};
+      const sealed: Record<string, string> = {};
+      for (const column of table.columns) {
+        const value = (row[column.name] ?? null) as CellValue;
+        if (column.storage === 'plaintext') plain[column.name] = value;
+        else sealed[column.name] = sealCell(ctx, orgId, tableName, column.name, next, value);
+      }
+      ctx.store.run(
+        'INSERT INTO data_rows (org_id, table_name, row_no, plain, sealed) VALUES (?, ?, ?, ?, ?)',
+        orgId,
+        tableName,
+        next,
+        JSON.stringify(plain),
+        JSON.stringify(sealed),
+      );
+      next++;
+    }
+    return { table: tableName, loaded: rows.length, total_rows: next - 1 };
+  });
+}
+
+/**
+ * Selects rows matching every equality in `where` (plaintext columns only) and opens only the
+ * `columns` asked for: a sealed column not in that list is never decrypted.
+ */
+export function selectRows(
+  ctx: Context,
+  orgId: string,
+  table: TableInfo,
+  columns: string[],
+  where: Record<string, WhereValue>,
+  limit: number,
+): Record<string, CellValue>[] {
+  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const clauses: string[] = [];
+  const params: (string | number | null)[] = [orgId, table.name];
+  for (const [name, value] of Object.entries(where).sort(([a], [b]) => a.localeCompare(b))) {
+    if (byName.get(name)?.storage !== 'plaintext') {
+      throw new ServiceError('invalid_request', `where filters registered plaintext columns only; \`${name}\` is not one`);
+    }
+    const path = `'$.' || json_quote(?)`;
+    if (value === null) {
+      clauses.push(`json_extract(plain, ${path}) IS NULL`);
+      params.push(name);
+    } else {
+      clauses.push(`json_extract(plain, ${path}) = ?`);
+      params.push(name, typeof value === 'boolean' ? Number(value) : value);
+    }
+  }
+  params.push(limit);
+  const sql = `SELECT row_no, plain, sealed FROM data_rows WHERE org_id = ? AND table_name = ?${clauses
+    .map((c) => ` AND ${c}`)
+    .join('')} ORDER BY row_no LIMIT ?`;
+  const rows = ctx.store.all<{ row_no: number; plain: string; sealed: string }>(sql, ...params);
+  return rows.map((row) => {
+    const plain = JSON.parse(row.plain) as Record<string, CellValue>;
+    const sealed = JSON.parse(row.sealed) as Record<string, string>;
+    const out: Record<string, CellValue> = {};
+    for (const name of columns) {
+      const column = byName.get(name)!;
+      out[name] =
+        column.storage === 'plaintext'
+          ? (plain[name] ?? null)
+          : openCell(ctx, orgId, table.name, name, row.row_no, sealed[name]);
+    }
+    return out;
+  });
+}
+
+const columnKeys = new WeakMap<Context, Map<string, Buffer>>();
+
+/** One key per (organization, table, column), derived from the vault's data key with HKDF-SHA256. */
+function columnKey(ctx: Context, orgId: string, table: string, column: string): Buffer {
+  let keys = columnKeys.get(ctx);
+  if (!keys) columnKeys.set(ctx, (keys = new Map()));
+  const id = `${orgId}\u0000${table}\u0000${column}`;
+  let key = keys.get(id);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('data-columns'), orgId, `svc-column-v1\u0000${table}\u0000${column}`, 32));
+    keys.set(id, key);
+  }
+  return key;
+}
+
+/** The cell's position is bound as additional data, so a sealed value cannot be moved to another row. */
+function cellAad(orgId: string, table: string, column: string, rowNo: number): Buffer {
+  return Buffer.from(`${orgId}\u0000${table}\u0000${column}\u0000${rowNo}`);
+}
+
+function sealCell(ctx: Context, orgId: string, table: string, column: string, rowNo: number, value: CellValue): string {
+  const iv = randomBytes(AES_GCM_IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', columnKey(ctx, orgId, table, column), iv);
+  cipher.setAAD(cellAad(orgId, table, column, rowNo));
+  const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64');
+}
+
+function openCell(
+  ctx: Context,
+  orgId: string,
+  table: string,
+  column: string,
+  rowNo: number,
+  sealed: string | undefined,
+): CellValue {
+  if (sealed === undefined) return null;
+  const raw = Buffer.from(sealed, 'base64');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', columnKey(ctx, orgId, table, column), raw.subarray(0, AES_GCM_IV_BYTES));
+    decipher.setAAD(cellAad(orgId, table, column, rowNo));
+    decipher.setAuthTag(raw.subarray(raw.length - AES_GCM_TAG_BYTES));
+    const text = Buffer.concat([decipher.update(raw.subarray(AES_GCM_IV_BYTES, raw.length - AES_GCM_TAG_BYTES)), decipher.final()]);
+    return JSON.parse(text.toString('utf8')) as CellValue;
+  } catch {
+    // Fail closed: a cell that does not open is an integrity failure, never a silent null.
+    throw new ServiceError('internal', `sealed value in ${table}.${column} failed its integrity check`);
+  }
+}
+
+/** The synthetic rows every new organization starts with; deterministic so tests can rely on them. */
+export function demoRows(count = DEMO_ROW_COUNT): Record<string, CellValue>[] {
+  const first = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Margaret', 'Linus', 'Radia', 'Donald', 'Frances', 'John'];
+  const last = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Thompson', 'Hamilton', 'Torvalds', 'Perlman', 'Knuth', 'Allen', 'Backus'];
+  const regions = ['eu', 'us', 'apac'];
+  const topics = ['renewal due next quarter', 'asked about invoice terms', 'prefers email contact', 'escalated a support case', 'pilot extended'];
+  return Array.from({ length: count }, (_, i) => {
+    const given = first[i % first.length]!;
+    const family = last[(i * 7) % last.length]!;
+    return {
+      id: i + 1,
+      region: regions[i % regions.length]!,
+      customer_name: `${given} ${family}`,
+      email: `${given}.${family}.${i + 1}@example.test`.toLowerCase(),
+      phone: `+1-555-${String(1000 + ((i * 37) % 9000)).padStart(4, '0')}`,
+      balance: Math.round(((i * 7919) % 100_000) * 1.37) / 100,
+      notes: `Synthetic account ${i + 1}: ${topics[i % topics.length]}.`,
+    };
+  });
+}
+
+export function seedDemoTable(ctx: Context, orgId: string): void {
+  registerTable(ctx, orgId, { name: DEMO_TABLE, columns: DEMO_COLUMNS });
+  loadRows(ctx, orgId, DEMO_TABLE, demoRows());
+}

@@ -1,0 +1,60 @@
+// The usage meter: the billed unit is one governed decision (compute, documents compute).
+import type { Context } from './context.ts';
+
+export const FREE_DECISIONS_PER_MONTH = 10_000;
+
+/** Calendar month in UTC, `YYYY-MM`: the billing period. */
+export function periodOf(date: Date): string {
+  return date.toISOString().slice(0, 7);
+}
+
+export function countDecision(ctx: Context, orgId: string): void {
+  ctx.store.run(
+    `INSERT INTO usage_counters (org_id, period, decisions) VALUES (?, ?, 1)
+     ON CONFLICT (org_id, period) DO UPDATE SET decisions = decisions + 1`,
+    orgId,
+    periodOf(ctx.clock()),
+  );
+}
+
+/** Capsule actions and revocations are counted for the overview but never billed. */
+export function countUnmetered(ctx: Context, orgId: string): void {
+  ctx.store.run(
+    `INSERT INTO usage_counters (org_id, period, unmetered) VALUES (?, ?, 1)
+     ON CONFLICT (org_id, period) DO UPDATE SET unmetered = unmetered + 1`,
+    orgId,
+    periodOf(ctx.clock()),
+  );
+}
+
+export interface Invoice {
+  org_id: string;
+  period: string;
+  decisions: number;
+  free_allowance: number;
+  billable_decisions: number;
+  remaining_free_decisions: number;
+  unmetered_actions: number;
+  over_allowance: boolean;
+  policy: string;
+}
+
+export function invoice(ctx: Context, orgId: string, period = periodOf(ctx.clock())): Invoice {
+  const row = ctx.store.get<{ decisions: number; unmetered: number }>(
+    'SELECT decisions, unmetered FROM usage_counters WHERE org_id = ? AND period = ?',
+    orgId,
+    period,
+  );
+  const decisions = row?.decisions ?? 0;
+  return {
+    org_id: orgId,
+    period,
+    decisions,
+    free_allowance: FREE_DECISIONS_PER_MONTH,
+    billable_decisions: Math.max(0, decisions - FREE_DECISIONS_PER_MONTH),
+    remaining_free_decisions: Math.max(0, FREE_DECISIONS_PER_MONTH - decisions),
+    unmetered_actions: row?.unmetered ?? 0,
+    over_allowance: decisions > FREE_DECISIONS_PER_MONTH,
+    policy: 'decisions past the free allowance are still served and are counted as billable; nothing is refused for usage',
+  };
+}

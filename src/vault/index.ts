@@ -1,0 +1,81 @@
+// Key custody: the one small interface the rest of svc uses to get its long-lived secrets.
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+export class VaultError extends Error {
+  readonly code: 'invalid_name' | 'corrupt_key' | 'unavailable';
+
+  constructor(code: VaultError['code'], message: string) {
+    super(message);
+    this.code = code;
+    this.name = 'VaultError';
+  }
+}
+
+/** Where svc keeps its keys. Each secret is 32 random bytes, created once and then stable. */
+export interface KeyVault {
+  /** Returns the secret named `name`, creating it on first use. */
+  secret(name: string): Buffer;
+  /** Where the keys live, for status pages (never the keys themselves). */
+  readonly location: string;
+}
+
+const KEY_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/**
+ * Keys as files in `<data dir>/keys`, mode 0600. Creation is create-if-absent through link(2):
+ * when two processes race to create the same key, one wins and both read the winner's bytes.
+ */
+export class FileKeyVault implements KeyVault {
+  readonly location: string;
+  private readonly cache = new Map<string, Buffer>();
+
+  constructor(dataDir: string) {
+    this.location = join(dataDir, 'keys');
+    mkdirSync(this.location, { recursive: true, mode: 0o700 });
+  }
+
+  secret(name: string): Buffer {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid key name: ${name}`);
+    const cached = this.cache.get(name);
+    if (cached) return cached;
+    const file = join(this.location, `${name}.key`);
+    const key = this.read(file) ?? this.create(file);
+    this.cache.set(name, key);
+    return key;
+  }
+
+  private read(file: string): Buffer | undefined {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8').trim();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new VaultError('unavailable', `cannot read key file ${file}`);
+    }
+    if (!/^[0-9a-f]{64}$/.test(text)) throw new VaultError('corrupt_key', `key file ${file} is damaged`);
+    return Buffer.from(text, 'hex');
+  }
+
+  private create(file: string): Buffer {
+    const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(temp);
+    }
+    const key = this.read(file);
+    if (!key) throw new VaultError('unavailable', `key file ${file} vanished after creation`);
+    return key;
+  }
+}
