@@ -22,7 +22,8 @@ export const SERVICE_ERROR_STATUS = {
   gone: 410,
   not_enrolled: 412,
   payload_too_large: 413,
-  forbidden_host: 421,
+  unsupported_media_type: 415,
+  forbidden_host: 403,
   internal: 500,
 } as const;
 

@@ -1,0 +1,219 @@
+// The `svc` command line: owner bootstrap on the local store, tables, revoke, verify and serve.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { Service } from '../backend/service.ts';
+import { ServiceError } from '../backend/errors.ts';
+import { resolveDataDir } from '../config/paths.ts';
+import { startServer } from '../backend/http/server.ts';
+import { parseCsv } from '../backend/csv.ts';
+import { SCOPES, type Scope } from '../backend/credentials.ts';
+import { TableSchema } from '../backend/schemas.ts';
+
+/** Exit codes (docs/CLI.md): 0 done, 1 refused or failed, 2 bad usage, 3 a proof did not verify. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unverified: 3 } as const;
+
+interface JsonFlag {
+  json?: boolean;
+}
+
+function openService(): Service {
+  return new Service({ dataDir: resolveDataDir() });
+}
+
+function ownerKey(): string {
+  const key = process.env.SVC_API_KEY?.trim();
+  if (!key) {
+    throw new ServiceError('unauthorized', 'set SVC_API_KEY to an organization key (ndp_...); `svc org create` prints one');
+  }
+  return `Bearer ${key}`;
+}
+
+function print(options: JsonFlag, value: unknown, human: string): void {
+  process.stdout.write(options.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+function withService<T>(work: (service: Service) => T): T {
+  const service = openService();
+  try {
+    return work(service);
+  } finally {
+    service.close();
+  }
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function collectScope(value: string, previous: string[] = []): string[] {
+  if (!(SCOPES as readonly string[]).includes(value)) {
+    throw new CommanderError(EXIT.usage, 'svc.usage', `--scope must be one of ${SCOPES.join(', ')}, not \`${value}\``);
+  }
+  return [...previous, value];
+}
+
+function readRowsFile(file: string): Record<string, unknown>[] {
+  const text = readFileSync(file, 'utf8');
+  if (extname(file).toLowerCase() === '.csv') return parseCsv(text);
+  const parsed = JSON.parse(text) as unknown;
+  const rows = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown }).rows;
+  if (!Array.isArray(rows)) throw new ServiceError('invalid_request', 'the JSON file must hold an array of row objects');
+  return rows as Record<string, unknown>[];
+}
+
+export function buildProgram(): Command {
+  const program = new Command('svc')
+    .description('svc: governed access for AI agents')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('serve')
+    .description('serve the HTTP API on the embedded store')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--port <port>', 'port to bind (0 picks a free one)', '8787')
+    .option('--allowed-host <name>', 'extra host name accepted in Host/Origin', collect, [])
+    .action(async (options: { host: string; port: string; allowedHost: string[] }) => {
+      const port = Number(options.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) {
+        throw new CommanderError(EXIT.usage, 'svc.usage', `--port must be 0 to 65535, not ${options.port}`);
+      }
+      const service = openService();
+      const server = await startServer({ service, host: options.host, port, allowedHosts: options.allowedHost });
+      process.stdout.write(
+        [
+          `svc is serving on ${server.url}`,
+          `  data dir:  ${service.dataDir}`,
+          `  OpenAPI:   ${server.url}/openapi.json`,
+          `  keys:      ${server.url}/.well-known/svc-keys.json`,
+          '  first run: npx svc org create --name "My Org" --json   (prints an organization key)',
+          '',
+        ].join('\n'),
+      );
+      const stop = (signal: string) => {
+        process.stderr.write(`svc: ${signal}, finishing requests in flight\n`);
+        void server.close().then(() => process.exit(0));
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+
+  const org = program.command('org').description('organizations');
+  org
+    .command('create')
+    .description('create an organization, its first key (scope *) and the demo table')
+    .requiredOption('--name <name>', 'organization name')
+    .option('--json', 'print JSON')
+    .action((options: JsonFlag & { name: string }) => {
+      const name = options.name.trim();
+      if (!name || name.length > 120) throw new CommanderError(EXIT.usage, 'svc.usage', '--name must be 1 to 120 characters');
+      const created = withService((s) => s.createOrg(name));
+      print(options, created, `organization ${created.org_id}\napi key (shown once): ${created.api_key}`);
+    });
+
+  program
+    .command('key')
+    .description('organization API keys')
+    .command('create')
+    .description('create an organization key; without --org it is bound to no organization')
+    .option('--org <org_id>', 'organization the key is bound to')
+    .option('--scope <scope>', `scope, repeatable: ${SCOPES.join(', ')}`, collectScope)
+    .option('--json', 'print JSON')
+    .action((options: JsonFlag & { org?: string; scope?: string[] }) => {
+      const scopes = (options.scope?.length ? options.scope : ['*']) as Scope[];
+      const created = withService((s) => s.createApiKey(options.org ?? null, scopes));
+      print(options, created, `api key (shown once): ${created.api_key}`);
+    });
+
+  const agent = program.command('agent').description('agents and their grants');
+  agent
+    .command('revoke')
+    .description('end every active credential of an agent (by handle) or one grant (by jti); needs SVC_API_KEY')
+    .argument('<handle-or-jti>')
+    .option('--json', 'print JSON')
+    .action((target: string, options: JsonFlag) => {
+      const result = withService((s) => s.revokeAgent(s.authenticate(ownerKey()), target));
+      print(
+        options,
+        result,
+        `revoked ${result.target} ${result.handle}: ${result.revoked_jtis.length} grant(s) ended` +
+          (result.receipt_id ? `, receipt ${result.receipt_id}` : ' (nothing was active)'),
+      );
+    });
+
+  const table = program.command('table').description('registered tables; needs SVC_API_KEY');
+  table
+    .command('register')
+    .description('register a table from a JSON schema file {name, columns: [{name, classification, storage}]}')
+    .requiredOption('--file <schema.json>', 'table schema file')
+    .option('--json', 'print JSON')
+    .action((options: JsonFlag & { file: string }) => {
+      const parsed = TableSchema.safeParse(JSON.parse(readFileSync(options.file, 'utf8')));
+      if (!parsed.success) {
+        throw new ServiceError('invalid_request', `schema file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      }
+      const result = withService((s) => s.registerTable(s.authenticate(ownerKey()), parsed.data));
+      print(options, result, `registered ${result.name} with ${result.columns.length} column(s)`);
+    });
+  table
+    .command('load')
+    .description('load rows into a registered table from a .csv or .json file')
+    .argument('<table>')
+    .requiredOption('--file <rows>', 'rows file (.csv with a header row, or .json array of objects)')
+    .option('--json', 'print JSON')
+    .action((name: string, options: JsonFlag & { file: string }) => {
+      const rows = readRowsFile(options.file);
+      const result = withService((s) => s.loadRows(s.authenticate(ownerKey()), name, rows));
+      print(options, result, `loaded ${result.loaded} row(s) into ${result.table} (${result.total_rows} in all)`);
+    });
+
+  program
+    .command('verify')
+    .description('verify a proof (receipt or audit row) by id against the local store')
+    .argument('<proof_id>')
+    .option('--json', 'print JSON')
+    .action((proofId: string, options: JsonFlag) => {
+      const verdict = withService((s) => s.verify(proofId));
+      print(
+        options,
+        verdict,
+        verdict.found
+          ? `${proofId}: authentic=${verdict.authentic} unaltered=${verdict.unaltered} signer=${verdict.signer?.signing_kid ?? 'none'}`
+          : `${proofId}: no such proof`,
+      );
+      if (!verdict.authentic || !verdict.unaltered) process.exitCode = EXIT.unverified;
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  const json = argv.includes('--json');
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
+      if (error.code === 'svc.usage') process.stderr.write(`svc: ${error.message}\n`);
+      return EXIT.usage;
+    }
+    const serviceError =
+      error instanceof ServiceError
+        ? error
+        : error instanceof SyntaxError
+          ? new ServiceError('invalid_request', `file is not valid JSON: ${error.message}`)
+          : (error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? new ServiceError('not_found', `file not found: ${(error as NodeJS.ErrnoException).path ?? ''}`)
+            : new ServiceError('internal', (error as Error).message);
+    if (json) process.stdout.write(`${JSON.stringify(serviceError.toBody())}\n`);
+    process.stderr.write(`svc: ${serviceError.message}\n`);
+    return EXIT.failed;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// `serve` keeps the process alive through its server; everything else exits with its code.
+if (!process.argv.slice(2).includes('serve') || code !== EXIT.ok) process.exit(code);
