@@ -1,0 +1,104 @@
+// The SDK's HTTP client (undici): compute a decision, verify a proof online, and fetch what
+// offline verification needs (a receipt, the published keys).
+import { request } from 'undici';
+import type { SignedReceipt } from './receipt.ts';
+
+export class SvcApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly body: Record<string, unknown>;
+
+  constructor(status: number, body: Record<string, unknown>) {
+    super(typeof body.message === 'string' ? body.message : `HTTP ${status}`);
+    this.name = 'SvcApiError';
+    this.status = status;
+    this.code = typeof body.error === 'string' ? body.error : 'http_error';
+    this.body = body;
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  /** An organization key (ndp_) or an agent grant token (ndca-), depending on the calls made. */
+  token?: string;
+}
+
+export interface ComputeRequest {
+  action?: 'classify' | 'read' | 'send';
+  table?: string;
+  resource?: string;
+  columns?: string[];
+  where?: Record<string, string | number | boolean | null>;
+  purpose?: string;
+  destination?: { channel?: string; recipientCount?: number; external?: boolean };
+}
+
+export interface AccessDecision {
+  decision: 'allow' | 'degrade' | 'deny';
+  allowed: { columns: string[] };
+  withheld: { columns: string[] };
+  cost: { distance: number | null };
+  proof_id: string | null;
+  reasons: string[];
+  receipt?: SignedReceipt;
+}
+
+export interface Verdict {
+  proof_id: string;
+  authentic: boolean;
+  unaltered: boolean;
+  signer: { signing_kid: string; signing_pubkey_hex: string } | null;
+  found: boolean;
+}
+
+export class SvcClient {
+  private readonly baseUrl: string;
+  private readonly token: string | undefined;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.token = options.token;
+  }
+
+  /** Sends one JSON request; any non-2xx answer becomes an SvcApiError carrying the error body. */
+  async call<T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await request(this.baseUrl + path, {
+      method,
+      headers,
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : {};
+    } catch {
+      parsed = { error: 'invalid_response', message: text.slice(0, 200) };
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      throw new SvcApiError(response.statusCode, parsed as Record<string, unknown>);
+    }
+    return parsed as T;
+  }
+
+  /** Plan a decision with the agent token; `receipt` mints a signed proof of it. */
+  compute(input: ComputeRequest, options: { receipt?: boolean } = {}): Promise<AccessDecision> {
+    return this.call('POST', `/api/access/compute${options.receipt ? '?receipt=true' : ''}`, input);
+  }
+
+  /** Ask the service to re-check a proof; needs no credential. */
+  verify(proofId: string): Promise<Verdict> {
+    return this.call('POST', '/access/verify', { proof_id: proofId });
+  }
+
+  /** The signed record of a proof, for `verifyReceiptOffline`. */
+  receipt(proofId: string): Promise<SignedReceipt> {
+    return this.call('GET', `/access/proofs/${encodeURIComponent(proofId)}`);
+  }
+
+  publishedKeys(): Promise<{ keys: { signing_kid: string; alg: 'Ed25519'; public_key_hex: string }[] }> {
+    return this.call('GET', '/.well-known/svc-keys.json');
+  }
+}

@@ -1,0 +1,72 @@
+// Shared test fixtures: a fresh data dir per test, the in-process service and app, JSON requests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Service } from '../src/backend/service.ts';
+import { createApp } from '../src/backend/http/app.ts';
+import type { Clock } from '../src/backend/context.ts';
+
+export function tempDir(prefix = 'svc-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A movable clock: tests advance it to expire tokens, grants and envelopes. */
+export function testClock(start = new Date()): Clock & { advance(ms: number): void } {
+  let now = start.getTime();
+  const clock = (() => new Date(now)) as Clock & { advance(ms: number): void };
+  clock.advance = (ms) => {
+    now += ms;
+  };
+  return clock;
+}
+
+export interface Harness {
+  dir: string;
+  service: Service;
+  app: ReturnType<typeof createApp>;
+  clock: ReturnType<typeof testClock>;
+  request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  close(): void;
+}
+
+export function harness(): Harness {
+  const { dir, cleanup } = tempDir();
+  const clock = testClock();
+  const service = new Service({ dataDir: dir, clock });
+  const app = createApp({ service });
+  return {
+    dir,
+    service,
+    app,
+    clock,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+      }
+      const response = await app.request(`http://127.0.0.1${path}`, { method, headers, body });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    close() {
+      service.close();
+      cleanup();
+    },
+  };
+}
+
+/** An organization with its key and a grant on the demo table. */
+export async function orgWithAgent(
+  h: Harness,
+  name = 'Acme',
+  grant: Record<string, unknown> = { agent: 'Support Bot', columns: ['id', 'region', 'email'] },
+) {
+  const org = h.service.createOrg(name);
+  const created = await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: grant });
+  if (created.status !== 201) throw new Error(`grant failed: ${JSON.stringify(created.body)}`);
+  return { ...org, agent: created.body as { grant_token: string; handle: string; agent_id: string; jti: string } };
+}
