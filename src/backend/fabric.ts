@@ -424,14 +424,15 @@ function gateFailures(ctx: Context, envelope: EnvelopeRow): string[] {
     return ['sender_not_attributable'];
   }
   const grants = ctx.store.all<FabricGrantRow>(
-    'SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ?',
+    'SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ? ORDER BY rowid',
     sender.org_id,
     envelope.recipient_kid,
   );
   if (grants.length === 0) return ['no_grant'];
   const current = grants.filter((g) => grantStatus(ctx, g) === 'active');
   if (current.length === 0) {
-    return grants.some((g) => g.revoked_at) ? ['grant_revoked'] : ['grant_expired'];
+    // The newest grant explains the refusal: an old revoked grant says nothing about a newer expired one.
+    return grants.at(-1)!.revoked_at ? ['grant_revoked'] : ['grant_expired'];
   }
   const allowed = current.some((g) => {
     const list = parseJson<string[]>(g.allowed_sender_kids, []);

@@ -1,0 +1,114 @@
+// Benchmark `chain-verify`: builds a read-audit chain of BENCH_CHAIN_ROWS rows (default 1,000,000)
+// as fast as the chain API allows, then walks it with verifyAll twice: in full (hashes, links and
+// Ed25519 signatures) and without signatures (hashes and links, what an auditor without the
+// service key can redo). Figures are informational: there is no target.
+import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Service } from '../src/backend/service.ts';
+import { progress, timed, withTempDir, type Benchmark } from './lib.ts';
+
+const DEFAULT_ROWS = 1_000_000;
+/** Rows per write transaction: one commit per batch instead of one per row. */
+const BATCH = 10_000;
+const PROGRESS_EVERY = 100_000;
+
+function chainRows(): number {
+  const raw = process.env.BENCH_CHAIN_ROWS?.trim();
+  if (!raw) return DEFAULT_ROWS;
+  const rows = Number(raw.replaceAll('_', ''));
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`BENCH_CHAIN_ROWS must be a positive integer, not ${raw}`);
+  return rows;
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+export const chainVerify: Benchmark = {
+  name: 'chain-verify',
+  description: 'build an audit chain (BENCH_CHAIN_ROWS, default 1,000,000), then verifyAll with and without signatures',
+  run: () =>
+    withTempDir('chain', (dir) => {
+      const rows = chainRows();
+      const service = new Service({ dataDir: dir });
+      try {
+        const { org_id: orgId } = service.createOrg('Bench Org');
+        const { store, chains } = service.ctx;
+        // A body shaped like the one a real read appends, so rows have a realistic size.
+        const body = {
+          org_id: orgId,
+          agent_id: `agt_${randomUUID()}`,
+          handle: 'bench-agent',
+          jti: randomUUID(),
+          table: 'agent_demo_records',
+          columns: ['id', 'region', 'email'],
+          where: {},
+          limit: 10,
+          purpose: null,
+          outcome: 'allow',
+          denied_columns: [],
+          row_count: 10,
+        };
+
+        const build = timed(() => {
+          for (let done = 0; done < rows; ) {
+            const end = Math.min(rows, done + BATCH);
+            store.transaction(() => {
+              for (let i = done; i < end; i++) {
+                chains.append('audit', {
+                  id: `aud_${randomUUID()}`,
+                  kind: 'audit.read',
+                  org_id: orgId,
+                  signed_at: new Date().toISOString(),
+                  body,
+                });
+              }
+            });
+            if (Math.floor(end / PROGRESS_EVERY) > Math.floor(done / PROGRESS_EVERY) || end === rows) {
+              progress(`built ${end.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')} rows`);
+            }
+            done = end;
+          }
+        });
+        const length = chains.length('audit');
+        if (length !== rows) throw new Error(`the chain has ${length} rows, expected ${rows}`);
+        const dbBytes = fileSize(join(dir, 'svc.db')) + fileSize(join(dir, 'svc.db-wal'));
+
+        const onProgress = (done: number) => progress(`verified ${done.toLocaleString('en-US')} rows`);
+        const full = timed(() => chains.verifyAll('audit', { onProgress }));
+        progress(`full verification: ${full.seconds.toFixed(1)} s`);
+        const linksOnly = timed(() => chains.verifyAll('audit', { signatures: false, onProgress }));
+        progress(`hashes and links only: ${linksOnly.seconds.toFixed(1)} s`);
+        for (const [what, run] of [
+          ['full', full],
+          ['hashes-only', linksOnly],
+        ] as const) {
+          if (!run.result.ok || run.result.length !== rows) {
+            throw new Error(`${what} verification failed: ${JSON.stringify(run.result)}`);
+          }
+        }
+
+        return {
+          metrics: [
+            { key: 'rows', label: 'chain length', value: rows, unit: 'rows' },
+            { key: 'build_rows_per_sec', label: `build (append, ${BATCH} per transaction)`, value: rows / build.seconds, unit: 'rows/s' },
+            { key: 'build_seconds', label: 'build time', value: build.seconds, unit: 's' },
+            { key: 'verify_full_rows_per_sec', label: 'verifyAll (hashes, links, signatures)', value: rows / full.seconds, unit: 'rows/s' },
+            { key: 'verify_full_seconds', label: 'verifyAll full time', value: full.seconds, unit: 's' },
+            { key: 'verify_links_rows_per_sec', label: 'verifyAll (hashes, links only)', value: rows / linksOnly.seconds, unit: 'rows/s' },
+            { key: 'verify_links_seconds', label: 'verifyAll hashes-only time', value: linksOnly.seconds, unit: 's' },
+            { key: 'db_megabytes', label: 'store size (db + wal)', value: dbBytes / 1e6, unit: 'MB' },
+          ],
+          checks: [],
+          notes: [`chain of ${rows.toLocaleString('en-US')} rows; set BENCH_CHAIN_ROWS to change it`],
+        };
+      } finally {
+        service.close();
+      }
+    }),
+};

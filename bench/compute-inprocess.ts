@@ -1,0 +1,60 @@
+// Benchmark `compute-inprocess`: an in-process compute with a signed receipt against a bare
+// Ed25519 sign of a payload of the same size, measured in the same run. The signature is the
+// one unavoidable cost of a receipt, so the ratio says how much everything else (decision,
+// usage counter, chain head lookup, canonical JSON, hash, insert, commit) adds on top of it.
+import { generateKeyPairSync, sign } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import { atLeast, measure, median, progress, withTempDir, type Benchmark, type BenchReport } from './lib.ts';
+import { createFixture } from './fixture.ts';
+
+const TARGET_RATIO = 0.5;
+/** Alternating short rounds rather than one long run each, so drift on a shared machine hits both. */
+const ROUNDS = 3;
+const ROUND_MS = 1500;
+
+export const computeInprocess: Benchmark = {
+  name: 'compute-inprocess',
+  description: 'service.compute(agent, {columns}, receipt) vs node:crypto Ed25519 sign, in-process',
+  run: () =>
+    withTempDir('compute', (dir): BenchReport => {
+      const { service, agent } = createFixture(dir, { columns: ['id', 'region', 'email'] });
+      try {
+        const input = { columns: ['id', 'email'] };
+        const compute = () => service.compute(agent, input, true);
+
+        // Sign exactly as many bytes as a receipt signs: the canonical payload of a real one.
+        const sample = compute();
+        if (!sample.receipt || sample.decision !== 'allow') throw new Error('compute did not allow with a receipt');
+        const message = new TextEncoder().encode(canonicalize(sample.receipt.payload) as string);
+        const { privateKey } = generateKeyPairSync('ed25519');
+        const signOnce = () => sign(null, message, privateKey);
+
+        const computeRates: number[] = [];
+        const signRates: number[] = [];
+        for (let round = 1; round <= ROUNDS; round++) {
+          const signRate = measure(signOnce, { durationMs: ROUND_MS });
+          const computeRate = measure(compute, { durationMs: ROUND_MS });
+          signRates.push(signRate.perSecond);
+          computeRates.push(computeRate.perSecond);
+          progress(
+            `round ${round}/${ROUNDS}: compute ${Math.round(computeRate.perSecond)}/s, sign ${Math.round(signRate.perSecond)}/s`,
+          );
+        }
+        const computePerSec = median(computeRates);
+        const signPerSec = median(signRates);
+        const ratio = computePerSec / signPerSec;
+        return {
+          metrics: [
+            { key: 'compute_ops_per_sec', label: 'compute with receipt', value: computePerSec, unit: 'ops/s' },
+            { key: 'sign_ops_per_sec', label: 'Ed25519 sign (same payload size)', value: signPerSec, unit: 'ops/s' },
+            { key: 'payload_bytes', label: 'signed payload size', value: message.length, unit: 'bytes' },
+            { key: 'service_chain_length', label: 'receipts appended', value: service.ctx.chains.length('service'), unit: 'rows' },
+          ],
+          checks: [atLeast('compute_sign_ratio', 'compute / sign', ratio, TARGET_RATIO)],
+          notes: [`median of ${ROUNDS} alternating rounds of ${ROUND_MS} ms each (after a 500 ms warm-up per round)`],
+        };
+      } finally {
+        service.close();
+      }
+    }),
+};

@@ -1,0 +1,66 @@
+// Benchmark `read-audit`: in-process agent reads of the demo table, each of which appends a
+// signed row to the read-audit chain in its own write transaction. The target is on the
+// default store settings (synchronous = NORMAL in WAL mode, which survives a process crash);
+// 50-row reads and synchronous = FULL (every commit fsynced, survives power loss) are reported
+// for information.
+import type { StoreOptions } from '../src/backend/store/db.ts';
+import { atLeast, measure, progress, withTempDir, type Benchmark, type Rate } from './lib.ts';
+import { createFixture } from './fixture.ts';
+
+const TARGET_READS_PER_SEC = 5000;
+const DURATION_MS = 3000;
+
+interface Variant {
+  key: string;
+  label: string;
+  limit: number;
+  store: StoreOptions;
+}
+
+const VARIANTS: Variant[] = [
+  { key: 'limit10_normal', label: 'read 10 rows, synchronous=normal', limit: 10, store: { synchronous: 'normal' } },
+  { key: 'limit50_normal', label: 'read 50 rows, synchronous=normal', limit: 50, store: { synchronous: 'normal' } },
+  { key: 'limit10_full', label: 'read 10 rows, synchronous=full', limit: 10, store: { synchronous: 'full' } },
+];
+
+/** Each variant gets a fresh data dir, so none starts with a longer chain or a fuller WAL. */
+function runVariant(variant: Variant): Promise<{ rate: Rate; auditRows: number }> {
+  return withTempDir('read', (dir) => {
+    const { service, agent, handle } = createFixture(dir, { columns: ['id', 'region', 'email'], store: variant.store });
+    try {
+      const input = { table: 'agent_demo_records', columns: ['id', 'region', 'email'], limit: variant.limit };
+      const sample = service.read(agent, handle, input);
+      if (sample.count !== variant.limit) throw new Error(`expected ${variant.limit} rows, got ${sample.count}`);
+      const rate = measure(() => service.read(agent, handle, input), { durationMs: DURATION_MS });
+      const auditRows = service.ctx.chains.length('audit');
+      progress(`${variant.label}: ${Math.round(rate.perSecond)} reads/s`);
+      return { rate, auditRows };
+    } finally {
+      service.close();
+    }
+  });
+}
+
+export const readAudit: Benchmark = {
+  name: 'read-audit',
+  description: 'service.read(agent, handle, {table, columns, limit}) with its signed audit row, in-process',
+  async run() {
+    const results = [];
+    for (const variant of VARIANTS) results.push({ variant, ...(await runVariant(variant)) });
+    const main = results[0]!;
+    return {
+      metrics: results.map(({ variant, rate }) => ({
+        key: `${variant.key}_reads_per_sec`,
+        label: variant.label,
+        value: rate.perSecond,
+        unit: 'reads/s',
+      })),
+      checks: [atLeast('limit10_normal_reads_per_sec', 'reads/s, 10 rows, normal', main.rate.perSecond, TARGET_READS_PER_SEC)],
+      notes: [
+        `${DURATION_MS} ms per variant after a 500 ms warm-up; every read appended one audit row ` +
+          `(${results.map((r) => r.auditRows).join(' / ')} rows per variant)`,
+        'synchronous=normal (default) survives a process crash; synchronous=full also survives power loss',
+      ],
+    };
+  },
+};

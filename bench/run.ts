@@ -1,0 +1,114 @@
+// Benchmark entry point: `node bench/run.ts [name ...]` runs every benchmark in turn (or only the
+// named ones), prints a table and writes the figures to bench/results.json. Benchmarks run one
+// after another, never together, so they do not compete for the machine's cores.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { formatNumber, type Benchmark, type BenchReport } from './lib.ts';
+import { computeInprocess } from './compute-inprocess.ts';
+import { httpCompute } from './http-compute.ts';
+import { readAudit } from './read-audit.ts';
+import { chainVerify } from './chain-verify.ts';
+
+const BENCHMARKS: Benchmark[] = [computeInprocess, httpCompute, readAudit, chainVerify];
+const RESULTS_FILE = new URL('./results.json', import.meta.url);
+
+interface Outcome extends Partial<BenchReport> {
+  name: string;
+  seconds: number;
+  measured_at: string;
+  error?: string;
+}
+
+interface ResultsFile {
+  generated_at: string;
+  environment: { node: string; platform: string; arch: string; cpus: number; cpu_model: string };
+  benchmarks: Record<string, Outcome>;
+}
+
+// Ctrl-C: exit through process.exit so lib.ts's exit hook kills child servers and removes temp dirs.
+process.once('SIGINT', () => process.exit(130));
+process.once('SIGTERM', () => process.exit(143));
+
+function selected(args: string[]): Benchmark[] {
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log('usage: node bench/run.ts [name ...]\n');
+    for (const b of BENCHMARKS) console.log(`  ${b.name.padEnd(20)} ${b.description}`);
+    process.exit(0);
+  }
+  const unknown = args.filter((name) => !BENCHMARKS.some((b) => b.name === name));
+  if (unknown.length) {
+    console.error(`unknown benchmark: ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+    process.exit(2);
+  }
+  return args.length ? BENCHMARKS.filter((b) => args.includes(b.name)) : BENCHMARKS;
+}
+
+async function runOne(bench: Benchmark): Promise<Outcome> {
+  console.log(`\n== ${bench.name}: ${bench.description}`);
+  const start = performance.now();
+  const measuredAt = new Date().toISOString();
+  try {
+    const report = await bench.run();
+    const seconds = (performance.now() - start) / 1000;
+    console.log(`   done in ${seconds.toFixed(1)} s`);
+    return { name: bench.name, seconds, measured_at: measuredAt, ...report };
+  } catch (error) {
+    const seconds = (performance.now() - start) / 1000;
+    console.error(`   FAILED after ${seconds.toFixed(1)} s:`, error);
+    return { name: bench.name, seconds, measured_at: measuredAt, error: String((error as Error)?.stack ?? error) };
+  }
+}
+
+function printTable(outcomes: Outcome[]): void {
+  const rows: string[][] = [['benchmark', 'measure', 'value', 'unit']];
+  for (const o of outcomes) {
+    if (o.error) rows.push([o.name, 'ERROR (see above)', '', '']);
+    for (const m of o.metrics ?? []) rows.push([o.name, m.label, formatNumber(m.value), m.unit]);
+    for (const c of o.checks ?? []) {
+      rows.push([o.name, `${c.label} (target >= ${c.target})`, formatNumber(c.value), c.pass ? 'met' : 'MISSED']);
+    }
+    rows.push([o.name, 'wall time', o.seconds.toFixed(1), 's']);
+  }
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
+  const line = (r: string[]) =>
+    r.map((cell, col) => (col === 2 ? cell.padStart(widths[col]!) : cell.padEnd(widths[col]!))).join('  ');
+  console.log(`\n${line(rows[0]!)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}`);
+  let previous = '';
+  for (const r of rows.slice(1)) {
+    // Name each benchmark once, on its first row.
+    console.log(line([r[0] === previous ? '' : r[0]!, ...r.slice(1)]));
+    previous = r[0]!;
+  }
+  for (const o of outcomes) for (const note of o.notes ?? []) console.log(`note (${o.name}): ${note}`);
+}
+
+/** Merges into the existing file, so running one benchmark keeps the others' last figures. */
+function writeResults(outcomes: Outcome[]): void {
+  let previous: Record<string, Outcome> = {};
+  try {
+    previous = (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ResultsFile).benchmarks ?? {};
+  } catch {
+    // No earlier results (or unreadable ones): start afresh.
+  }
+  const results: ResultsFile = {
+    generated_at: new Date().toISOString(),
+    environment: {
+      node: process.version,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? 'unknown',
+    },
+    benchmarks: { ...previous, ...Object.fromEntries(outcomes.map((o) => [o.name, o])) },
+  };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nwrote ${RESULTS_FILE.pathname}`);
+}
+
+const outcomes: Outcome[] = [];
+for (const bench of selected(process.argv.slice(2))) outcomes.push(await runOne(bench));
+printTable(outcomes);
+writeResults(outcomes);
+// A benchmark that threw is a failure; a missed target is reported above but does not fail the run.
+if (outcomes.some((o) => o.error)) process.exitCode = 1;
