@@ -17,7 +17,8 @@ function chainRows(): number {
   const raw = process.env.BENCH_CHAIN_ROWS?.trim();
   if (!raw) return DEFAULT_ROWS;
   const rows = Number(raw.replaceAll('_', ''));
-  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`BENCH_CHAIN_ROWS must be a positive integer, not ${raw}`);
+  if (!Number.isSafeInteger(rows) || rows < 1)
+    throw new Error(`BENCH_CHAIN_ROWS must be a positive integer, not ${raw}`);
   return rows;
 }
 
@@ -31,7 +32,8 @@ function fileSize(path: string): number {
 
 export const chainVerify: Benchmark = {
   name: 'chain-verify',
-  description: 'build an audit chain (BENCH_CHAIN_ROWS, default 1,000,000), then verifyAll with and without signatures',
+  description:
+    'build an audit chain (BENCH_CHAIN_ROWS, default 1,000,000), then verifyAll with and without signatures',
   run: () =>
     withTempDir('chain', (dir) => {
       const rows = chainRows();
@@ -56,7 +58,7 @@ export const chainVerify: Benchmark = {
         };
 
         const build = timed(() => {
-          for (let done = 0; done < rows; ) {
+          for (let done = 0; done < rows;) {
             const end = Math.min(rows, done + BATCH);
             store.transaction(() => {
               for (let i = done; i < end; i++) {
@@ -96,12 +98,32 @@ export const chainVerify: Benchmark = {
         return {
           metrics: [
             { key: 'rows', label: 'chain length', value: rows, unit: 'rows' },
-            { key: 'build_rows_per_sec', label: `build (append, ${BATCH} per transaction)`, value: rows / build.seconds, unit: 'rows/s' },
+            {
+              key: 'build_rows_per_sec',
+              label: `build (append, ${BATCH} per transaction)`,
+              value: rows / build.seconds,
+              unit: 'rows/s',
+            },
             { key: 'build_seconds', label: 'build time', value: build.seconds, unit: 's' },
-            { key: 'verify_full_rows_per_sec', label: 'verifyAll (hashes, links, signatures)', value: rows / full.seconds, unit: 'rows/s' },
+            {
+              key: 'verify_full_rows_per_sec',
+              label: 'verifyAll (hashes, links, signatures)',
+              value: rows / full.seconds,
+              unit: 'rows/s',
+            },
             { key: 'verify_full_seconds', label: 'verifyAll full time', value: full.seconds, unit: 's' },
-            { key: 'verify_links_rows_per_sec', label: 'verifyAll (hashes, links only)', value: rows / linksOnly.seconds, unit: 'rows/s' },
-            { key: 'verify_links_seconds', label: 'verifyAll hashes-only time', value: linksOnly.seconds, unit: 's' },
+            {
+              key: 'verify_links_rows_per_sec',
+              label: 'verifyAll (hashes, links only)',
+              value: rows / linksOnly.seconds,
+              unit: 'rows/s',
+            },
+            {
+              key: 'verify_links_seconds',
+              label: 'verifyAll hashes-only time',
+              value: linksOnly.seconds,
+              unit: 's',
+            },
             { key: 'db_megabytes', label: 'store size (db + wal)', value: dbBytes / 1e6, unit: 'MB' },
           ],
           checks: [],

@@ -24,7 +24,8 @@ export const computeInprocess: Benchmark = {
 
         // Sign exactly as many bytes as a receipt signs: the canonical payload of a real one.
         const sample = compute();
-        if (!sample.receipt || sample.decision !== 'allow') throw new Error('compute did not allow with a receipt');
+        if (!sample.receipt || sample.decision !== 'allow')
+          throw new Error('compute did not allow with a receipt');
         const message = new TextEncoder().encode(canonicalize(sample.receipt.payload) as string);
         const { privateKey } = generateKeyPairSync('ed25519');
         const signOnce = () => sign(null, message, privateKey);
@@ -45,13 +46,30 @@ export const computeInprocess: Benchmark = {
         const ratio = computePerSec / signPerSec;
         return {
           metrics: [
-            { key: 'compute_ops_per_sec', label: 'compute with receipt', value: computePerSec, unit: 'ops/s' },
-            { key: 'sign_ops_per_sec', label: 'Ed25519 sign (same payload size)', value: signPerSec, unit: 'ops/s' },
+            {
+              key: 'compute_ops_per_sec',
+              label: 'compute with receipt',
+              value: computePerSec,
+              unit: 'ops/s',
+            },
+            {
+              key: 'sign_ops_per_sec',
+              label: 'Ed25519 sign (same payload size)',
+              value: signPerSec,
+              unit: 'ops/s',
+            },
             { key: 'payload_bytes', label: 'signed payload size', value: message.length, unit: 'bytes' },
-            { key: 'service_chain_length', label: 'receipts appended', value: service.ctx.chains.length('service'), unit: 'rows' },
+            {
+              key: 'service_chain_length',
+              label: 'receipts appended',
+              value: service.ctx.chains.length('service'),
+              unit: 'rows',
+            },
           ],
           checks: [atLeast('compute_sign_ratio', 'compute / sign', ratio, TARGET_RATIO)],
-          notes: [`median of ${ROUNDS} alternating rounds of ${ROUND_MS} ms each (after a 500 ms warm-up per round)`],
+          notes: [
+            `median of ${ROUNDS} alternating rounds of ${ROUND_MS} ms each (after a 500 ms warm-up per round)`,
+          ],
         };
       } finally {
         service.close();

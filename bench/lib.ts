@@ -21,11 +21,12 @@ export interface Metric {
   unit: string;
 }
 
-/** A target is always "value >= target", e.g. a ratio measured in the same run. */
+/** A target: a floor (a ratio measured in the same run) or a ceiling (a failure count). */
 export interface Check {
   key: string;
   label: string;
   value: number;
+  op: '>=' | '<=';
   target: number;
   pass: boolean;
 }
@@ -43,7 +44,11 @@ export interface Benchmark {
 }
 
 export function atLeast(key: string, label: string, value: number, target: number): Check {
-  return { key, label, value, target, pass: value >= target };
+  return { key, label, value, op: '>=', target, pass: value >= target };
+}
+
+export function atMost(key: string, label: string, value: number, target: number): Check {
+  return { key, label, value, op: '<=', target, pass: value <= target };
 }
 
 // ---------------------------------------------------------------- timing
@@ -68,7 +73,7 @@ function runFor(op: () => unknown, ms: number): Rate {
   const start = performance.now();
   const end = start + ms;
   let ops = 0;
-  let now = start;
+  let now: number;
   do {
     op();
     ops++;
@@ -159,7 +164,10 @@ export async function spawnServer(
   try {
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`no "${options.urlPattern.source}" line within ${options.startTimeoutMs ?? 15_000} ms`)),
+        () =>
+          reject(
+            new Error(`no "${options.urlPattern.source}" line within ${options.startTimeoutMs ?? 15_000} ms`),
+          ),
         options.startTimeoutMs ?? 15_000,
       );
       lines.on('line', (line) => {

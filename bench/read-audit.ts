@@ -18,19 +18,33 @@ interface Variant {
 }
 
 const VARIANTS: Variant[] = [
-  { key: 'limit10_normal', label: 'read 10 rows, synchronous=normal', limit: 10, store: { synchronous: 'normal' } },
-  { key: 'limit50_normal', label: 'read 50 rows, synchronous=normal', limit: 50, store: { synchronous: 'normal' } },
+  {
+    key: 'limit10_normal',
+    label: 'read 10 rows, synchronous=normal',
+    limit: 10,
+    store: { synchronous: 'normal' },
+  },
+  {
+    key: 'limit50_normal',
+    label: 'read 50 rows, synchronous=normal',
+    limit: 50,
+    store: { synchronous: 'normal' },
+  },
   { key: 'limit10_full', label: 'read 10 rows, synchronous=full', limit: 10, store: { synchronous: 'full' } },
 ];
 
 /** Each variant gets a fresh data dir, so none starts with a longer chain or a fuller WAL. */
 function runVariant(variant: Variant): Promise<{ rate: Rate; auditRows: number }> {
   return withTempDir('read', (dir) => {
-    const { service, agent, handle } = createFixture(dir, { columns: ['id', 'region', 'email'], store: variant.store });
+    const { service, agent, handle } = createFixture(dir, {
+      columns: ['id', 'region', 'email'],
+      store: variant.store,
+    });
     try {
       const input = { table: 'agent_demo_records', columns: ['id', 'region', 'email'], limit: variant.limit };
       const sample = service.read(agent, handle, input);
-      if (sample.count !== variant.limit) throw new Error(`expected ${variant.limit} rows, got ${sample.count}`);
+      if (sample.count !== variant.limit)
+        throw new Error(`expected ${variant.limit} rows, got ${sample.count}`);
       const rate = measure(() => service.read(agent, handle, input), { durationMs: DURATION_MS });
       const auditRows = service.ctx.chains.length('audit');
       progress(`${variant.label}: ${Math.round(rate.perSecond)} reads/s`);
@@ -55,7 +69,14 @@ export const readAudit: Benchmark = {
         value: rate.perSecond,
         unit: 'reads/s',
       })),
-      checks: [atLeast('limit10_normal_reads_per_sec', 'reads/s, 10 rows, normal', main.rate.perSecond, TARGET_READS_PER_SEC)],
+      checks: [
+        atLeast(
+          'limit10_normal_reads_per_sec',
+          'reads/s, 10 rows, normal',
+          main.rate.perSecond,
+          TARGET_READS_PER_SEC,
+        ),
+      ],
       notes: [
         `${DURATION_MS} ms per variant after a 500 ms warm-up; every read appended one audit row ` +
           `(${results.map((r) => r.auditRows).join(' / ')} rows per variant)`,

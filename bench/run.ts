@@ -38,7 +38,9 @@ function selected(args: string[]): Benchmark[] {
   }
   const unknown = args.filter((name) => !BENCHMARKS.some((b) => b.name === name));
   if (unknown.length) {
-    console.error(`unknown benchmark: ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`);
+    console.error(
+      `unknown benchmark: ${unknown.join(', ')}; known: ${BENCHMARKS.map((b) => b.name).join(', ')}`,
+    );
     process.exit(2);
   }
   return args.length ? BENCHMARKS.filter((b) => args.includes(b.name)) : BENCHMARKS;
@@ -56,7 +58,12 @@ async function runOne(bench: Benchmark): Promise<Outcome> {
   } catch (error) {
     const seconds = (performance.now() - start) / 1000;
     console.error(`   FAILED after ${seconds.toFixed(1)} s:`, error);
-    return { name: bench.name, seconds, measured_at: measuredAt, error: String((error as Error)?.stack ?? error) };
+    return {
+      name: bench.name,
+      seconds,
+      measured_at: measuredAt,
+      error: String((error as Error)?.stack ?? error),
+    };
   }
 }
 
@@ -66,7 +73,12 @@ function printTable(outcomes: Outcome[]): void {
     if (o.error) rows.push([o.name, 'ERROR (see above)', '', '']);
     for (const m of o.metrics ?? []) rows.push([o.name, m.label, formatNumber(m.value), m.unit]);
     for (const c of o.checks ?? []) {
-      rows.push([o.name, `${c.label} (target >= ${c.target})`, formatNumber(c.value), c.pass ? 'met' : 'MISSED']);
+      rows.push([
+        o.name,
+        `${c.label} (target ${c.op} ${c.target})`,
+        formatNumber(c.value),
+        c.pass ? 'met' : 'MISSED',
+      ]);
     }
     rows.push([o.name, 'wall time', o.seconds.toFixed(1), 's']);
   }

@@ -50,29 +50,44 @@ function newSecret(prefix: string): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
-export function createOrg(ctx: Context, name: string): { org_id: string; api_key: string } {
+export function createOrg(ctx: Context, name: string): { org_id: string; api_key: string; key_id: string } {
   const orgId = newId('org');
   return ctx.store.transaction(() => {
     ctx.store.run('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?)', orgId, name, nowIso(ctx));
-    const { api_key } = createApiKey(ctx, { orgId, scopes: ['*'] });
-    return { org_id: orgId, api_key };
+    const { api_key, key_id } = createApiKey(ctx, { orgId, scopes: ['*'] });
+    return { org_id: orgId, api_key, key_id };
   });
 }
 
-export function createApiKey(ctx: Context, input: { orgId: string | null; scopes: Scope[] }): { api_key: string } {
+export function createApiKey(
+  ctx: Context,
+  input: { orgId: string | null; scopes: Scope[] },
+): { api_key: string; key_id: string } {
   if (input.orgId && !ctx.store.get('SELECT 1 AS x FROM orgs WHERE id = ?', input.orgId)) {
     throw new ServiceError('not_found', `no organization ${input.orgId}: create one with \`svc org create\``);
   }
   const apiKey = newSecret(API_KEY_PREFIX);
+  const keyId = newId('key');
   ctx.store.run(
     'INSERT INTO api_keys (id, key_hash, org_id, scopes, created_at) VALUES (?, ?, ?, ?, ?)',
-    newId('key'),
+    keyId,
     sha256Hex(apiKey),
     input.orgId,
     JSON.stringify([...new Set(input.scopes)]),
     nowIso(ctx),
   );
-  return { api_key: apiKey };
+  return { api_key: apiKey, key_id: keyId };
+}
+
+/** Ends an organization key at once; later requests with it are 401. */
+export function revokeApiKey(ctx: Context, keyId: string): { key_id: string; revoked_at: string } {
+  const revokedAt = nowIso(ctx);
+  const changed = ctx.store.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', revokedAt, keyId);
+  if (changed.changes === 0) {
+    const exists = ctx.store.get('SELECT 1 AS x FROM api_keys WHERE id = ?', keyId);
+    throw new ServiceError(exists ? 'conflict' : 'not_found', exists ? `key ${keyId} is already revoked` : `no key ${keyId}`);
+  }
+  return { key_id: keyId, revoked_at: revokedAt };
 }
 
 /** Creates a grant token for an agent; the token itself is returned to the caller once. */

@@ -47,7 +47,7 @@ export class Service {
   // ------------------------------------------------------------ owner bootstrap (local)
 
   /** A new organization with its first `*` key and the seeded demo table. */
-  createOrg(name: string): { org_id: string; api_key: string } {
+  createOrg(name: string): { org_id: string; api_key: string; key_id: string } {
     return this.ctx.store.transaction(() => {
       const created = credentials.createOrg(this.ctx, name);
       tables.seedDemoTable(this.ctx, created.org_id);
@@ -55,8 +55,13 @@ export class Service {
     });
   }
 
-  createApiKey(orgId: string | null, scopes: credentials.Scope[]): { api_key: string } {
+  createApiKey(orgId: string | null, scopes: credentials.Scope[]): { api_key: string; key_id: string } {
     return credentials.createApiKey(this.ctx, { orgId, scopes });
+  }
+
+  /** Local owner action (the CLI on this machine's store): ends one organization key. */
+  revokeApiKey(keyId: string) {
+    return credentials.revokeApiKey(this.ctx, keyId);
   }
 
   // ------------------------------------------------------------ governance

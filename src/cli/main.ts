@@ -112,9 +112,17 @@ export function buildProgram(): Command {
       print(options, created, `organization ${created.org_id}\napi key (shown once): ${created.api_key}`);
     });
 
-  program
-    .command('key')
-    .description('organization API keys')
+  const key = program.command('key').description('organization API keys');
+  key
+    .command('revoke')
+    .description('revoke an organization key by its key_id (printed by `key create` and `org create`)')
+    .argument('<key_id>')
+    .option('--json', 'print JSON')
+    .action((keyId: string, options: JsonFlag) => {
+      const result = withService((s) => s.revokeApiKey(keyId));
+      print(options, result, `revoked ${result.key_id}`);
+    });
+  key
     .command('create')
     .description('create an organization key; without --org it is bound to no organization')
     .option('--org <org_id>', 'organization the key is bound to')
