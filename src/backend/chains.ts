@@ -39,9 +39,9 @@ export interface EntryCheck {
   chain_index: number | null;
   kind: string | null;
   signed_at: string | null;
-  /** The signature verifies under a published service key and the entry is unaltered. */
+  /** The entry is unaltered and its signer is a published service key. */
   authentic: boolean;
-  /** The stored entry hashes to its recorded hash and links to both neighbours. */
+  /** The stored entry hashes to its recorded hash, links to both neighbours, and its signature holds. */
   unaltered: boolean;
   signer: { signing_kid: string; signing_pubkey_hex: string } | null;
   checks: Record<string, boolean>;
@@ -170,8 +170,9 @@ export class Chains {
       );
       const checks = this.checkRow(row, chain, prev?.hash ?? (row.chain_index === 1 ? GENESIS_HASH : undefined));
       checks.next_link = next === undefined || next.prev_hash === row.hash;
-      const unaltered = checks.payload_hash! && checks.fields! && checks.prev_link! && checks.next_link;
-      const authentic = unaltered && checks.signature!;
+      // A signature that no longer matches is an alteration too: only the service key can make one.
+      const unaltered = Object.values(checks).every(Boolean);
+      const authentic = unaltered && this.signer.knows(row.signing_kid);
       const kind = safeKind(row.payload);
       return {
         found: true,

@@ -42,6 +42,10 @@ export class ServiceSigner {
     return [{ signing_kid: this.kid, alg: 'Ed25519', public_key_hex: this.publicKeyHex }];
   }
 
+  knows(kid: string): boolean {
+    return this.publicKeys.has(kid);
+  }
+
   /** Checks a signature against the published key named by `kid`; unknown kids never verify. */
   verify(kid: string, bytes: Uint8Array, signatureHex: string): boolean {
     const key = this.publicKeys.get(kid);
