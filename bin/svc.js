@@ -2,7 +2,9 @@
 // The `svc` command. svc runs its TypeScript sources directly, which needs Node >= 22.13.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 13)) {
-  console.error(`svc needs Node.js 22.13 or newer (this is ${process.versions.node}); run it through npm or npx in the repository.`);
+  console.error(
+    `svc needs Node.js 22.13 or newer (this is ${process.versions.node}); run it through npm or npx in the repository.`,
+  );
   process.exit(2);
 }
 await import('../src/cli/main.ts');

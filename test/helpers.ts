@@ -26,7 +26,11 @@ export interface Harness {
   service: Service;
   app: ReturnType<typeof createApp>;
   clock: ReturnType<typeof testClock>;
-  request(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any }>;
+  request(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any }>;
   close(): void;
 }
 
@@ -68,5 +72,8 @@ export async function orgWithAgent(
   const org = h.service.createOrg(name);
   const created = await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: grant });
   if (created.status !== 201) throw new Error(`grant failed: ${JSON.stringify(created.body)}`);
-  return { ...org, agent: created.body as { grant_token: string; handle: string; agent_id: string; jti: string } };
+  return {
+    ...org,
+    agent: created.body as { grant_token: string; handle: string; agent_id: string; jti: string },
+  };
 }

@@ -23,9 +23,13 @@ interface CapsuleRow {
 function loadCapsule(ctx: Context, caller: OrgCaller, id: string, forWrite = false): CapsuleRow {
   const row = ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id);
   if (!row) throw new ServiceError('not_found', `no capsule ${id}: list them with GET /v1/capsules`);
-  if (row.org_id !== caller.orgId) throw new ServiceError('forbidden', 'this capsule belongs to another organization');
+  if (row.org_id !== caller.orgId)
+    throw new ServiceError('forbidden', 'this capsule belongs to another organization');
   if (forWrite && row.status === 'revoked') {
-    throw new ServiceError('capsule_revoked', `capsule ${id} was revoked at ${row.revoked_at}; create a new one`);
+    throw new ServiceError(
+      'capsule_revoked',
+      `capsule ${id} was revoked at ${row.revoked_at}; create a new one`,
+    );
   }
   return row;
 }
@@ -72,7 +76,13 @@ export function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
   return {
     ...summary(ctx, row),
     revoke_receipt_id: row.revoke_receipt_id,
-    documents: ctx.store.all<{ id: string; title: string; size_bytes: number; sha256: string; created_at: string }>(
+    documents: ctx.store.all<{
+      id: string;
+      title: string;
+      size_bytes: number;
+      sha256: string;
+      created_at: string;
+    }>(
       'SELECT id, title, size_bytes, sha256, created_at FROM capsule_documents WHERE capsule_id = ? ORDER BY created_at, id',
       id,
     ),
@@ -91,7 +101,12 @@ export function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
 }
 
 /** Seals the text with the capsule's own AES-256-GCM key; only its digest and size stay readable. */
-export function addDocument(ctx: Context, caller: OrgCaller, id: string, input: { title: string; text: string }) {
+export function addDocument(
+  ctx: Context,
+  caller: OrgCaller,
+  id: string,
+  input: { title: string; text: string },
+) {
   loadCapsule(ctx, caller, id, true);
   const key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('capsules'), id, 'svc-capsule-v1', 32));
   const iv = randomBytes(12);
@@ -124,7 +139,12 @@ export function addDocument(ctx: Context, caller: OrgCaller, id: string, input: 
   return document;
 }
 
-export function addMember(ctx: Context, caller: OrgCaller, id: string, input: { email: string; role: MemberRole }) {
+export function addMember(
+  ctx: Context,
+  caller: OrgCaller,
+  id: string,
+  input: { email: string; role: MemberRole },
+) {
   loadCapsule(ctx, caller, id, true);
   const email = input.email.toLowerCase();
   return ctx.store.transaction(() => {
@@ -145,19 +165,30 @@ export function addMember(ctx: Context, caller: OrgCaller, id: string, input: { 
   });
 }
 
-export function addAiGrant(ctx: Context, caller: OrgCaller, id: string, input: { agent: string; documents?: string[] | undefined }) {
+export function addAiGrant(
+  ctx: Context,
+  caller: OrgCaller,
+  id: string,
+  input: { agent: string; documents?: string[] | undefined },
+) {
   loadCapsule(ctx, caller, id, true);
   const agent = ctx.store.get<{ id: string; org_id: string; status: string }>(
     'SELECT id, org_id, status FROM agents WHERE handle = ?',
     input.agent,
   );
   if (!agent || agent.org_id !== caller.orgId) {
-    throw new ServiceError('unknown_agent', `no agent \`${input.agent}\` in this organization: list them with GET /api/v1/agents`);
+    throw new ServiceError(
+      'unknown_agent',
+      `no agent \`${input.agent}\` in this organization: list them with GET /api/v1/agents`,
+    );
   }
-  if (agent.status !== 'active') throw new ServiceError('invalid_request', `agent \`${input.agent}\` is revoked`);
+  if (agent.status !== 'active')
+    throw new ServiceError('invalid_request', `agent \`${input.agent}\` is revoked`);
   if (input.documents) {
     const known = new Set(
-      ctx.store.all<{ id: string }>('SELECT id FROM capsule_documents WHERE capsule_id = ?', id).map((d) => d.id),
+      ctx.store
+        .all<{ id: string }>('SELECT id FROM capsule_documents WHERE capsule_id = ?', id)
+        .map((d) => d.id),
     );
     const unknown = input.documents.filter((d) => !known.has(d));
     if (unknown.length) {
@@ -191,7 +222,8 @@ export function addAiGrant(ctx: Context, caller: OrgCaller, id: string, input: {
 export function revokeCapsule(ctx: Context, caller: OrgCaller, id: string) {
   return ctx.store.transaction(() => {
     const row = loadCapsule(ctx, caller, id);
-    if (row.status === 'revoked') return { ...summary(ctx, row), receipt_id: row.revoke_receipt_id, already_revoked: true };
+    if (row.status === 'revoked')
+      return { ...summary(ctx, row), receipt_id: row.revoke_receipt_id, already_revoked: true };
     const now = nowIso(ctx);
     const receipt = ctx.chains.append('service', {
       id: newId('rcpt'),

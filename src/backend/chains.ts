@@ -62,7 +62,13 @@ export class Chains {
    */
   append(
     chain: ChainName,
-    entry: { id: string; kind: string; org_id: string | null; signed_at: string; body: Record<string, unknown> },
+    entry: {
+      id: string;
+      kind: string;
+      org_id: string | null;
+      signed_at: string;
+      body: Record<string, unknown>;
+    },
   ): Receipt {
     const table = TABLE[chain];
     return this.store.transaction(() => {
@@ -168,7 +174,11 @@ export class Chains {
         `SELECT prev_hash FROM ${table} WHERE chain_index = ?`,
         row.chain_index + 1,
       );
-      const checks = this.checkRow(row, chain, prev?.hash ?? (row.chain_index === 1 ? GENESIS_HASH : undefined));
+      const checks = this.checkRow(
+        row,
+        chain,
+        prev?.hash ?? (row.chain_index === 1 ? GENESIS_HASH : undefined),
+      );
       checks.next_link = next === undefined || next.prev_hash === row.hash;
       // A signature that no longer matches is an alteration too: only the service key can make one.
       const unaltered = Object.values(checks).every(Boolean);
@@ -182,7 +192,9 @@ export class Chains {
         signed_at: row.signed_at,
         authentic,
         unaltered,
-        signer: authentic ? { signing_kid: row.signing_kid, signing_pubkey_hex: this.signer.publicKeyHex } : null,
+        signer: authentic
+          ? { signing_kid: row.signing_kid, signing_pubkey_hex: this.signer.publicKeyHex }
+          : null,
         checks,
       };
     }

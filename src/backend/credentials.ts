@@ -82,16 +82,23 @@ export function createApiKey(
 /** Ends an organization key at once; later requests with it are 401. */
 export function revokeApiKey(ctx: Context, keyId: string): { key_id: string; revoked_at: string } {
   const revokedAt = nowIso(ctx);
-  const changed = ctx.store.run('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', revokedAt, keyId);
+  const changed = ctx.store.run(
+    'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+    revokedAt,
+    keyId,
+  );
   if (changed.changes === 0) {
     const exists = ctx.store.get('SELECT 1 AS x FROM api_keys WHERE id = ?', keyId);
-    throw new ServiceError(exists ? 'conflict' : 'not_found', exists ? `key ${keyId} is already revoked` : `no key ${keyId}`);
+    throw new ServiceError(
+      exists ? 'conflict' : 'not_found',
+      exists ? `key ${keyId} is already revoked` : `no key ${keyId}`,
+    );
   }
   return { key_id: keyId, revoked_at: revokedAt };
 }
 
 /** Creates a grant token for an agent; the token itself is returned to the caller once. */
-export function issueAgentToken(ctx: Context): { token: string; tokenHash: string; jti: string } {
+export function issueAgentToken(): { token: string; tokenHash: string; jti: string } {
   const token = newSecret(AGENT_TOKEN_PREFIX);
   return { token, tokenHash: sha256Hex(token), jti: newId('jti') };
 }
@@ -124,12 +131,18 @@ function sameHash(stored: string, computed: string): boolean {
 
 function authenticateApiKey(ctx: Context, secret: string): OrgKeyPrincipal {
   const hash = sha256Hex(secret);
-  const row = ctx.store.get<{ id: string; key_hash: string; org_id: string | null; scopes: string; revoked_at: string | null }>(
-    'SELECT id, key_hash, org_id, scopes, revoked_at FROM api_keys WHERE key_hash = ?',
-    hash,
-  );
+  const row = ctx.store.get<{
+    id: string;
+    key_hash: string;
+    org_id: string | null;
+    scopes: string;
+    revoked_at: string | null;
+  }>('SELECT id, key_hash, org_id, scopes, revoked_at FROM api_keys WHERE key_hash = ?', hash);
   if (!row || row.revoked_at || !sameHash(row.key_hash, hash)) {
-    throw new ServiceError('unauthorized', 'unknown or revoked organization key: create a key with `svc key create`');
+    throw new ServiceError(
+      'unauthorized',
+      'unknown or revoked organization key: create a key with `svc key create`',
+    );
   }
   return { kind: 'org_key', keyId: row.id, orgId: row.org_id, scopes: parseJson<Scope[]>(row.scopes, []) };
 }
@@ -164,7 +177,10 @@ function authenticateAgentToken(ctx: Context, secret: string): AgentPrincipal {
     throw new ServiceError('unauthorized', 'this agent grant was revoked: ask the owner for a new grant');
   }
   if (Date.parse(row.expires_at) <= ctx.clock().getTime()) {
-    throw new ServiceError('unauthorized', `this agent grant expired at ${row.expires_at}: ask the owner for a new grant`);
+    throw new ServiceError(
+      'unauthorized',
+      `this agent grant expired at ${row.expires_at}: ask the owner for a new grant`,
+    );
   }
   return {
     kind: 'agent',
@@ -186,7 +202,10 @@ function authenticateAgentToken(ctx: Context, secret: string): AgentPrincipal {
 /** An organization key, bound to an organization, holding `scope`: anything else is 403. */
 export function requireOrgKey(principal: Principal, scope: Exclude<Scope, '*'>): OrgCaller {
   if (principal.kind !== 'org_key') {
-    throw new ServiceError('wrong_credential', 'this endpoint takes an organization key (ndp_), not an agent token');
+    throw new ServiceError(
+      'wrong_credential',
+      'this endpoint takes an organization key (ndp_), not an agent token',
+    );
   }
   if (!principal.orgId) {
     throw new ServiceError(
@@ -205,10 +224,16 @@ export function requireOrgKey(principal: Principal, scope: Exclude<Scope, '*'>):
 /** An agent token; when `handle` is given, the token must belong to that agent. */
 export function requireAgent(principal: Principal, handle?: string): AgentPrincipal {
   if (principal.kind !== 'agent') {
-    throw new ServiceError('wrong_credential', 'this endpoint takes an agent grant token (ndca-), not an organization key');
+    throw new ServiceError(
+      'wrong_credential',
+      'this endpoint takes an agent grant token (ndca-), not an organization key',
+    );
   }
   if (handle !== undefined && handle !== principal.handle) {
-    throw new ServiceError('forbidden', `this token belongs to agent \`${principal.handle}\`, not \`${handle}\``);
+    throw new ServiceError(
+      'forbidden',
+      `this token belongs to agent \`${principal.handle}\`, not \`${handle}\``,
+    );
   }
   return principal;
 }

@@ -5,11 +5,16 @@ import { ServiceError } from './errors.ts';
 export function parseCsv(text: string): Record<string, string | number | boolean | null>[] {
   let records: Record<string, string>[];
   try {
-    records = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: false }) as Record<string, string>[];
+    records = parse(text, { columns: true, bom: true, skip_empty_lines: true, trim: false }) as Record<
+      string,
+      string
+    >[];
   } catch (error) {
     throw new ServiceError('invalid_request', `CSV could not be read: ${(error as Error).message}`);
   }
-  return records.map((record) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k.trim(), typed(v)])));
+  return records.map((record) =>
+    Object.fromEntries(Object.entries(record).map(([k, v]) => [k.trim(), typed(v)])),
+  );
 }
 
 function typed(field: string): string | number | boolean | null {

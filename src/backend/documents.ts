@@ -28,7 +28,10 @@ const CLASSIFIER_RULES: [Clearance, RegExp][] = [
     'confidential',
     /\b(confidential|salary|salaries|compensation|payroll|acquisition|merger|layoffs?|medical|diagnosis|social security|ssn|passport|bank account|iban)\b|\b\d{3}-\d{2}-\d{4}\b|\b(?:\d[ -]?){13,16}\b/i,
   ],
-  ['internal', /\b(internal|roadmap|draft|not for distribution|do not share|employees? only|strategy|forecast)\b/i],
+  [
+    'internal',
+    /\b(internal|roadmap|draft|not for distribution|do not share|employees? only|strategy|forecast)\b/i,
+  ],
 ];
 
 /** How the service classifies a section that carries no `classification`: by its words. */
@@ -65,7 +68,11 @@ export const extractiveAnswerer: Answerer = (question, sections) => {
     .map((sentence, order) => ({
       sentence,
       order,
-      score: new Set(terms(sentence).map(stem).filter((t) => wanted.has(t))).size,
+      score: new Set(
+        terms(sentence)
+          .map(stem)
+          .filter((t) => wanted.has(t)),
+      ).size,
     }))
     .filter((s) => s.score > 0)
     .sort((a, b) => b.score - a.score || a.order - b.order)
@@ -85,7 +92,13 @@ export interface DocumentsResult {
   answer: string;
   proof: Receipt & { id: string };
   proof_id: string;
-  sections: { index: number; title: string; classification: Clearance; classified_by: 'caller' | 'service'; released: boolean }[];
+  sections: {
+    index: number;
+    title: string;
+    classification: Clearance;
+    classified_by: 'caller' | 'service';
+    released: boolean;
+  }[];
   withheld_count: number;
 }
 
@@ -124,7 +137,11 @@ export function computeDocuments(
         clearance: input.clearance,
         question_sha256: sha256Hex(input.question),
         answer_sha256: sha256Hex(answer),
-        sections: sections.map((s) => ({ index: s.index, classification: s.classification, released: s.released })),
+        sections: sections.map((s) => ({
+          index: s.index,
+          classification: s.classification,
+          released: s.released,
+        })),
       },
     });
   });

@@ -17,25 +17,47 @@ export function fabricKid(pubkeyHex: string): string {
   return sha256Hex(Buffer.from(pubkeyHex, 'hex')).slice(0, 16);
 }
 
-export function enroll(ctx: Context, agent: AgentPrincipal, pubkeyHex: string): { kid: string; handle: string; agent_id: string } {
+export function enroll(
+  ctx: Context,
+  agent: AgentPrincipal,
+  pubkeyHex: string,
+): { kid: string; handle: string; agent_id: string } {
   if (/^0{64}$/.test(pubkeyHex)) {
-    throw new ServiceError('invalid_request', 'ecdh_pubkey_hex is the all-zero point, which is not a usable X25519 key', {
-      field: 'ecdh_pubkey_hex',
-    });
+    throw new ServiceError(
+      'invalid_request',
+      'ecdh_pubkey_hex is the all-zero point, which is not a usable X25519 key',
+      {
+        field: 'ecdh_pubkey_hex',
+      },
+    );
   }
   const kid = fabricKid(pubkeyHex);
   return ctx.store.transaction(() => {
     const holder = ctx.store.get<{ id: string }>('SELECT id FROM agents WHERE fabric_kid = ?', kid);
     if (holder) {
-      throw new ServiceError('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, { kid });
-    }
-    const current = ctx.store.get<{ fabric_kid: string | null }>('SELECT fabric_kid FROM agents WHERE id = ?', agent.agentId);
-    if (current?.fabric_kid) {
-      throw new ServiceError('already_enrolled', `agent \`${agent.handle}\` is already enrolled as ${current.fabric_kid}`, {
-        kid: current.fabric_kid,
+      throw new ServiceError('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, {
+        kid,
       });
     }
-    ctx.store.run('UPDATE agents SET fabric_pubkey_hex = ?, fabric_kid = ? WHERE id = ?', pubkeyHex, kid, agent.agentId);
+    const current = ctx.store.get<{ fabric_kid: string | null }>(
+      'SELECT fabric_kid FROM agents WHERE id = ?',
+      agent.agentId,
+    );
+    if (current?.fabric_kid) {
+      throw new ServiceError(
+        'already_enrolled',
+        `agent \`${agent.handle}\` is already enrolled as ${current.fabric_kid}`,
+        {
+          kid: current.fabric_kid,
+        },
+      );
+    }
+    ctx.store.run(
+      'UPDATE agents SET fabric_pubkey_hex = ?, fabric_kid = ? WHERE id = ?',
+      pubkeyHex,
+      kid,
+      agent.agentId,
+    );
     return { kid, handle: agent.handle, agent_id: agent.agentId };
   });
 }
@@ -108,7 +130,9 @@ export function createFabricGrant(
 ): FabricGrant & { receipt: Receipt } {
   const now = ctx.clock();
   if (input.ttl_days !== undefined && input.expires_at !== undefined) {
-    throw new ServiceError('invalid_request', 'give ttl_days or expires_at, not both', { field: 'expires_at' });
+    throw new ServiceError('invalid_request', 'give ttl_days or expires_at, not both', {
+      field: 'expires_at',
+    });
   }
   const expiresAt = input.expires_at
     ? new Date(input.expires_at)
@@ -120,7 +144,10 @@ export function createFabricGrant(
   return ctx.store.transaction(() => {
     const own = new Set(
       ctx.store
-        .all<{ fabric_kid: string }>('SELECT fabric_kid FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL', caller.orgId)
+        .all<{ fabric_kid: string }>(
+          'SELECT fabric_kid FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL',
+          caller.orgId,
+        )
         .map((r) => r.fabric_kid),
     );
     const foreign = senders.filter((kid) => !own.has(kid));
@@ -132,12 +159,20 @@ export function createFabricGrant(
       );
     }
     const existing = ctx.store
-      .all<FabricGrantRow>('SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ? AND revoked_at IS NULL', caller.orgId, input.subject_kid)
+      .all<FabricGrantRow>(
+        'SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ? AND revoked_at IS NULL',
+        caller.orgId,
+        input.subject_kid,
+      )
       .find((row) => grantStatus(ctx, row) === 'active');
     if (existing) {
-      throw new ServiceError('grant_exists', `an active grant for ${input.subject_kid} exists; revoke it first to replace it`, {
-        grant_id: existing.id,
-      });
+      throw new ServiceError(
+        'grant_exists',
+        `an active grant for ${input.subject_kid} exists; revoke it first to replace it`,
+        {
+          grant_id: existing.id,
+        },
+      );
     }
     const id = newId('fg');
     const receipt = ctx.chains.append('service', {
@@ -173,7 +208,10 @@ export function createFabricGrant(
 
 export function listFabricGrants(ctx: Context, caller: OrgCaller) {
   const outbound = ctx.store
-    .all<FabricGrantRow>('SELECT * FROM fabric_grants WHERE org_id = ? ORDER BY created_at DESC', caller.orgId)
+    .all<FabricGrantRow>(
+      'SELECT * FROM fabric_grants WHERE org_id = ? ORDER BY created_at DESC',
+      caller.orgId,
+    )
     .map((row) => toGrant(ctx, row));
   const inbound = ctx.store
     .all<FabricGrantRow>(
@@ -193,7 +231,11 @@ export function revokeFabricGrant(
 ): FabricGrant & { receipt: Receipt | null; already_revoked: boolean } {
   return ctx.store.transaction(() => {
     const row = ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', grantId);
-    if (!row) throw new ServiceError('not_found', `no fabric grant ${grantId}: list them with GET /api/v1/fabric-grants`);
+    if (!row)
+      throw new ServiceError(
+        'not_found',
+        `no fabric grant ${grantId}: list them with GET /api/v1/fabric-grants`,
+      );
     if (row.org_id !== caller.orgId) {
       throw new ServiceError('forbidden', 'only the issuing organization can revoke this grant');
     }
@@ -236,7 +278,10 @@ export interface SendInput {
 }
 
 function senderKid(ctx: Context, agent: AgentPrincipal): string {
-  const row = ctx.store.get<{ fabric_kid: string | null }>('SELECT fabric_kid FROM agents WHERE id = ?', agent.agentId);
+  const row = ctx.store.get<{ fabric_kid: string | null }>(
+    'SELECT fabric_kid FROM agents WHERE id = ?',
+    agent.agentId,
+  );
   if (!row?.fabric_kid) {
     throw new ServiceError(
       'not_enrolled',
@@ -249,7 +294,9 @@ function senderKid(ctx: Context, agent: AgentPrincipal): string {
 export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
   const kid = senderKid(ctx, agent);
   const now = ctx.clock();
-  const ttlAt = new Date(now.getTime() + (input.ttl_hours ?? DEFAULT_ENVELOPE_TTL_HOURS) * 3_600_000).toISOString();
+  const ttlAt = new Date(
+    now.getTime() + (input.ttl_hours ?? DEFAULT_ENVELOPE_TTL_HOURS) * 3_600_000,
+  ).toISOString();
   const maxFetches = input.max_fetches ?? DEFAULT_MAX_FETCHES;
   const id = randomUUID();
   const size = Buffer.byteLength(input.ciphertext_b64, 'base64');
@@ -295,7 +342,14 @@ export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
       maxFetches,
       receipt.receipt_id,
     );
-    return { id, sender_kid: kid, recipient_kid: input.recipient_kid, ttl_at: ttlAt, max_fetches: maxFetches, receipt };
+    return {
+      id,
+      sender_kid: kid,
+      recipient_kid: input.recipient_kid,
+      ttl_at: ttlAt,
+      max_fetches: maxFetches,
+      receipt,
+    };
   });
 }
 
@@ -359,8 +413,15 @@ export const GATE_CONDITIONS = [
 export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: string) {
   return ctx.store.transaction(() => {
     const envelope = ctx.store.get<EnvelopeRow>('SELECT * FROM envelopes WHERE id = ?', blobId);
-    if (!envelope) throw new ServiceError('not_found', `no envelope ${blobId}: list yours with GET /api/agents/${agent.handle}/fabric/inbox`);
-    const me = ctx.store.get<{ status: string; fabric_kid: string | null }>('SELECT status, fabric_kid FROM agents WHERE id = ?', agent.agentId);
+    if (!envelope)
+      throw new ServiceError(
+        'not_found',
+        `no envelope ${blobId}: list yours with GET /api/agents/${agent.handle}/fabric/inbox`,
+      );
+    const me = ctx.store.get<{ status: string; fabric_kid: string | null }>(
+      'SELECT status, fabric_kid FROM agents WHERE id = ?',
+      agent.agentId,
+    );
     const failed: string[] = [];
     if (me?.status !== 'active') failed.push('agent_not_active');
     if (!me?.fabric_kid || me.fabric_kid !== envelope.recipient_kid) failed.push('not_addressed_to_agent');
@@ -368,7 +429,13 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
     if (failed.length === 0) {
       const status = envelopeStatus(ctx, envelope);
       if (status !== 'available') {
-        throw new ServiceError('gone', status === 'expired' ? `envelope ${blobId} expired at ${envelope.ttl_at}` : `envelope ${blobId} was fetched ${envelope.max_fetches} time(s), its limit`, { status });
+        throw new ServiceError(
+          'gone',
+          status === 'expired'
+            ? `envelope ${blobId} expired at ${envelope.ttl_at}`
+            : `envelope ${blobId} was fetched ${envelope.max_fetches} time(s), its limit`,
+          { status },
+        );
       }
       failed.push(...gateFailures(ctx, envelope));
     }

@@ -1,7 +1,13 @@
 // Data governance: create an agent with a scoped grant, plan (may I?), read (execute), revoke.
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
-import { issueAgentToken, type AgentPrincipal, type GrantScope, type OrgCaller, type WhereValue } from './credentials.ts';
+import {
+  issueAgentToken,
+  type AgentPrincipal,
+  type GrantScope,
+  type OrgCaller,
+  type WhereValue,
+} from './credentials.ts';
 import { DEMO_TABLE, getTable, selectRows, type CellValue, type TableInfo } from './tables.ts';
 import { countDecision } from './usage.ts';
 import type { Receipt } from './chains.ts';
@@ -48,9 +54,13 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
   const tableName = input.table ?? DEMO_TABLE;
   const table = getTable(ctx, caller.orgId, tableName);
   if (!table) {
-    throw new ServiceError('invalid_request', `table \`${tableName}\` is not registered for this organization`, {
-      field: 'table',
-    });
+    throw new ServiceError(
+      'invalid_request',
+      `table \`${tableName}\` is not registered for this organization`,
+      {
+        field: 'table',
+      },
+    );
   }
   checkColumnsInScope(table, input.columns, input.classifications);
   const where = input.where ?? {};
@@ -58,7 +68,7 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
   const ttl = input.ttl_seconds ?? DEFAULT_GRANT_TTL_SECONDS;
   const now = ctx.clock();
   const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
-  const token = issueAgentToken(ctx);
+  const token = issueAgentToken();
   const agentId = newId('agt');
 
   return ctx.store.transaction(() => {
@@ -122,14 +132,22 @@ function uniqueHandle(ctx: Context, base: string): string {
   }
 }
 
-function checkColumnsInScope(table: TableInfo, columns: string[], classifications: string[] | undefined): void {
+function checkColumnsInScope(
+  table: TableInfo,
+  columns: string[],
+  classifications: string[] | undefined,
+): void {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   const unknown = columns.filter((c) => !byName.has(c));
   if (unknown.length) {
-    throw new ServiceError('invalid_request', `columns not registered on \`${table.name}\`: ${unknown.join(', ')}`, {
-      field: 'columns',
-      out_of_scope_columns: unknown,
-    });
+    throw new ServiceError(
+      'invalid_request',
+      `columns not registered on \`${table.name}\`: ${unknown.join(', ')}`,
+      {
+        field: 'columns',
+        out_of_scope_columns: unknown,
+      },
+    );
   }
   if (classifications) {
     const outside = columns.filter((c) => !classifications.includes(byName.get(c)!.classification));
@@ -147,16 +165,27 @@ function checkWhere(table: TableInfo, where: Record<string, WhereValue>): void {
   for (const key of Object.keys(where)) {
     const column = table.columns.find((c) => c.name === key);
     if (!column || column.storage !== 'plaintext') {
-      throw new ServiceError('invalid_request', `where filters registered plaintext columns only; \`${key}\` is not one`, {
-        field: 'where',
-      });
+      throw new ServiceError(
+        'invalid_request',
+        `where filters registered plaintext columns only; \`${key}\` is not one`,
+        {
+          field: 'where',
+        },
+      );
     }
   }
 }
 
 export function roster(ctx: Context, caller: OrgCaller) {
   const agents = ctx.store
-    .all<{ id: string; handle: string; name: string; status: string; fabric_kid: string | null; created_at: string }>(
+    .all<{
+      id: string;
+      handle: string;
+      name: string;
+      status: string;
+      fabric_kid: string | null;
+      created_at: string;
+    }>(
       'SELECT id, handle, name, status, fabric_kid, created_at FROM agents WHERE org_id = ? ORDER BY created_at, handle',
       caller.orgId,
     )
@@ -181,7 +210,9 @@ export interface ComputeInput {
   columns?: string[] | undefined;
   where?: Record<string, WhereValue> | undefined;
   purpose?: string | undefined;
-  destination?: { channel?: string | undefined; recipientCount?: number | undefined; external?: boolean | undefined } | undefined;
+  destination?:
+    | { channel?: string | undefined; recipientCount?: number | undefined; external?: boolean | undefined }
+    | undefined;
 }
 
 export interface AccessDecision {
@@ -251,7 +282,11 @@ export function decide(
     } else if (grant.classifications && !grant.classifications.includes(column.classification)) {
       withheld.push(name);
       reasons.push(`classification_not_granted:${name}`);
-    } else if (action === 'send' && input.destination?.external && SENSITIVE_CLASSES.has(column.classification)) {
+    } else if (
+      action === 'send' &&
+      input.destination?.external &&
+      SENSITIVE_CLASSES.has(column.classification)
+    ) {
       withheld.push(name);
       reasons.push(`external_destination:${name}`);
     } else {
@@ -284,10 +319,16 @@ function finish(
 }
 
 /** Plan: decides without releasing data or deriving keys; with `receipt`, signs the decision. */
-export function compute(ctx: Context, agent: AgentPrincipal, input: ComputeInput, withReceipt: boolean): AccessDecision {
+export function compute(
+  ctx: Context,
+  agent: AgentPrincipal,
+  input: ComputeInput,
+  withReceipt: boolean,
+): AccessDecision {
   const tableName = input.table ?? agent.grant.table;
   const table = getTable(ctx, agent.orgId, tableName);
-  if (!table) throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  if (!table)
+    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
   const result = decide(table, agent.grant, input);
   return ctx.store.transaction(() => {
     countDecision(ctx, agent.orgId);
@@ -336,19 +377,33 @@ export interface ReadResult {
 export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): ReadResult {
   const limit = input.limit ?? READ_LIMIT_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMIT_MAX) {
-    throw new ServiceError('invalid_request', `limit must be an integer from 1 to ${READ_LIMIT_MAX}`, { field: 'limit' });
+    throw new ServiceError('invalid_request', `limit must be an integer from 1 to ${READ_LIMIT_MAX}`, {
+      field: 'limit',
+    });
   }
   const columns = [...new Set(input.columns)];
   const where = input.where ?? {};
   const audit = (outcome: string, extra: Record<string, unknown>) =>
-    appendAudit(ctx, agent, { table: input.table, columns, where, limit, purpose: input.purpose ?? null, outcome, ...extra });
+    appendAudit(ctx, agent, {
+      table: input.table,
+      columns,
+      where,
+      limit,
+      purpose: input.purpose ?? null,
+      outcome,
+      ...extra,
+    });
 
   const table = getTable(ctx, agent.orgId, input.table);
   if (!table) {
     const row = audit('deny', { reason: 'unknown_table', denied_columns: columns, row_count: 0 });
-    throw new ServiceError('unknown_table', `no table \`${input.table}\` is registered for this organization`, {
-      audit: row,
-    });
+    throw new ServiceError(
+      'unknown_table',
+      `no table \`${input.table}\` is registered for this organization`,
+      {
+        audit: row,
+      },
+    );
   }
   const grant = agent.grant;
   const byName = new Map(table.columns.map((c) => [c.name, c]));
@@ -373,19 +428,29 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
   const badWhere = Object.keys(where).filter((key) => byName.get(key)?.storage !== 'plaintext');
   if (badWhere.length) {
     const row = audit('deny', { reason: 'invalid_where', denied_columns: [], row_count: 0 });
-    throw new ServiceError('invalid_request', `where filters registered plaintext columns only: ${badWhere.join(', ')}`, {
-      field: 'where',
-      audit: row,
-    });
+    throw new ServiceError(
+      'invalid_request',
+      `where filters registered plaintext columns only: ${badWhere.join(', ')}`,
+      {
+        field: 'where',
+        audit: row,
+      },
+    );
   }
   // The grant's own filter always applies; a request filter that contradicts it matches nothing.
   const conflict = Object.entries(where).some(([k, v]) => k in grant.where && grant.where[k] !== v);
-  const rows = conflict ? [] : selectRows(ctx, agent.orgId, table, columns, { ...where, ...grant.where }, limit);
+  const rows = conflict
+    ? []
+    : selectRows(ctx, agent.orgId, table, columns, { ...where, ...grant.where }, limit);
   const row = audit('allow', { denied_columns: [], row_count: rows.length });
   return { rows, count: rows.length, audit: row };
 }
 
-function appendAudit(ctx: Context, agent: AgentPrincipal, body: Record<string, unknown>): { id: string; chain_index: number } {
+function appendAudit(
+  ctx: Context,
+  agent: AgentPrincipal,
+  body: Record<string, unknown>,
+): { id: string; chain_index: number } {
   const receipt = ctx.chains.append('audit', {
     id: newId('aud'),
     kind: 'audit.read',
@@ -419,7 +484,10 @@ export function revoke(ctx: Context, caller: OrgCaller, target: string): RevokeR
       byJti ? byJti.agent_id : target,
     );
     if (!agent) {
-      throw new ServiceError('unknown_agent', `no agent or grant \`${target}\`: list agents with GET /api/v1/agents`);
+      throw new ServiceError(
+        'unknown_agent',
+        `no agent or grant \`${target}\`: list agents with GET /api/v1/agents`,
+      );
     }
     if (agent.org_id !== caller.orgId) {
       throw new ServiceError('forbidden', `\`${target}\` belongs to another organization`);
@@ -443,7 +511,13 @@ export function revoke(ctx: Context, caller: OrgCaller, target: string): RevokeR
           kind: 'agent.revoke',
           org_id: caller.orgId,
           signed_at: now,
-          body: { org_id: caller.orgId, agent_id: agent.id, handle: agent.handle, target: byJti ? 'grant' : 'agent', revoked_jtis: active },
+          body: {
+            org_id: caller.orgId,
+            agent_id: agent.id,
+            handle: agent.handle,
+            target: byJti ? 'grant' : 'agent',
+            revoked_jtis: active,
+          },
         })
       : undefined;
     return {

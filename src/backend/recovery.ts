@@ -31,7 +31,10 @@ function record(ctx: Context, orgId: string, kind: string, detail: Record<string
 export function setRecoveryKey(ctx: Context, caller: OrgCaller, pubkeyHex: string) {
   const fingerprint = sha256Hex(Buffer.from(pubkeyHex, 'hex')).slice(0, 16);
   return ctx.store.transaction(() => {
-    const previous = ctx.store.get<{ fingerprint: string }>('SELECT fingerprint FROM recovery_keys WHERE org_id = ?', caller.orgId);
+    const previous = ctx.store.get<{ fingerprint: string }>(
+      'SELECT fingerprint FROM recovery_keys WHERE org_id = ?',
+      caller.orgId,
+    );
     const createdAt = nowIso(ctx);
     ctx.store.run(
       `INSERT INTO recovery_keys (org_id, pubkey_hex, fingerprint, created_at) VALUES (?, ?, ?, ?)
@@ -41,12 +44,19 @@ export function setRecoveryKey(ctx: Context, caller: OrgCaller, pubkeyHex: strin
       fingerprint,
       createdAt,
     );
-    record(ctx, caller.orgId, previous ? 'key_replaced' : 'key_set', { fingerprint, previous: previous?.fingerprint ?? null });
+    record(ctx, caller.orgId, previous ? 'key_replaced' : 'key_set', {
+      fingerprint,
+      previous: previous?.fingerprint ?? null,
+    });
     return { fingerprint, pubkey_hex: pubkeyHex, created_at: createdAt, replaced: previous !== undefined };
   });
 }
 
-export function storeRecoveryCopy(ctx: Context, caller: OrgCaller, input: { ciphertext_b64: string; label?: string | undefined }) {
+export function storeRecoveryCopy(
+  ctx: Context,
+  caller: OrgCaller,
+  input: { ciphertext_b64: string; label?: string | undefined },
+) {
   return ctx.store.transaction(() => {
     if (!ctx.store.get('SELECT 1 AS x FROM recovery_keys WHERE org_id = ?', caller.orgId)) {
       throw new ServiceError('conflict', 'set a recovery key first: POST /v1/recovery/pubkey');
@@ -86,8 +96,18 @@ export function recoveryState(ctx: Context, caller: OrgCaller) {
     'SELECT pubkey_hex, fingerprint, created_at FROM recovery_keys WHERE org_id = ?',
     caller.orgId,
   );
-  const copies = ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM recovery_copies WHERE org_id = ?', caller.orgId)!.n;
-  const latest = ctx.store.get<{ id: string; label: string | null; ciphertext_b64: string; sha256: string; size_bytes: number; created_at: string }>(
+  const copies = ctx.store.get<{ n: number }>(
+    'SELECT COUNT(*) AS n FROM recovery_copies WHERE org_id = ?',
+    caller.orgId,
+  )!.n;
+  const latest = ctx.store.get<{
+    id: string;
+    label: string | null;
+    ciphertext_b64: string;
+    sha256: string;
+    size_bytes: number;
+    created_at: string;
+  }>(
     'SELECT id, label, ciphertext_b64, sha256, size_bytes, created_at FROM recovery_copies WHERE org_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
     caller.orgId,
   );
@@ -100,7 +120,9 @@ export function recoveryState(ctx: Context, caller: OrgCaller) {
   return {
     ok: true,
     configured: key !== undefined,
-    key: key ? { pubkey_hex: key.pubkey_hex, fingerprint: key.fingerprint, created_at: key.created_at } : null,
+    key: key
+      ? { pubkey_hex: key.pubkey_hex, fingerprint: key.fingerprint, created_at: key.created_at }
+      : null,
     copy_count: copies,
     latest_copy: latest ?? null,
     events,

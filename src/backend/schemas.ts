@@ -11,7 +11,10 @@ const KID = /^[0-9a-f]{16}$/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export const Kid = z.string().regex(KID, 'must be 16 lowercase hex characters').openapi({ example: '3f9a0c1d2e4b5a69' });
+export const Kid = z
+  .string()
+  .regex(KID, 'must be 16 lowercase hex characters')
+  .openapi({ example: '3f9a0c1d2e4b5a69' });
 const Base64 = (name: string) =>
   z
     .string()
@@ -24,7 +27,9 @@ export const Where = z
   .record(z.string().regex(NAME, 'where keys are column names'), WhereValue)
   .refine((w) => Object.keys(w).length <= 16, 'at most 16 where keys')
   .openapi({ description: 'Equality filter on plaintext columns', example: { region: 'eu' } });
-const ColumnName = z.string().regex(NAME, 'column names are letters, digits and _, starting with a letter or _');
+const ColumnName = z
+  .string()
+  .regex(NAME, 'column names are letters, digits and _, starting with a letter or _');
 const Columns = z.array(ColumnName).min(1).max(64);
 const DateTime = z.iso.datetime({ offset: true });
 
@@ -47,7 +52,9 @@ export const ReceiptSchema = z
     hash: z.string().regex(/^[0-9a-f]{64}$/),
     payload: z.looseObject({ v: z.number(), id: z.string(), kind: z.string() }),
   })
-  .openapi('Receipt', { description: 'Ed25519 signature over the RFC 8785 bytes of `payload`; see docs/PROOFS.md' });
+  .openapi('Receipt', {
+    description: 'Ed25519 signature over the RFC 8785 bytes of `payload`; see docs/PROOFS.md',
+  });
 
 // ---------------------------------------------------------------- governance
 
@@ -64,7 +71,13 @@ export const GrantRequest = z
     table: z.string().regex(NAME).optional().openapi({ example: 'agent_demo_records' }),
     classifications: z.array(ShortText(64)).min(1).max(16).optional(),
     where: Where.optional(),
-    ttl_seconds: z.number().int().min(60).max(365 * 24 * 3600).optional().openapi({ example: 3600 }),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(365 * 24 * 3600)
+      .optional()
+      .openapi({ example: 3600 }),
   })
   .strict()
   .openapi('GrantRequest');
@@ -98,7 +111,9 @@ export const AgentsResponse = z
   .openapi('AgentRoster');
 
 export const RevokeRequest = z
-  .object({ target: z.string().trim().min(1).max(128).openapi({ description: 'an agent handle or a grant jti' }) })
+  .object({
+    target: z.string().trim().min(1).max(128).openapi({ description: 'an agent handle or a grant jti' }),
+  })
   .strict()
   .openapi('RevokeRequest');
 
@@ -172,7 +187,9 @@ export const ReadRequest = z
   .strict()
   .openapi('ReadRequest');
 
-export const AuditRef = z.object({ id: z.string(), chain_index: z.number().int().positive() }).openapi('AuditRef');
+export const AuditRef = z
+  .object({ id: z.string(), chain_index: z.number().int().positive() })
+  .openapi('AuditRef');
 
 export const ReadResponse = z
   .object({
@@ -197,31 +214,51 @@ export const TableSchema = z
   .strict()
   .openapi('Table');
 
-export const TablesResponse = z.object({ ok: z.boolean(), count: z.number().int(), tables: z.array(TableSchema) });
+export const TablesResponse = z.object({
+  ok: z.boolean(),
+  count: z.number().int(),
+  tables: z.array(TableSchema),
+});
 
 export const TableParam = z.object({
-  name: z.string().regex(NAME).openapi({ param: { name: 'name', in: 'path' }, example: 'customers' }),
+  name: z
+    .string()
+    .regex(NAME)
+    .openapi({ param: { name: 'name', in: 'path' }, example: 'customers' }),
 });
 
 export const LoadRowsRequest = z
   .union([
-    z.object({ format: z.literal('json'), rows: z.array(z.record(z.string(), z.unknown())).min(1).max(50_000) }).strict(),
+    z
+      .object({
+        format: z.literal('json'),
+        rows: z.array(z.record(z.string(), z.unknown())).min(1).max(50_000),
+      })
+      .strict(),
     z.object({ format: z.literal('csv'), csv: z.string().min(1) }).strict(),
   ])
   .openapi('LoadRowsRequest');
 
-export const LoadRowsResponse = z.object({ table: z.string(), loaded: z.number().int(), total_rows: z.number().int() });
+export const LoadRowsResponse = z.object({
+  table: z.string(),
+  loaded: z.number().int(),
+  total_rows: z.number().int(),
+});
 
 // ---------------------------------------------------------------- fabric
 
 export const EnrollRequest = z
   .object({
-    ecdh_pubkey_hex: z.string().regex(/^[0-9a-f]{64}$/, 'ecdh_pubkey_hex must be 64 lowercase hex characters (X25519, 32 raw bytes)'),
+    ecdh_pubkey_hex: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'ecdh_pubkey_hex must be 64 lowercase hex characters (X25519, 32 raw bytes)'),
   })
   .strict()
   .openapi('EnrollRequest');
 
-export const EnrollResponse = z.object({ kid: Kid, handle: z.string(), agent_id: z.string() }).openapi('Enrollment');
+export const EnrollResponse = z
+  .object({ kid: Kid, handle: z.string(), agent_id: z.string() })
+  .openapi('Enrollment');
 
 export const FabricGrantRequest = z
   .object({
@@ -251,7 +288,9 @@ export const FabricGrantSchema = z
   })
   .openapi('FabricGrant');
 
-export const FabricGrantCreated = FabricGrantSchema.extend({ receipt: ReceiptSchema }).openapi('FabricGrantCreated');
+export const FabricGrantCreated = FabricGrantSchema.extend({ receipt: ReceiptSchema }).openapi(
+  'FabricGrantCreated',
+);
 export const FabricGrantRevoked = FabricGrantSchema.extend({
   receipt: ReceiptSchema.nullable(),
   already_revoked: z.boolean(),
@@ -275,8 +314,14 @@ export const SendRequest = z
   .object({
     recipient_kid: Kid,
     ciphertext_b64: Base64('ciphertext_b64'),
-    wrapped_key_b64: Base64('wrapped_key_b64').refine((s) => s.length <= 1024, 'wrapped_key_b64 is at most 1024 characters'),
-    payload_iv_b64: Base64('payload_iv_b64').refine((s) => s.length <= 64, 'payload_iv_b64 is at most 64 characters'),
+    wrapped_key_b64: Base64('wrapped_key_b64').refine(
+      (s) => s.length <= 1024,
+      'wrapped_key_b64 is at most 1024 characters',
+    ),
+    payload_iv_b64: Base64('payload_iv_b64').refine(
+      (s) => s.length <= 64,
+      'payload_iv_b64 is at most 64 characters',
+    ),
     content_type_hint: ShortText(128).optional(),
     filename_hint: ShortText(255).optional(),
     ttl_hours: z.number().int().min(1).max(720).optional(),
@@ -320,7 +365,10 @@ export const InboxResponse = z
   .object({ ok: z.boolean(), kid: Kid, count: z.number().int(), items: z.array(InboxItem) })
   .openapi('Inbox');
 
-export const FetchRequest = z.object({ blob_id: z.uuid('blob_id must be a UUID') }).strict().openapi('FetchRequest');
+export const FetchRequest = z
+  .object({ blob_id: z.uuid('blob_id must be a UUID') })
+  .strict()
+  .openapi('FetchRequest');
 
 export const FetchResponse = z
   .object({
@@ -396,7 +444,10 @@ export const DocumentsResponse = z
   })
   .openapi('DocumentsResult');
 
-export const VerifyRequest = z.object({ proof_id: z.string().min(1).max(128) }).strict().openapi('VerifyRequest');
+export const VerifyRequest = z
+  .object({ proof_id: z.string().min(1).max(128) })
+  .strict()
+  .openapi('VerifyRequest');
 
 export const VerifyResponse = z
   .object({
@@ -414,20 +465,33 @@ export const VerifyResponse = z
   .openapi('VerifyResult');
 
 export const ProofParam = z.object({
-  id: z.string().min(1).max(128).openapi({ param: { name: 'id', in: 'path' } }),
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: 'id', in: 'path' } }),
 });
 
 export const PublishedKeys = z
-  .object({ keys: z.array(z.object({ signing_kid: Kid, alg: z.literal('Ed25519'), public_key_hex: z.string() })) })
+  .object({
+    keys: z.array(z.object({ signing_kid: Kid, alg: z.literal('Ed25519'), public_key_hex: z.string() })),
+  })
   .openapi('PublishedKeys');
 
 // ---------------------------------------------------------------- capsules
 
 export const IdParam = z.object({
-  id: z.string().min(1).max(128).openapi({ param: { name: 'id', in: 'path' } }),
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: 'id', in: 'path' } }),
 });
 
-export const CapsuleCreateRequest = z.object({ name: ShortText(120) }).strict().openapi('CapsuleCreateRequest');
+export const CapsuleCreateRequest = z
+  .object({ name: ShortText(120) })
+  .strict()
+  .openapi('CapsuleCreateRequest');
 
 export const CapsuleSummary = z
   .object({
@@ -442,16 +506,32 @@ export const CapsuleSummary = z
   })
   .openapi('Capsule');
 
-export const CapsuleList = z.object({ ok: z.boolean(), count: z.number().int(), capsules: z.array(CapsuleSummary) });
+export const CapsuleList = z.object({
+  ok: z.boolean(),
+  count: z.number().int(),
+  capsules: z.array(CapsuleSummary),
+});
 
 export const CapsuleDetail = CapsuleSummary.extend({
   revoke_receipt_id: z.string().nullable(),
   documents: z.array(
-    z.object({ id: z.string(), title: z.string(), size_bytes: z.number().int(), sha256: z.string(), created_at: DateTime }),
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      size_bytes: z.number().int(),
+      sha256: z.string(),
+      created_at: DateTime,
+    }),
   ),
   members: z.array(z.object({ id: z.string(), email: z.string(), role: z.string(), created_at: DateTime })),
   ai_grants: z.array(
-    z.object({ id: z.string(), handle: z.string(), agent_id: z.string(), documents: z.array(z.string()).nullable(), created_at: DateTime }),
+    z.object({
+      id: z.string(),
+      handle: z.string(),
+      agent_id: z.string(),
+      documents: z.array(z.string()).nullable(),
+      created_at: DateTime,
+    }),
   ),
 }).openapi('CapsuleDetail');
 
@@ -478,7 +558,13 @@ export const CapsuleMemberRequest = z
   .openapi('CapsuleMemberRequest');
 
 export const CapsuleMember = z
-  .object({ id: z.string(), capsule_id: z.string(), email: z.string(), role: z.enum(MEMBER_ROLES), created_at: DateTime })
+  .object({
+    id: z.string(),
+    capsule_id: z.string(),
+    email: z.string(),
+    role: z.enum(MEMBER_ROLES),
+    created_at: DateTime,
+  })
   .openapi('CapsuleMember');
 
 export const CapsuleAiGrantRequest = z
@@ -508,7 +594,9 @@ export const CapsuleRevoked = CapsuleSummary.extend({
 // ---------------------------------------------------------------- recovery
 
 export const RecoveryPubkeyRequest = z
-  .object({ pubkey_hex: z.string().regex(/^[0-9a-f]{64}$/, 'pubkey_hex must be 64 lowercase hex characters') })
+  .object({
+    pubkey_hex: z.string().regex(/^[0-9a-f]{64}$/, 'pubkey_hex must be 64 lowercase hex characters'),
+  })
   .strict()
   .openapi('RecoveryPubkeyRequest');
 
@@ -592,7 +680,11 @@ export const OverviewSchema = z
     remaining_free_decisions: z.number().int(),
     billable_decisions: z.number().int(),
     unmetered_actions: z.number().int(),
-    agents: z.object({ total: z.number().int(), active: z.number().int(), fabric_enrolled: z.number().int() }),
+    agents: z.object({
+      total: z.number().int(),
+      active: z.number().int(),
+      fabric_enrolled: z.number().int(),
+    }),
     tables: z.number().int(),
     capsules: z.object({ total: z.number().int(), active: z.number().int() }),
     receipts: z.number().int(),

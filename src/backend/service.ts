@@ -33,7 +33,13 @@ export class Service {
     const vault = options.vault ?? new FileKeyVault(this.dataDir);
     const store = new Store(join(this.dataDir, 'svc.db'), options.store);
     const signer = new ServiceSigner(vault);
-    this.ctx = { store, vault, signer, chains: new Chains(store, signer), clock: options.clock ?? (() => new Date()) };
+    this.ctx = {
+      store,
+      vault,
+      signer,
+      chains: new Chains(store, signer),
+      clock: options.clock ?? (() => new Date()),
+    };
   }
 
   close(): void {
@@ -114,7 +120,12 @@ export class Service {
   }
 
   revokeFabricGrant(principal: Principal, grantId: string, reason?: string) {
-    return fabric.revokeFabricGrant(this.ctx, credentials.requireOrgKey(principal, 'fabric'), grantId, reason);
+    return fabric.revokeFabricGrant(
+      this.ctx,
+      credentials.requireOrgKey(principal, 'fabric'),
+      grantId,
+      reason,
+    );
   }
 
   send(principal: Principal, handle: string, input: fabric.SendInput) {
@@ -129,11 +140,15 @@ export class Service {
   fetch(principal: Principal, handle: string, blobId: string) {
     const result = fabric.fetchEnvelope(this.ctx, credentials.requireAgent(principal, handle), blobId);
     if (result.outcome === 'deny') {
-      throw new ServiceError('fabric_denied', `the Fabric gate refused this fetch: ${result.reasons.join(', ')}`, {
-        reasons: result.reasons,
-        receipt_id: result.receipt.receipt_id,
-        receipt: result.receipt,
-      });
+      throw new ServiceError(
+        'fabric_denied',
+        `the Fabric gate refused this fetch: ${result.reasons.join(', ')}`,
+        {
+          reasons: result.reasons,
+          receipt_id: result.receipt.receipt_id,
+          receipt: result.receipt,
+        },
+      );
     }
     const { envelope, reasons, receipt } = result;
     return {
@@ -169,7 +184,11 @@ export class Service {
     return capsules.addMember(this.ctx, credentials.requireOrgKey(principal, 'governance'), id, input);
   }
 
-  addCapsuleAiGrant(principal: Principal, id: string, input: { agent: string; documents?: string[] | undefined }) {
+  addCapsuleAiGrant(
+    principal: Principal,
+    id: string,
+    input: { agent: string; documents?: string[] | undefined },
+  ) {
     return capsules.addAiGrant(this.ctx, credentials.requireOrgKey(principal, 'governance'), id, input);
   }
 
@@ -185,7 +204,10 @@ export class Service {
     return recovery.storeRecoveryCopy(this.ctx, credentials.requireOrgKey(principal, 'governance'), input);
   }
 
-  recordRecoveryEvent(principal: Principal, input: { kind: recovery.RecoveryEventKind; detail?: Record<string, string> | undefined }) {
+  recordRecoveryEvent(
+    principal: Principal,
+    input: { kind: recovery.RecoveryEventKind; detail?: Record<string, string> | undefined },
+  ) {
     return recovery.recordRecoveryEvent(this.ctx, credentials.requireOrgKey(principal, 'governance'), input);
   }
 
@@ -214,7 +236,9 @@ export class Service {
       agents: {
         total: count('SELECT COUNT(*) AS n FROM agents WHERE org_id = ?'),
         active: count("SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND status = 'active'"),
-        fabric_enrolled: count('SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL'),
+        fabric_enrolled: count(
+          'SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL',
+        ),
       },
       tables: count('SELECT COUNT(*) AS n FROM data_tables WHERE org_id = ?'),
       capsules: {

@@ -57,9 +57,17 @@ export function registerTable(ctx: Context, orgId: string, table: TableInfo): Ta
   }
   return ctx.store.transaction(() => {
     if (ctx.store.get('SELECT 1 AS x FROM data_tables WHERE org_id = ? AND name = ?', orgId, table.name)) {
-      throw new ServiceError('table_exists', `table \`${table.name}\` is already registered for this organization`);
+      throw new ServiceError(
+        'table_exists',
+        `table \`${table.name}\` is already registered for this organization`,
+      );
     }
-    ctx.store.run('INSERT INTO data_tables (org_id, name, created_at) VALUES (?, ?, ?)', orgId, table.name, nowIso(ctx));
+    ctx.store.run(
+      'INSERT INTO data_tables (org_id, name, created_at) VALUES (?, ?, ?)',
+      orgId,
+      table.name,
+      nowIso(ctx),
+    );
     table.columns.forEach((column, position) => {
       ctx.store.run(
         'INSERT INTO data_columns (org_id, table_name, name, position, classification, storage) VALUES (?, ?, ?, ?, ?, ?)',
@@ -83,7 +91,8 @@ export function loadRows(
   rows: Record<string, unknown>[],
 ): { table: string; loaded: number; total_rows: number } {
   const table = getTable(ctx, orgId, tableName);
-  if (!table) throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  if (!table)
+    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
   if (rows.length > MAX_ROWS_PER_LOAD) {
     throw new ServiceError('payload_too_large', `at most ${MAX_ROWS_PER_LOAD} rows per load; split the file`);
   }
@@ -91,10 +100,16 @@ export function loadRows(
   rows.forEach((row, index) => {
     for (const [key, value] of Object.entries(row)) {
       if (!known.has(key)) {
-        throw new ServiceError('invalid_request', `row ${index + 1}: column \`${key}\` is not registered on \`${tableName}\``);
+        throw new ServiceError(
+          'invalid_request',
+          `row ${index + 1}: column \`${key}\` is not registered on \`${tableName}\``,
+        );
       }
       if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
-        throw new ServiceError('invalid_request', `row ${index + 1}: \`${key}\` must be a string, number, boolean or null`);
+        throw new ServiceError(
+          'invalid_request',
+          `row ${index + 1}: \`${key}\` must be a string, number, boolean or null`,
+        );
       }
     }
   });
@@ -144,7 +159,10 @@ export function selectRows(
   const params: (string | number | null)[] = [orgId, table.name];
   for (const [name, value] of Object.entries(where).sort(([a], [b]) => a.localeCompare(b))) {
     if (byName.get(name)?.storage !== 'plaintext') {
-      throw new ServiceError('invalid_request', `where filters registered plaintext columns only; \`${name}\` is not one`);
+      throw new ServiceError(
+        'invalid_request',
+        `where filters registered plaintext columns only; \`${name}\` is not one`,
+      );
     }
     const path = `'$.' || json_quote(?)`;
     if (value === null) {
@@ -184,7 +202,15 @@ function columnKey(ctx: Context, orgId: string, table: string, column: string): 
   const id = `${orgId}\u0000${table}\u0000${column}`;
   let key = keys.get(id);
   if (!key) {
-    key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('data-columns'), orgId, `svc-column-v1\u0000${table}\u0000${column}`, 32));
+    key = Buffer.from(
+      hkdfSync(
+        'sha256',
+        ctx.vault.secret('data-columns'),
+        orgId,
+        `svc-column-v1\u0000${table}\u0000${column}`,
+        32,
+      ),
+    );
     keys.set(id, key);
   }
   return key;
@@ -195,7 +221,14 @@ function cellAad(orgId: string, table: string, column: string, rowNo: number): B
   return Buffer.from(`${orgId}\u0000${table}\u0000${column}\u0000${rowNo}`);
 }
 
-function sealCell(ctx: Context, orgId: string, table: string, column: string, rowNo: number, value: CellValue): string {
+function sealCell(
+  ctx: Context,
+  orgId: string,
+  table: string,
+  column: string,
+  rowNo: number,
+  value: CellValue,
+): string {
   const iv = randomBytes(AES_GCM_IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', columnKey(ctx, orgId, table, column), iv);
   cipher.setAAD(cellAad(orgId, table, column, rowNo));
@@ -214,10 +247,17 @@ function openCell(
   if (sealed === undefined) return null;
   const raw = Buffer.from(sealed, 'base64');
   try {
-    const decipher = createDecipheriv('aes-256-gcm', columnKey(ctx, orgId, table, column), raw.subarray(0, AES_GCM_IV_BYTES));
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      columnKey(ctx, orgId, table, column),
+      raw.subarray(0, AES_GCM_IV_BYTES),
+    );
     decipher.setAAD(cellAad(orgId, table, column, rowNo));
     decipher.setAuthTag(raw.subarray(raw.length - AES_GCM_TAG_BYTES));
-    const text = Buffer.concat([decipher.update(raw.subarray(AES_GCM_IV_BYTES, raw.length - AES_GCM_TAG_BYTES)), decipher.final()]);
+    const text = Buffer.concat([
+      decipher.update(raw.subarray(AES_GCM_IV_BYTES, raw.length - AES_GCM_TAG_BYTES)),
+      decipher.final(),
+    ]);
     return JSON.parse(text.toString('utf8')) as CellValue;
   } catch {
     // Fail closed: a cell that does not open is an integrity failure, never a silent null.
@@ -227,10 +267,42 @@ function openCell(
 
 /** The synthetic rows every new organization starts with; deterministic so tests can rely on them. */
 export function demoRows(count = DEMO_ROW_COUNT): Record<string, CellValue>[] {
-  const first = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Ken', 'Margaret', 'Linus', 'Radia', 'Donald', 'Frances', 'John'];
-  const last = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Thompson', 'Hamilton', 'Torvalds', 'Perlman', 'Knuth', 'Allen', 'Backus'];
+  const first = [
+    'Ada',
+    'Grace',
+    'Alan',
+    'Edsger',
+    'Barbara',
+    'Ken',
+    'Margaret',
+    'Linus',
+    'Radia',
+    'Donald',
+    'Frances',
+    'John',
+  ];
+  const last = [
+    'Lovelace',
+    'Hopper',
+    'Turing',
+    'Dijkstra',
+    'Liskov',
+    'Thompson',
+    'Hamilton',
+    'Torvalds',
+    'Perlman',
+    'Knuth',
+    'Allen',
+    'Backus',
+  ];
   const regions = ['eu', 'us', 'apac'];
-  const topics = ['renewal due next quarter', 'asked about invoice terms', 'prefers email contact', 'escalated a support case', 'pilot extended'];
+  const topics = [
+    'renewal due next quarter',
+    'asked about invoice terms',
+    'prefers email contact',
+    'escalated a support case',
+    'pilot extended',
+  ];
   return Array.from({ length: count }, (_, i) => {
     const given = first[i % first.length]!;
     const family = last[(i * 7) % last.length]!;

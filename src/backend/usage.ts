@@ -55,6 +55,7 @@ export function invoice(ctx: Context, orgId: string, period = periodOf(ctx.clock
     remaining_free_decisions: Math.max(0, FREE_DECISIONS_PER_MONTH - decisions),
     unmetered_actions: row?.unmetered ?? 0,
     over_allowance: decisions > FREE_DECISIONS_PER_MONTH,
-    policy: 'decisions past the free allowance are still served and are counted as billable; nothing is refused for usage',
+    policy:
+      'decisions past the free allowance are still served and are counted as billable; nothing is refused for usage',
   };
 }

@@ -24,7 +24,10 @@ function openService(): Service {
 function ownerKey(): string {
   const key = process.env.SVC_API_KEY?.trim();
   if (!key) {
-    throw new ServiceError('unauthorized', 'set SVC_API_KEY to an organization key (ndp_...); `svc org create` prints one');
+    throw new ServiceError(
+      'unauthorized',
+      'set SVC_API_KEY to an organization key (ndp_...); `svc org create` prints one',
+    );
   }
   return `Bearer ${key}`;
 }
@@ -48,7 +51,11 @@ function collect(value: string, previous: string[] = []): string[] {
 
 function collectScope(value: string, previous: string[] = []): string[] {
   if (!(SCOPES as readonly string[]).includes(value)) {
-    throw new CommanderError(EXIT.usage, 'svc.usage', `--scope must be one of ${SCOPES.join(', ')}, not \`${value}\``);
+    throw new CommanderError(
+      EXIT.usage,
+      'svc.usage',
+      `--scope must be one of ${SCOPES.join(', ')}, not \`${value}\``,
+    );
   }
   return [...previous, value];
 }
@@ -58,7 +65,8 @@ function readRowsFile(file: string): Record<string, unknown>[] {
   if (extname(file).toLowerCase() === '.csv') return parseCsv(text);
   const parsed = JSON.parse(text) as unknown;
   const rows = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown }).rows;
-  if (!Array.isArray(rows)) throw new ServiceError('invalid_request', 'the JSON file must hold an array of row objects');
+  if (!Array.isArray(rows))
+    throw new ServiceError('invalid_request', 'the JSON file must hold an array of row objects');
   return rows as Record<string, unknown>[];
 }
 
@@ -80,7 +88,12 @@ export function buildProgram(): Command {
         throw new CommanderError(EXIT.usage, 'svc.usage', `--port must be 0 to 65535, not ${options.port}`);
       }
       const service = openService();
-      const server = await startServer({ service, host: options.host, port, allowedHosts: options.allowedHost });
+      const server = await startServer({
+        service,
+        host: options.host,
+        port,
+        allowedHosts: options.allowedHost,
+      });
       process.stdout.write(
         [
           `svc is serving on ${server.url}`,
@@ -107,7 +120,8 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action((options: JsonFlag & { name: string }) => {
       const name = options.name.trim();
-      if (!name || name.length > 120) throw new CommanderError(EXIT.usage, 'svc.usage', '--name must be 1 to 120 characters');
+      if (!name || name.length > 120)
+        throw new CommanderError(EXIT.usage, 'svc.usage', '--name must be 1 to 120 characters');
       const created = withService((s) => s.createOrg(name));
       print(options, created, `organization ${created.org_id}\napi key (shown once): ${created.api_key}`);
     });
@@ -137,7 +151,9 @@ export function buildProgram(): Command {
   const agent = program.command('agent').description('agents and their grants');
   agent
     .command('revoke')
-    .description('end every active credential of an agent (by handle) or one grant (by jti); needs SVC_API_KEY')
+    .description(
+      'end every active credential of an agent (by handle) or one grant (by jti); needs SVC_API_KEY',
+    )
     .argument('<handle-or-jti>')
     .option('--json', 'print JSON')
     .action((target: string, options: JsonFlag) => {
@@ -153,13 +169,18 @@ export function buildProgram(): Command {
   const table = program.command('table').description('registered tables; needs SVC_API_KEY');
   table
     .command('register')
-    .description('register a table from a JSON schema file {name, columns: [{name, classification, storage}]}')
+    .description(
+      'register a table from a JSON schema file {name, columns: [{name, classification, storage}]}',
+    )
     .requiredOption('--file <schema.json>', 'table schema file')
     .option('--json', 'print JSON')
     .action((options: JsonFlag & { file: string }) => {
       const parsed = TableSchema.safeParse(JSON.parse(readFileSync(options.file, 'utf8')));
       if (!parsed.success) {
-        throw new ServiceError('invalid_request', `schema file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        throw new ServiceError(
+          'invalid_request',
+          `schema file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+        );
       }
       const result = withService((s) => s.registerTable(s.authenticate(ownerKey()), parsed.data));
       print(options, result, `registered ${result.name} with ${result.columns.length} column(s)`);
@@ -173,7 +194,11 @@ export function buildProgram(): Command {
     .action((name: string, options: JsonFlag & { file: string }) => {
       const rows = readRowsFile(options.file);
       const result = withService((s) => s.loadRows(s.authenticate(ownerKey()), name, rows));
-      print(options, result, `loaded ${result.loaded} row(s) into ${result.table} (${result.total_rows} in all)`);
+      print(
+        options,
+        result,
+        `loaded ${result.loaded} row(s) into ${result.table} (${result.total_rows} in all)`,
+      );
     });
 
   program

@@ -17,7 +17,12 @@ export interface SignedReceipt {
 export interface OfflineVerdict {
   valid: boolean;
   /** Each check by name; `valid` is true only when every one holds. */
-  checks: { kid_matches_key: boolean; payload_matches_receipt: boolean; hash_matches: boolean; signature: boolean };
+  checks: {
+    kid_matches_key: boolean;
+    payload_matches_receipt: boolean;
+    hash_matches: boolean;
+    signature: boolean;
+  };
 }
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -28,12 +33,18 @@ const HEX128 = /^[0-9a-f]{128}$/;
  * (id, kid, time, hash, position) say what the signed payload says. Never throws on bad input.
  */
 export function verifyReceiptOffline(receipt: SignedReceipt, publicKeyHex: string): OfflineVerdict {
-  const checks = { kid_matches_key: false, payload_matches_receipt: false, hash_matches: false, signature: false };
+  const checks = {
+    kid_matches_key: false,
+    payload_matches_receipt: false,
+    hash_matches: false,
+    signature: false,
+  };
   try {
     if (!HEX64.test(publicKeyHex) || !HEX128.test(receipt.signature_hex)) return { valid: false, checks };
     const publicKey = hexToBytes(publicKeyHex);
     const payload = receipt.payload;
-    checks.kid_matches_key = signingKid(publicKey) === receipt.signing_kid && payload.signing_kid === receipt.signing_kid;
+    checks.kid_matches_key =
+      signingKid(publicKey) === receipt.signing_kid && payload.signing_kid === receipt.signing_kid;
     checks.payload_matches_receipt =
       payload.id === receipt.receipt_id &&
       payload.signed_at === receipt.signed_at &&

@@ -16,12 +16,24 @@ beforeAll(async () => {
   receiptId = h.service.compute(principal, { columns: ['id', 'phone'] }, true).proof_id!;
   h.service.compute(principal, { columns: ['id'] }, true);
   h.service.read(principal, agent.handle, { table: 'agent_demo_records', columns: ['id'] });
-  auditId = h.service.read(principal, agent.handle, { table: 'agent_demo_records', columns: ['id', 'email'], limit: 2 }).audit.id;
+  auditId = h.service.read(principal, agent.handle, {
+    table: 'agent_demo_records',
+    columns: ['id', 'email'],
+    limit: 2,
+  }).audit.id;
   h.service.read(principal, agent.handle, { table: 'agent_demo_records', columns: ['id'] });
 });
 afterAll(() => h.close());
 
-const TEXT_COLUMNS = ['id', 'payload', 'signing_kid', 'signature_hex', 'signed_at', 'prev_hash', 'hash'] as const;
+const TEXT_COLUMNS = [
+  'id',
+  'payload',
+  'signing_kid',
+  'signature_hex',
+  'signed_at',
+  'prev_hash',
+  'hash',
+] as const;
 
 /** Replaces the character at `index` with a different one, as an attacker editing the file would. */
 function flip(text: string, index: number): string {
@@ -41,14 +53,18 @@ describe.each([
   it.each(TEXT_COLUMNS)('every byte of %s', (column) => {
     const db = h.service.ctx.store.db;
     const id = idOf();
-    const row = db.prepare(`SELECT chain_index, ${column} AS value FROM ${table} WHERE id = ?`).get(id) as { chain_index: number; value: string };
+    const row = db.prepare(`SELECT chain_index, ${column} AS value FROM ${table} WHERE id = ?`).get(id) as {
+      chain_index: number;
+      value: string;
+    };
     const update = db.prepare(`UPDATE ${table} SET ${column} = ? WHERE chain_index = ?`);
     let checked = 0;
     for (let i = 0; i < row.value.length; i++) {
       update.run(flip(row.value, i), row.chain_index);
       const verdict = h.service.verify(id);
       update.run(row.value, row.chain_index);
-      if (verdict.authentic || verdict.unaltered) throw new Error(`changing byte ${i} of ${column} still verifies`);
+      if (verdict.authentic || verdict.unaltered)
+        throw new Error(`changing byte ${i} of ${column} still verifies`);
       checked++;
     }
     expect(checked).toBe(row.value.length);
@@ -57,7 +73,9 @@ describe.each([
 
   it('a changed position (chain_index) never verifies', () => {
     const db = h.service.ctx.store.db;
-    const row = db.prepare(`SELECT chain_index FROM ${table} WHERE id = ?`).get(idOf()) as { chain_index: number };
+    const row = db.prepare(`SELECT chain_index FROM ${table} WHERE id = ?`).get(idOf()) as {
+      chain_index: number;
+    };
     db.prepare(`UPDATE ${table} SET chain_index = 1000000 WHERE chain_index = ?`).run(row.chain_index);
     try {
       expect(h.service.verify(idOf())).toMatchObject({ authentic: false, unaltered: false });
@@ -69,29 +87,49 @@ describe.each([
   it('a deleted entry is not found and breaks the chain walk', () => {
     const db = h.service.ctx.store.db;
     const chain = table === 'service_chain' ? 'service' : 'audit';
-    const saved = db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(idOf()) as Record<string, string | number>;
+    const saved = db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(idOf()) as Record<
+      string,
+      string | number
+    >;
     expect(h.service.ctx.chains.verifyAll(chain).ok).toBe(true);
     db.prepare(`DELETE FROM ${table} WHERE id = ?`).run(idOf());
     try {
-      expect(h.service.verify(idOf())).toMatchObject({ found: false, authentic: false, unaltered: false, signer: null });
-      expect(h.service.ctx.chains.verifyAll(chain)).toMatchObject({ ok: false, first_broken_index: saved.chain_index });
+      expect(h.service.verify(idOf())).toMatchObject({
+        found: false,
+        authentic: false,
+        unaltered: false,
+        signer: null,
+      });
+      expect(h.service.ctx.chains.verifyAll(chain)).toMatchObject({
+        ok: false,
+        first_broken_index: saved.chain_index,
+      });
     } finally {
       const columns = Object.keys(saved);
-      db.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`).run(
-        ...columns.map((c) => saved[c]!),
-      );
+      db.prepare(
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+      ).run(...columns.map((c) => saved[c]!));
     }
     expect(h.service.ctx.chains.verifyAll(chain).ok).toBe(true);
   });
 
   it('a payload re-signed by another key is not authentic', () => {
     const db = h.service.ctx.store.db;
-    const row = db.prepare(`SELECT chain_index, signature_hex FROM ${table} WHERE id = ?`).get(idOf()) as { chain_index: number; signature_hex: string };
-    db.prepare(`UPDATE ${table} SET signature_hex = ? WHERE chain_index = ?`).run('ab'.repeat(64), row.chain_index);
+    const row = db.prepare(`SELECT chain_index, signature_hex FROM ${table} WHERE id = ?`).get(idOf()) as {
+      chain_index: number;
+      signature_hex: string;
+    };
+    db.prepare(`UPDATE ${table} SET signature_hex = ? WHERE chain_index = ?`).run(
+      'ab'.repeat(64),
+      row.chain_index,
+    );
     try {
       expect(h.service.verify(idOf())).toMatchObject({ authentic: false, signer: null });
     } finally {
-      db.prepare(`UPDATE ${table} SET signature_hex = ? WHERE chain_index = ?`).run(row.signature_hex, row.chain_index);
+      db.prepare(`UPDATE ${table} SET signature_hex = ? WHERE chain_index = ?`).run(
+        row.signature_hex,
+        row.chain_index,
+      );
     }
   });
 });

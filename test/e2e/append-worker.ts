@@ -37,8 +37,13 @@ for (let i = 0; i < n; i++) {
   if (read.count !== 3) throw new Error(`read ${i} returned ${read.count} rows`);
   audits.push(read.audit);
 
-  const decision = service.compute(service.authenticate(bearer), { action: 'read', columns: ['id', 'email'] }, true);
-  if (decision.decision !== 'allow' || !decision.receipt) throw new Error(`compute ${i}: ${JSON.stringify(decision)}`);
+  const decision = service.compute(
+    service.authenticate(bearer),
+    { action: 'read', columns: ['id', 'email'] },
+    true,
+  );
+  if (decision.decision !== 'allow' || !decision.receipt)
+    throw new Error(`compute ${i}: ${JSON.stringify(decision)}`);
   receipts.push({ id: decision.receipt.receipt_id, chain_index: decision.receipt.chain_index });
 }
 service.close();

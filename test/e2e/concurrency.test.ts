@@ -15,6 +15,7 @@ interface WorkerResult {
 
 describe('Concurrency', () => {
   const home = tempDir('svc-concurrency-');
+  const fresh = tempDir('svc-concurrency-fresh-');
 
   afterEach(async () => {
     await killAll();
@@ -23,6 +24,41 @@ describe('Concurrency', () => {
   afterAll(async () => {
     await killAll();
     home.cleanup();
+    fresh.cleanup();
+  });
+
+  it('four `svc org create` at once on a fresh data dir agree on the schema and the keys', async () => {
+    // Migrations, the WAL switch and first-use key creation all race here.
+    const runs = Array.from({ length: WORKERS }, (_, i) =>
+      spawnNode(['bin/svc.js', 'org', 'create', '--name', `Fresh ${i}`, '--json'], childEnv({ SVC_HOME: fresh.dir })),
+    );
+    const exits = await Promise.all(runs.map((r) => r.exited));
+    exits.forEach((exit, i) => {
+      expect({ run: i, code: exit.code, errors: errorLines(exit.stderr) }).toEqual({ run: i, code: 0, errors: [] });
+    });
+    const orgs = exits.map((exit) => JSON.parse(exit.stdout) as { org_id: string; api_key: string });
+    expect(new Set(orgs.map((o) => o.org_id)).size).toBe(WORKERS);
+
+    const service = new Service({ dataDir: fresh.dir });
+    try {
+      expect(service.ctx.store.all('SELECT version FROM schema_migrations').length).toBeGreaterThanOrEqual(1);
+      for (const org of orgs) {
+        const owner = service.authenticate(`Bearer ${org.api_key}`);
+        const grant = service.createGrant(owner, { agent: 'Checker', columns: ['id', 'email', 'balance'] });
+        // Every process sealed its demo rows under the same column keys: they all open here.
+        const read = service.read(service.authenticate(`Bearer ${grant.grant_token}`), grant.handle, {
+          table: 'agent_demo_records',
+          columns: ['id', 'email', 'balance'],
+          limit: 200,
+        });
+        expect(read.count).toBe(200);
+        expect(read.rows[0]).toMatchObject({ id: 1, email: expect.stringMatching(/@example\.test$/) });
+      }
+      expect(service.ctx.chains.verifyAll('service')).toMatchObject({ ok: true, length: WORKERS });
+      expect(service.ctx.chains.verifyAll('audit')).toMatchObject({ ok: true, length: WORKERS });
+    } finally {
+      service.close();
+    }
   });
 
   it('four processes appending to one data dir keep both chains whole and gap-free', async () => {
@@ -119,7 +155,9 @@ describe('Concurrency', () => {
       // Every compute was metered once: the counter upserts did not lose updates either.
       expect(decisionsOf(service, orgId) - baseline.decisions).toBe(WORKERS * N);
 
-      const stored = service.ctx.store.all<{ id: string; chain_index: number }>('SELECT id, chain_index FROM audit_chain');
+      const stored = service.ctx.store.all<{ id: string; chain_index: number }>(
+        'SELECT id, chain_index FROM audit_chain',
+      );
       const byId = new Map(stored.map((r) => [r.id, r.chain_index]));
       expect(audits.every((a) => byId.get(a.id) === a.chain_index)).toBe(true);
       // Spot-check full verification (signature and both links) of a sample of entries.
@@ -147,7 +185,11 @@ function waitForLine(worker: Spawned, line: string, timeoutMs: number): Promise<
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       const { stdout, stderr } = worker.output();
-      reject(new Error(`worker printed no \`${line}\` within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `worker printed no \`${line}\` within ${timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMs);
     const check = () => {
       if (worker.output().stdout.split('\n').includes(line)) {
@@ -157,13 +199,10 @@ function waitForLine(worker: Spawned, line: string, timeoutMs: number): Promise<
       }
     };
     worker.child.stdout!.on('data', check);
-    worker.exited.then(
-      (exit) => {
-        clearTimeout(timer);
-        reject(new Error(`worker exited (code ${exit.code}) before \`${line}\`:\n${exit.stderr}`));
-      },
-      reject,
-    );
+    worker.exited.then((exit) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (code ${exit.code}) before \`${line}\`:\n${exit.stderr}`));
+    }, reject);
     check();
   });
 }

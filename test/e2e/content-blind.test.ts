@@ -19,7 +19,12 @@ function filesUnder(root: string): string[] {
 }
 
 function encodings(bytes: Buffer): Buffer[] {
-  return [bytes, Buffer.from(bytes.toString('hex')), Buffer.from(bytes.toString('base64')), Buffer.from(bytes.toString('base64url'))];
+  return [
+    bytes,
+    Buffer.from(bytes.toString('hex')),
+    Buffer.from(bytes.toString('base64')),
+    Buffer.from(bytes.toString('base64url')),
+  ];
 }
 
 function leaks(needles: Buffer[]): string[] {
@@ -36,10 +41,16 @@ it('the data dir never holds the plaintext or a private key', async () => {
   const org = service.createOrg('Acme');
   const owner = new SvcClient({ baseUrl: server.url, token: org.api_key });
   const agent = async (name: string) => {
-    const grant = await owner.call<{ grant_token: string; handle: string }>('POST', '/api/v1/governance/grant', { agent: name, columns: ['id'] });
+    const grant = await owner.call<{ grant_token: string; handle: string }>(
+      'POST',
+      '/api/v1/governance/grant',
+      { agent: name, columns: ['id'] },
+    );
     const keys = await generateFabricKeyPair();
     const client = new SvcClient({ baseUrl: server.url, token: grant.grant_token });
-    const { kid } = await client.call<{ kid: string }>('POST', `/api/agents/${grant.handle}/fabric/enroll`, { ecdh_pubkey_hex: keys.publicKeyHex });
+    const { kid } = await client.call<{ kid: string }>('POST', `/api/agents/${grant.handle}/fabric/enroll`, {
+      ecdh_pubkey_hex: keys.publicKeyHex,
+    });
     return { ...grant, keys, kid, client };
   };
   const sender = await agent('Sender');
@@ -52,12 +63,16 @@ it('the data dir never holds the plaintext or a private key', async () => {
     wrapped_key_b64: sealed.wrapped_key_b64,
     payload_iv_b64: sealed.payload_iv_b64,
   });
-  const fetched = await recipient.client.call<{ ciphertext_b64: string; wrapped_key_b64: string; payload_iv_b64: string }>(
-    'POST',
-    `/api/agents/${recipient.handle}/fabric/fetch`,
-    { blob_id: sent.id },
-  );
-  expect(new TextDecoder().decode(await openEnvelope({ ...fetched, recipientPrivateKeyHex: recipient.keys.privateKeyHex }))).toBe(plaintext);
+  const fetched = await recipient.client.call<{
+    ciphertext_b64: string;
+    wrapped_key_b64: string;
+    payload_iv_b64: string;
+  }>('POST', `/api/agents/${recipient.handle}/fabric/fetch`, { blob_id: sent.id });
+  expect(
+    new TextDecoder().decode(
+      await openEnvelope({ ...fetched, recipientPrivateKeyHex: recipient.keys.privateKeyHex }),
+    ),
+  ).toBe(plaintext);
 
   const needles = [
     ...encodings(Buffer.from(plaintext)),

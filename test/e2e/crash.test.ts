@@ -49,7 +49,11 @@ describe('Crash', () => {
 
     for (let round = 0; round < ROUNDS; round++) {
       const server = await startServe(childEnv({ SVC_HOME: home.dir }));
-      const pool = new Pool(server.url, { connections: READERS, headersTimeout: 10_000, bodyTimeout: 10_000 });
+      const pool = new Pool(server.url, {
+        connections: READERS,
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      });
       let killed = false;
       let count = 0;
 
@@ -68,15 +72,21 @@ describe('Crash', () => {
             text = await response.body.text();
           } catch (error) {
             // Only the kill may break a request; a failure while the server is up is a defect.
-            if (!killed) unexpected.push(`round ${round}: request failed before the kill: ${(error as Error).message}`);
+            if (!killed)
+              unexpected.push(`round ${round}: request failed before the kill: ${(error as Error).message}`);
             return;
           }
           if (status !== 200) {
             unexpected.push(`round ${round}: HTTP ${status}: ${text}`);
             continue;
           }
-          const body = JSON.parse(text) as { count: number; rows: unknown[]; audit: { id: string; chain_index: number } };
-          if (body.count !== 5 || body.rows.length !== 5) unexpected.push(`round ${round}: ${body.count} rows returned`);
+          const body = JSON.parse(text) as {
+            count: number;
+            rows: unknown[];
+            audit: { id: string; chain_index: number };
+          };
+          if (body.count !== 5 || body.rows.length !== 5)
+            unexpected.push(`round ${round}: ${body.count} rows returned`);
           answered.push({ id: body.audit.id, chain_index: body.audit.chain_index, round });
           count++;
         }

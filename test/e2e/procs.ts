@@ -37,7 +37,11 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
 }
 
 /** Starts `node <args>` in the repository root. */
-export function spawnNode(args: string[], env: NodeJS.ProcessEnv, options: { stdin?: boolean } = {}): Spawned {
+export function spawnNode(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { stdin?: boolean } = {},
+): Spawned {
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env,
@@ -77,7 +81,9 @@ export async function runSvc(
         try {
           return JSON.parse(exit.stdout) as unknown;
         } catch {
-          throw new Error(`svc ${args.join(' ')} did not print JSON:\n${exit.stdout}\nstderr:\n${exit.stderr}`);
+          throw new Error(
+            `svc ${args.join(' ')} did not print JSON:\n${exit.stdout}\nstderr:\n${exit.stderr}`,
+          );
         }
       },
     };
@@ -144,5 +150,7 @@ export function errorLines(stderr: string): string[] {
   return stderr
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => line && !/^\(node:\d+\) \w*Warning:/.test(line) && !line.startsWith('(Use `node --trace-'));
+    .filter(
+      (line) => line && !/^\(node:\d+\) \w*Warning:/.test(line) && !line.startsWith('(Use `node --trace-'),
+    );
 }

@@ -24,9 +24,20 @@ interface Ids {
 }
 
 const ENDPOINTS: Endpoint[] = [
-  { method: 'POST', path: () => '/api/v1/governance/grant', kind: 'org', body: () => ({ agent: 'x', columns: ['id'] }) },
+  {
+    method: 'POST',
+    path: () => '/api/v1/governance/grant',
+    kind: 'org',
+    body: () => ({ agent: 'x', columns: ['id'] }),
+  },
   { method: 'GET', path: () => '/api/v1/agents', kind: 'org' },
-  { method: 'POST', path: () => '/api/v1/governance/revoke', kind: 'org', body: (i) => ({ target: i.disposable }), owned: true },
+  {
+    method: 'POST',
+    path: () => '/api/v1/governance/revoke',
+    kind: 'org',
+    body: (i) => ({ target: i.disposable }),
+    owned: true,
+  },
   { method: 'GET', path: () => '/api/v1/tables', kind: 'org' },
   {
     method: 'POST',
@@ -34,10 +45,26 @@ const ENDPOINTS: Endpoint[] = [
     kind: 'org',
     body: () => ({ name: 't', columns: [{ name: 'id', classification: 'public', storage: 'plaintext' }] }),
   },
-  { method: 'POST', path: () => '/api/v1/tables/agent_demo_records/rows', kind: 'org', body: () => ({ format: 'json', rows: [{ id: 999 }] }) },
+  {
+    method: 'POST',
+    path: () => '/api/v1/tables/agent_demo_records/rows',
+    kind: 'org',
+    body: () => ({ format: 'json', rows: [{ id: 999 }] }),
+  },
   { method: 'GET', path: () => '/api/v1/fabric-grants', kind: 'org' },
-  { method: 'POST', path: () => '/api/v1/fabric-grants', kind: 'org', body: () => ({ subject_kid: 'cccccccccccccccc' }) },
-  { method: 'PATCH', path: () => '/api/v1/fabric-grants', kind: 'org', body: (i) => ({ grant_id: i.fabricGrant }), owned: true },
+  {
+    method: 'POST',
+    path: () => '/api/v1/fabric-grants',
+    kind: 'org',
+    body: () => ({ subject_kid: 'cccccccccccccccc' }),
+  },
+  {
+    method: 'PATCH',
+    path: () => '/api/v1/fabric-grants',
+    kind: 'org',
+    body: (i) => ({ grant_id: i.fabricGrant }),
+    owned: true,
+  },
   {
     method: 'POST',
     path: () => '/v1/documents/compute',
@@ -47,28 +74,74 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', path: () => '/v1/capsules', kind: 'org', body: () => ({ name: 'c' }) },
   { method: 'GET', path: () => '/v1/capsules', kind: 'org' },
   { method: 'GET', path: (i) => `/v1/capsules/${i.capsule}`, kind: 'org', owned: true },
-  { method: 'POST', path: (i) => `/v1/capsules/${i.capsule}/documents`, kind: 'org', body: () => ({ title: 't', text: 'x' }), owned: true },
-  { method: 'POST', path: (i) => `/v1/capsules/${i.capsule}/members`, kind: 'org', body: () => ({ email: 'a@b.test', role: 'viewer' }), owned: true },
-  { method: 'POST', path: (i) => `/v1/capsules/${i.capsule}/ai-grants`, kind: 'org', body: (i) => ({ agent: i.handle }), owned: true },
+  {
+    method: 'POST',
+    path: (i) => `/v1/capsules/${i.capsule}/documents`,
+    kind: 'org',
+    body: () => ({ title: 't', text: 'x' }),
+    owned: true,
+  },
+  {
+    method: 'POST',
+    path: (i) => `/v1/capsules/${i.capsule}/members`,
+    kind: 'org',
+    body: () => ({ email: 'a@b.test', role: 'viewer' }),
+    owned: true,
+  },
+  {
+    method: 'POST',
+    path: (i) => `/v1/capsules/${i.capsule}/ai-grants`,
+    kind: 'org',
+    body: (i) => ({ agent: i.handle }),
+    owned: true,
+  },
   { method: 'POST', path: (i) => `/v1/capsules/${i.capsule}/revoke`, kind: 'org', owned: true },
-  { method: 'POST', path: () => '/v1/recovery/pubkey', kind: 'org', body: () => ({ pubkey_hex: 'ab'.repeat(32) }) },
+  {
+    method: 'POST',
+    path: () => '/v1/recovery/pubkey',
+    kind: 'org',
+    body: () => ({ pubkey_hex: 'ab'.repeat(32) }),
+  },
   { method: 'POST', path: () => '/v1/recovery/copy', kind: 'org', body: () => ({ ciphertext_b64: 'AAAA' }) },
   { method: 'POST', path: () => '/v1/recovery/event', kind: 'org', body: () => ({ kind: 'phrase_created' }) },
   { method: 'GET', path: () => '/v1/recovery/state', kind: 'org' },
   { method: 'GET', path: () => '/v1/overview', kind: 'org' },
   { method: 'GET', path: () => '/v1/usage/invoice', kind: 'org' },
   { method: 'POST', path: () => '/api/access/compute', kind: 'agent', body: () => ({ columns: ['id'] }) },
-  { method: 'POST', path: (i) => `/api/agents/${i.handle}/read`, kind: 'agent', body: () => ({ table: 'agent_demo_records', columns: ['id'] }), owned: true },
-  { method: 'POST', path: (i) => `/api/agents/${i.handle}/fabric/enroll`, kind: 'agent', body: () => ({ ecdh_pubkey_hex: 'ab'.repeat(32) }), owned: true },
+  {
+    method: 'POST',
+    path: (i) => `/api/agents/${i.handle}/read`,
+    kind: 'agent',
+    body: () => ({ table: 'agent_demo_records', columns: ['id'] }),
+    owned: true,
+  },
+  {
+    method: 'POST',
+    path: (i) => `/api/agents/${i.handle}/fabric/enroll`,
+    kind: 'agent',
+    body: () => ({ ecdh_pubkey_hex: 'ab'.repeat(32) }),
+    owned: true,
+  },
   {
     method: 'POST',
     path: (i) => `/api/agents/${i.handle}/fabric/send`,
     kind: 'agent',
-    body: () => ({ recipient_kid: 'cccccccccccccccc', ciphertext_b64: 'AAAA', wrapped_key_b64: 'AAAA', payload_iv_b64: 'AAAA' }),
+    body: () => ({
+      recipient_kid: 'cccccccccccccccc',
+      ciphertext_b64: 'AAAA',
+      wrapped_key_b64: 'AAAA',
+      payload_iv_b64: 'AAAA',
+    }),
     owned: true,
   },
   { method: 'GET', path: (i) => `/api/agents/${i.handle}/fabric/inbox`, kind: 'agent', owned: true },
-  { method: 'POST', path: (i) => `/api/agents/${i.handle}/fabric/fetch`, kind: 'agent', body: (i) => ({ blob_id: i.blob }), owned: true },
+  {
+    method: 'POST',
+    path: (i) => `/api/agents/${i.handle}/fabric/fetch`,
+    kind: 'agent',
+    body: (i) => ({ blob_id: i.blob }),
+    owned: true,
+  },
 ];
 
 let h: Harness;
@@ -86,7 +159,10 @@ beforeAll(async () => {
   creds.revokedOrgKey = revokedKey.api_key;
 
   const grant = async (key: string, agent: string, ttl = 86_400) => {
-    const r = await h.request('POST', '/api/v1/governance/grant', { token: key, body: { agent, columns: ['id'], ttl_seconds: ttl } });
+    const r = await h.request('POST', '/api/v1/governance/grant', {
+      token: key,
+      body: { agent, columns: ['id'], ttl_seconds: ttl },
+    });
     return r.body as { grant_token: string; handle: string; jti: string };
   };
   const agent = await grant(mine.api_key, 'Owner Agent');
@@ -95,16 +171,31 @@ beforeAll(async () => {
   creds.siblingToken = sibling.grant_token;
   creds.foreignAgentToken = (await grant(theirs.api_key, 'Foreign Agent')).grant_token;
   const revoked = await grant(mine.api_key, 'Revoked Agent');
-  await h.request('POST', '/api/v1/governance/revoke', { token: mine.api_key, body: { target: revoked.jti } });
+  await h.request('POST', '/api/v1/governance/revoke', {
+    token: mine.api_key,
+    body: { target: revoked.jti },
+  });
   creds.revokedToken = revoked.grant_token;
   creds.expiredToken = (await grant(mine.api_key, 'Short Agent', 60)).grant_token;
 
   const keys = await generateFabricKeyPair();
-  await h.request('POST', `/api/agents/${sibling.handle}/fabric/enroll`, { token: sibling.grant_token, body: { ecdh_pubkey_hex: keys.publicKeyHex } });
+  await h.request('POST', `/api/agents/${sibling.handle}/fabric/enroll`, {
+    token: sibling.grant_token,
+    body: { ecdh_pubkey_hex: keys.publicKeyHex },
+  });
   const capsule = await h.request('POST', '/v1/capsules', { token: mine.api_key, body: { name: 'mine' } });
-  const fabricGrant = await h.request('POST', '/api/v1/fabric-grants', { token: mine.api_key, body: { subject_kid: 'dddddddddddddddd' } });
+  const fabricGrant = await h.request('POST', '/api/v1/fabric-grants', {
+    token: mine.api_key,
+    body: { subject_kid: 'dddddddddddddddd' },
+  });
   const disposable = await grant(mine.api_key, 'Disposable Agent');
-  ids = { handle: agent.handle, disposable: disposable.handle, capsule: capsule.body.id, fabricGrant: fabricGrant.body.grant_id, blob: '00000000-0000-4000-8000-000000000001' };
+  ids = {
+    handle: agent.handle,
+    disposable: disposable.handle,
+    capsule: capsule.body.id,
+    fabricGrant: fabricGrant.body.grant_id,
+    blob: '00000000-0000-4000-8000-000000000001',
+  };
   // Every later request runs after the short token's expiry; the others have a day left.
   h.clock.advance(61_000);
 });
@@ -115,7 +206,8 @@ function call(endpoint: Endpoint, token: string | undefined, raw?: string) {
   return h.request(endpoint.method, endpoint.path(ids), { token, headers, body: endpoint.body?.(ids) });
 }
 
-const name = (e: Endpoint) => `${e.method} ${e.path({ handle: '{handle}', disposable: '', capsule: '{id}', fabricGrant: '', blob: '' })}`;
+const name = (e: Endpoint) =>
+  `${e.method} ${e.path({ handle: '{handle}', disposable: '', capsule: '{id}', fabricGrant: '', blob: '' })}`;
 
 describe.each(ENDPOINTS.map((e) => [name(e), e] as const))('%s', (_label, endpoint) => {
   const cases: [string, () => string | undefined, string | undefined, number][] = [
@@ -127,9 +219,15 @@ describe.each(ENDPOINTS.map((e) => [name(e), e] as const))('%s', (_label, endpoi
     ['a revoked organization key', () => creds.revokedOrgKey, undefined, 401],
     ['a revoked agent token', () => creds.revokedToken, undefined, 401],
     ['an expired agent token', () => creds.expiredToken, undefined, 401],
-    ['the other credential kind', () => (endpoint.kind === 'org' ? creds.agentToken : creds.orgKey), undefined, 403],
+    [
+      'the other credential kind',
+      () => (endpoint.kind === 'org' ? creds.agentToken : creds.orgKey),
+      undefined,
+      403,
+    ],
   ];
-  if (endpoint.owned && endpoint.kind === 'org') cases.push(['another organization’s key', () => creds.otherOrgKey, undefined, 403]);
+  if (endpoint.owned && endpoint.kind === 'org')
+    cases.push(['another organization’s key', () => creds.otherOrgKey, undefined, 403]);
   if (endpoint.owned && endpoint.kind === 'agent') {
     cases.push(['another agent’s token for this handle', () => creds.siblingToken, undefined, 403]);
     cases.push(['another organization’s agent token', () => creds.foreignAgentToken, undefined, 403]);
@@ -138,7 +236,9 @@ describe.each(ENDPOINTS.map((e) => [name(e), e] as const))('%s', (_label, endpoi
   it.each(cases)('%s', async (_case, token, raw, status) => {
     const r = await call(endpoint, token(), raw);
     expect(r.status, JSON.stringify(r.body)).toBe(status);
-    expect(r.body.error).toEqual(status === 401 ? 'unauthorized' : expect.stringMatching(/^(wrong_credential|forbidden)$/));
+    expect(r.body.error).toEqual(
+      status === 401 ? 'unauthorized' : expect.stringMatching(/^(wrong_credential|forbidden)$/),
+    );
     expect(r.body.message).toEqual(expect.any(String));
   });
 

@@ -14,7 +14,8 @@ afterEach(() => h.close());
 
 function shape<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new Error(`body does not match its schema: ${parsed.error.message}\n${JSON.stringify(body)}`);
+  if (!parsed.success)
+    throw new Error(`body does not match its schema: ${parsed.error.message}\n${JSON.stringify(body)}`);
   return parsed.data;
 }
 
@@ -26,14 +27,22 @@ function expectError(response: { status: number; body: any }, status: number, co
 }
 
 async function enrolledAgent(h: Harness, apiKey: string, label: string) {
-  const grant = await h.request('POST', '/api/v1/governance/grant', { token: apiKey, body: { agent: label, columns: ['id'], ttl_seconds: 7 * 86_400 } });
+  const grant = await h.request('POST', '/api/v1/governance/grant', {
+    token: apiKey,
+    body: { agent: label, columns: ['id'], ttl_seconds: 7 * 86_400 },
+  });
   const keys = await generateFabricKeyPair();
   const enrolled = await h.request('POST', `/api/agents/${grant.body.handle}/fabric/enroll`, {
     token: grant.body.grant_token,
     body: { ecdh_pubkey_hex: keys.publicKeyHex },
   });
   expect(enrolled.status).toBe(200);
-  return { token: grant.body.grant_token as string, handle: grant.body.handle as string, kid: enrolled.body.kid as string, keys };
+  return {
+    token: grant.body.grant_token as string,
+    handle: grant.body.handle as string,
+    kid: enrolled.body.kid as string,
+    keys,
+  };
 }
 
 describe('POST /api/v1/governance/grant', () => {
@@ -48,7 +57,10 @@ describe('POST /api/v1/governance/grant', () => {
     expect(body.handle).toBe('support-bot');
     expect(body.read_url).toBe('http://127.0.0.1/api/agents/support-bot/read');
     expect(Date.parse(body.expires_at) - h.clock().getTime()).toBe(600_000);
-    const again = await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: { agent: 'Support Bot', columns: ['id'] } });
+    const again = await h.request('POST', '/api/v1/governance/grant', {
+      token: org.api_key,
+      body: { agent: 'Support Bot', columns: ['id'] },
+    });
     expect(again.body.handle).toBe('support-bot-2');
   });
 
@@ -59,12 +71,19 @@ describe('POST /api/v1/governance/grant', () => {
     ['unregistered column', { agent: 'a', columns: ['id', 'ssn'] }],
     ['ttl under 60', { agent: 'a', columns: ['id'], ttl_seconds: 59 }],
     ['where on a sealed column', { agent: 'a', columns: ['id'], where: { email: 'x' } }],
-    ['columns outside the classifications', { agent: 'a', columns: ['id', 'email'], classifications: ['public'] }],
+    [
+      'columns outside the classifications',
+      { agent: 'a', columns: ['id', 'email'], classifications: ['public'] },
+    ],
     ['unknown table', { agent: 'a', columns: ['id'], table: 'nope' }],
     ['unknown field', { agent: 'a', columns: ['id'], colour: 'red' }],
   ])('400 for %s', async (_name, body) => {
     const org = h.service.createOrg('Acme');
-    expectError(await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body }), 400, 'invalid_request');
+    expectError(
+      await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('403 for a key without the scope or without an organization', async () => {
@@ -72,8 +91,16 @@ describe('POST /api/v1/governance/grant', () => {
     const fabricOnly = h.service.createApiKey(org.org_id, ['fabric']).api_key;
     const unbound = h.service.createApiKey(null, ['*']).api_key;
     const body = { agent: 'a', columns: ['id'] };
-    expectError(await h.request('POST', '/api/v1/governance/grant', { token: fabricOnly, body }), 403, 'missing_scope');
-    expectError(await h.request('POST', '/api/v1/governance/grant', { token: unbound, body }), 403, 'no_organization');
+    expectError(
+      await h.request('POST', '/api/v1/governance/grant', { token: fabricOnly, body }),
+      403,
+      'missing_scope',
+    );
+    expectError(
+      await h.request('POST', '/api/v1/governance/grant', { token: unbound, body }),
+      403,
+      'no_organization',
+    );
   });
 });
 
@@ -84,7 +111,12 @@ describe('GET /api/v1/agents', () => {
     expect(r.status).toBe(200);
     const body = shape(S.AgentsResponse, r.body);
     expect(body).toMatchObject({ ok: true, count: 1 });
-    expect(body.agents[0]).toMatchObject({ handle: 'support-bot', status: 'active', fabric_enrolled: false, fabric_address: null });
+    expect(body.agents[0]).toMatchObject({
+      handle: 'support-bot',
+      status: 'active',
+      fabric_enrolled: false,
+      fabric_address: null,
+    });
   });
 });
 
@@ -94,13 +126,23 @@ describe('POST /api/access/compute', () => {
     const plan = (columns: string[], query = '') =>
       h.request('POST', `/api/access/compute${query}`, { token: agent.grant_token, body: { columns } });
     const allow = await plan(['id', 'email']);
-    expect(shape(S.AccessDecisionSchema, allow.body)).toMatchObject({ decision: 'allow', proof_id: null, cost: { distance: 0 } });
+    expect(shape(S.AccessDecisionSchema, allow.body)).toMatchObject({
+      decision: 'allow',
+      proof_id: null,
+      cost: { distance: 0 },
+    });
     const degrade = await plan(['id', 'phone'], '?receipt=true');
     expect(degrade.status).toBe(200);
     const decision = shape(S.AccessDecisionSchema, degrade.body);
-    expect(decision).toMatchObject({ decision: 'degrade', allowed: { columns: ['id'] }, withheld: { columns: ['phone'] } });
+    expect(decision).toMatchObject({
+      decision: 'degrade',
+      allowed: { columns: ['id'] },
+      withheld: { columns: ['phone'] },
+    });
     expect(decision.proof_id).toMatch(/^rcpt_/);
-    expect((await h.request('POST', '/access/verify', { body: { proof_id: decision.proof_id } })).body.authentic).toBe(true);
+    expect(
+      (await h.request('POST', '/access/verify', { body: { proof_id: decision.proof_id } })).body.authentic,
+    ).toBe(true);
     const deny = await plan(['phone', 'balance']);
     expect(deny.body).toMatchObject({ decision: 'deny', allowed: { columns: [] } });
   });
@@ -109,7 +151,11 @@ describe('POST /api/access/compute', () => {
     const { agent } = await orgWithAgent(h);
     const r = await h.request('POST', '/api/access/compute', {
       token: agent.grant_token,
-      body: { action: 'send', columns: ['id', 'email'], destination: { channel: 'email', recipientCount: 3, external: true } },
+      body: {
+        action: 'send',
+        columns: ['id', 'email'],
+        destination: { channel: 'email', recipientCount: 3, external: true },
+      },
     });
     expect(r.body).toMatchObject({ decision: 'degrade', withheld: { columns: ['email'] } });
   });
@@ -118,12 +164,22 @@ describe('POST /api/access/compute', () => {
     const { agent } = await orgWithAgent(h);
     for (const value of ['false', '1', 'TRUE', '']) {
       expectError(
-        await h.request('POST', `/api/access/compute?receipt=${value}`, { token: agent.grant_token, body: {} }),
+        await h.request('POST', `/api/access/compute?receipt=${value}`, {
+          token: agent.grant_token,
+          body: {},
+        }),
         400,
         'invalid_request',
       );
     }
-    expectError(await h.request('POST', '/api/access/compute', { token: agent.grant_token, body: { action: 'delete' } }), 400, 'invalid_request');
+    expectError(
+      await h.request('POST', '/api/access/compute', {
+        token: agent.grant_token,
+        body: { action: 'delete' },
+      }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('401 without a bearer; 404 for a table unknown to the tenant', async () => {
@@ -162,7 +218,12 @@ describe('POST /api/agents/{handle}/read', () => {
     const body = shape(S.ScopeViolation, r.body);
     expect(body.denied_columns).toEqual(['balance', 'notes']);
     const verdict = await h.request('POST', '/access/verify', { body: { proof_id: body.audit.id } });
-    expect(verdict.body).toMatchObject({ authentic: true, unaltered: true, chain: 'audit', kind: 'audit.read' });
+    expect(verdict.body).toMatchObject({
+      authentic: true,
+      unaltered: true,
+      chain: 'audit',
+      kind: 'audit.read',
+    });
   });
 
   it('400 for a limit over 200 or under 1; 200 at exactly 200', async () => {
@@ -178,7 +239,11 @@ describe('POST /api/agents/{handle}/read', () => {
   });
 
   it('the grant where always applies; a contradicting where matches nothing', async () => {
-    const { agent } = await orgWithAgent(h, 'Acme', { agent: 'EU Bot', columns: ['id', 'region'], where: { region: 'eu' } });
+    const { agent } = await orgWithAgent(h, 'Acme', {
+      agent: 'EU Bot',
+      columns: ['id', 'region'],
+      where: { region: 'eu' },
+    });
     const read = (where?: object) =>
       h.request('POST', `/api/agents/${agent.handle}/read`, {
         token: agent.grant_token,
@@ -212,7 +277,10 @@ describe('Fabric', () => {
     const org = h.service.createOrg('Acme');
     const a = await enrolledAgent(h, org.api_key, 'Alpha');
     expect(a.kid).toMatch(/^[0-9a-f]{16}$/);
-    const b = await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: { agent: 'Beta', columns: ['id'] } });
+    const b = await h.request('POST', '/api/v1/governance/grant', {
+      token: org.api_key,
+      body: { agent: 'Beta', columns: ['id'] },
+    });
     expectError(
       await h.request('POST', `/api/agents/${b.body.handle}/fabric/enroll`, {
         token: b.body.grant_token,
@@ -223,13 +291,19 @@ describe('Fabric', () => {
     );
     const other = await generateFabricKeyPair();
     expectError(
-      await h.request('POST', `/api/agents/${a.handle}/fabric/enroll`, { token: a.token, body: { ecdh_pubkey_hex: other.publicKeyHex } }),
+      await h.request('POST', `/api/agents/${a.handle}/fabric/enroll`, {
+        token: a.token,
+        body: { ecdh_pubkey_hex: other.publicKeyHex },
+      }),
       409,
       'already_enrolled',
     );
     for (const bad of ['ABCD', 'g'.repeat(64), '0'.repeat(64), a.keys.publicKeyHex.toUpperCase()]) {
       expectError(
-        await h.request('POST', `/api/agents/${b.body.handle}/fabric/enroll`, { token: b.body.grant_token, body: { ecdh_pubkey_hex: bad } }),
+        await h.request('POST', `/api/agents/${b.body.handle}/fabric/enroll`, {
+          token: b.body.grant_token,
+          body: { ecdh_pubkey_hex: bad },
+        }),
         400,
         'invalid_request',
       );
@@ -241,47 +315,95 @@ describe('Fabric', () => {
     const sender = await enrolledAgent(h, org.api_key, 'Sender');
     const created = await h.request('POST', '/api/v1/fabric-grants', {
       token: org.api_key,
-      body: { subject_kid: 'aaaaaaaaaaaaaaaa', label: 'partner', allowed_sender_kids: [sender.kid], ttl_days: 7 },
+      body: {
+        subject_kid: 'aaaaaaaaaaaaaaaa',
+        label: 'partner',
+        allowed_sender_kids: [sender.kid],
+        ttl_days: 7,
+      },
     });
     expect(created.status).toBe(201);
     const grant = shape(S.FabricGrantCreated, created.body);
-    expect(grant).toMatchObject({ status: 'active', subject_kid: 'aaaaaaaaaaaaaaaa', allowed_sender_kids: [sender.kid] });
+    expect(grant).toMatchObject({
+      status: 'active',
+      subject_kid: 'aaaaaaaaaaaaaaaa',
+      allowed_sender_kids: [sender.kid],
+    });
     expect(Date.parse(grant.expires_at) - h.clock().getTime()).toBe(7 * 86_400_000);
     expectError(
-      await h.request('POST', '/api/v1/fabric-grants', { token: org.api_key, body: { subject_kid: 'aaaaaaaaaaaaaaaa' } }),
+      await h.request('POST', '/api/v1/fabric-grants', {
+        token: org.api_key,
+        body: { subject_kid: 'aaaaaaaaaaaaaaaa' },
+      }),
       409,
       'grant_exists',
     );
     const list = await h.request('GET', '/api/v1/fabric-grants', { token: org.api_key });
     expect(shape(S.FabricGrantList, list.body).outbound.map((g) => g.grant_id)).toEqual([grant.grant_id]);
-    const revoked = await h.request('PATCH', '/api/v1/fabric-grants', { token: org.api_key, body: { grant_id: grant.grant_id, reason: 'done' } });
+    const revoked = await h.request('PATCH', '/api/v1/fabric-grants', {
+      token: org.api_key,
+      body: { grant_id: grant.grant_id, reason: 'done' },
+    });
     expect(revoked.status).toBe(200);
-    expect(shape(S.FabricGrantRevoked, revoked.body)).toMatchObject({ status: 'revoked', already_revoked: false, revoke_reason: 'done' });
-    const again = await h.request('PATCH', '/api/v1/fabric-grants', { token: org.api_key, body: { grant_id: grant.grant_id } });
+    expect(shape(S.FabricGrantRevoked, revoked.body)).toMatchObject({
+      status: 'revoked',
+      already_revoked: false,
+      revoke_reason: 'done',
+    });
+    const again = await h.request('PATCH', '/api/v1/fabric-grants', {
+      token: org.api_key,
+      body: { grant_id: grant.grant_id },
+    });
     expect(again.body).toMatchObject({ already_revoked: true, receipt: null });
-    expectError(await h.request('PATCH', '/api/v1/fabric-grants', { token: org.api_key, body: { grant_id: 'fg_nope' } }), 404, 'not_found');
-    const replacement = await h.request('POST', '/api/v1/fabric-grants', { token: org.api_key, body: { subject_kid: 'aaaaaaaaaaaaaaaa' } });
+    expectError(
+      await h.request('PATCH', '/api/v1/fabric-grants', {
+        token: org.api_key,
+        body: { grant_id: 'fg_nope' },
+      }),
+      404,
+      'not_found',
+    );
+    const replacement = await h.request('POST', '/api/v1/fabric-grants', {
+      token: org.api_key,
+      body: { subject_kid: 'aaaaaaaaaaaaaaaa' },
+    });
     expect(replacement.status).toBe(201);
   });
 
   it.each([
     ['ttl_days 0', { subject_kid: 'aaaaaaaaaaaaaaaa', ttl_days: 0 }],
     ['ttl_days 3651', { subject_kid: 'aaaaaaaaaaaaaaaa', ttl_days: 3651 }],
-    ['both ttl_days and expires_at', { subject_kid: 'aaaaaaaaaaaaaaaa', ttl_days: 1, expires_at: '2099-01-01T00:00:00Z' }],
+    [
+      'both ttl_days and expires_at',
+      { subject_kid: 'aaaaaaaaaaaaaaaa', ttl_days: 1, expires_at: '2099-01-01T00:00:00Z' },
+    ],
     ['past expires_at', { subject_kid: 'aaaaaaaaaaaaaaaa', expires_at: '2001-01-01T00:00:00Z' }],
     ['uppercase kid', { subject_kid: 'AAAAAAAAAAAAAAAA' }],
-    ['sender not of this organization', { subject_kid: 'aaaaaaaaaaaaaaaa', allowed_sender_kids: ['bbbbbbbbbbbbbbbb'] }],
+    [
+      'sender not of this organization',
+      { subject_kid: 'aaaaaaaaaaaaaaaa', allowed_sender_kids: ['bbbbbbbbbbbbbbbb'] },
+    ],
   ])('fabric grant 400 for %s', async (_name, body) => {
     const org = h.service.createOrg('Acme');
-    expectError(await h.request('POST', '/api/v1/fabric-grants', { token: org.api_key, body }), 400, 'invalid_request');
+    expectError(
+      await h.request('POST', '/api/v1/fabric-grants', { token: org.api_key, body }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('send 412 before enrolling; send 200; inbox metadata only; fetch 200, 410 when fully fetched or expired, 404 unknown', async () => {
     const org = h.service.createOrg('Acme');
     const sender = await enrolledAgent(h, org.api_key, 'Sender');
     const recipient = await enrolledAgent(h, org.api_key, 'Recipient');
-    const fresh = await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: { agent: 'Fresh', columns: ['id'] } });
-    const sealed = await sealEnvelope({ plaintext: 'hello', recipientPublicKeyHex: recipient.keys.publicKeyHex });
+    const fresh = await h.request('POST', '/api/v1/governance/grant', {
+      token: org.api_key,
+      body: { agent: 'Fresh', columns: ['id'] },
+    });
+    const sealed = await sealEnvelope({
+      plaintext: 'hello',
+      recipientPublicKeyHex: recipient.keys.publicKeyHex,
+    });
     const envelope = {
       recipient_kid: recipient.kid,
       ciphertext_b64: sealed.ciphertext_b64,
@@ -289,16 +411,24 @@ describe('Fabric', () => {
       payload_iv_b64: sealed.payload_iv_b64,
     };
     expectError(
-      await h.request('POST', `/api/agents/${fresh.body.handle}/fabric/send`, { token: fresh.body.grant_token, body: envelope }),
+      await h.request('POST', `/api/agents/${fresh.body.handle}/fabric/send`, {
+        token: fresh.body.grant_token,
+        body: envelope,
+      }),
       412,
       'not_enrolled',
     );
     expectError(
-      await h.request('GET', `/api/agents/${fresh.body.handle}/fabric/inbox`, { token: fresh.body.grant_token }),
+      await h.request('GET', `/api/agents/${fresh.body.handle}/fabric/inbox`, {
+        token: fresh.body.grant_token,
+      }),
       412,
       'not_enrolled',
     );
-    await h.request('POST', '/api/v1/fabric-grants', { token: org.api_key, body: { subject_kid: recipient.kid } });
+    await h.request('POST', '/api/v1/fabric-grants', {
+      token: org.api_key,
+      body: { subject_kid: recipient.kid },
+    });
     const sent = await h.request('POST', `/api/agents/${sender.handle}/fabric/send`, {
       token: sender.token,
       body: { ...envelope, max_fetches: 1, ttl_hours: 2, filename_hint: 'note.txt' },
@@ -307,7 +437,9 @@ describe('Fabric', () => {
     const sendBody = shape(S.SendResponse, sent.body);
     expect(sendBody).toMatchObject({ sender_kid: sender.kid, recipient_kid: recipient.kid });
 
-    const inbox = await h.request('GET', `/api/agents/${recipient.handle}/fabric/inbox`, { token: recipient.token });
+    const inbox = await h.request('GET', `/api/agents/${recipient.handle}/fabric/inbox`, {
+      token: recipient.token,
+    });
     expect(inbox.status).toBe(200);
     const items = shape(S.InboxResponse, inbox.body).items;
     expect(items).toHaveLength(1);
@@ -320,10 +452,17 @@ describe('Fabric', () => {
     expect(fetched.status).toBe(200);
     expect(shape(S.FetchResponse, fetched.body).decision.outcome).toBe('allow');
     expectError(await fetch(recipient.token, recipient.handle, sendBody.id), 410, 'gone');
-    expectError(await fetch(recipient.token, recipient.handle, '00000000-0000-4000-8000-000000000000'), 404, 'not_found');
+    expectError(
+      await fetch(recipient.token, recipient.handle, '00000000-0000-4000-8000-000000000000'),
+      404,
+      'not_found',
+    );
     expectError(await fetch(recipient.token, recipient.handle, 'not-a-uuid'), 400, 'invalid_request');
 
-    const second = await h.request('POST', `/api/agents/${sender.handle}/fabric/send`, { token: sender.token, body: { ...envelope, ttl_hours: 1 } });
+    const second = await h.request('POST', `/api/agents/${sender.handle}/fabric/send`, {
+      token: sender.token,
+      body: { ...envelope, ttl_hours: 1 },
+    });
     h.clock.advance(3_600_001);
     expectError(await fetch(recipient.token, recipient.handle, second.body.id), 410, 'gone');
   });
@@ -338,8 +477,18 @@ describe('Fabric', () => {
   ])('send 400 for %s', async (_name, patch) => {
     const org = h.service.createOrg('Acme');
     const sender = await enrolledAgent(h, org.api_key, 'Sender');
-    const body = { recipient_kid: 'aaaaaaaaaaaaaaaa', ciphertext_b64: 'AAAA', wrapped_key_b64: 'AAAA', payload_iv_b64: 'AAAA', ...patch };
-    expectError(await h.request('POST', `/api/agents/${sender.handle}/fabric/send`, { token: sender.token, body }), 400, 'invalid_request');
+    const body = {
+      recipient_kid: 'aaaaaaaaaaaaaaaa',
+      ciphertext_b64: 'AAAA',
+      wrapped_key_b64: 'AAAA',
+      payload_iv_b64: 'AAAA',
+      ...patch,
+    };
+    expectError(
+      await h.request('POST', `/api/agents/${sender.handle}/fabric/send`, { token: sender.token, body }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('fetch 403 fabric_denied with reasons and a signed denial receipt for each failed gate condition', async () => {
@@ -348,7 +497,10 @@ describe('Fabric', () => {
     const other = await enrolledAgent(h, org.api_key, 'Other');
     const recipient = await enrolledAgent(h, org.api_key, 'Recipient');
     const send = async () => {
-      const sealed = await sealEnvelope({ plaintext: 'x', recipientPublicKeyHex: recipient.keys.publicKeyHex });
+      const sealed = await sealEnvelope({
+        plaintext: 'x',
+        recipientPublicKeyHex: recipient.keys.publicKeyHex,
+      });
       const r = await h.request('POST', `/api/agents/${sender.handle}/fabric/send`, {
         token: sender.token,
         body: { ...sealed, max_fetches: 5 },
@@ -356,7 +508,10 @@ describe('Fabric', () => {
       return r.body.id as string;
     };
     const fetch = (blob: string, who = recipient) =>
-      h.request('POST', `/api/agents/${who.handle}/fabric/fetch`, { token: who.token, body: { blob_id: blob } });
+      h.request('POST', `/api/agents/${who.handle}/fabric/fetch`, {
+        token: who.token,
+        body: { blob_id: blob },
+      });
     const denied = async (blob: string, reason: string, who = recipient) => {
       const r = await fetch(blob, who);
       expectError(r, 403, 'fabric_denied');
@@ -374,9 +529,15 @@ describe('Fabric', () => {
       body: { subject_kid: recipient.kid, allowed_sender_kids: [other.kid], ttl_days: 1 },
     });
     await denied(blob, 'sender_not_allowed');
-    await h.request('PATCH', '/api/v1/fabric-grants', { token: org.api_key, body: { grant_id: grant.body.grant_id } });
+    await h.request('PATCH', '/api/v1/fabric-grants', {
+      token: org.api_key,
+      body: { grant_id: grant.body.grant_id },
+    });
     await denied(blob, 'grant_revoked');
-    const current = await h.request('POST', '/api/v1/fabric-grants', { token: org.api_key, body: { subject_kid: recipient.kid, ttl_days: 1 } });
+    const current = await h.request('POST', '/api/v1/fabric-grants', {
+      token: org.api_key,
+      body: { subject_kid: recipient.kid, ttl_days: 1 },
+    });
     expect(current.status).toBe(201);
     expect((await fetch(blob)).status).toBe(200);
     h.clock.advance(86_400_001);
@@ -387,7 +548,10 @@ describe('Fabric', () => {
 
 describe('POST /v1/documents/compute', () => {
   const sections = [
-    { title: 'Launch plan', text: 'The launch is planned for March in Lisbon. Marketing starts in February.' },
+    {
+      title: 'Launch plan',
+      text: 'The launch is planned for March in Lisbon. Marketing starts in February.',
+    },
     { title: 'Roadmap', text: 'Internal roadmap: the launch budget grows in April.' },
     { title: 'Payroll', text: 'Confidential: the launch lead salary is 190k.' },
     { title: 'Keys', text: 'The launch password is hunter2.', classification: 'secret' },
@@ -407,7 +571,12 @@ describe('POST /v1/documents/compute', () => {
     expect(body).toMatchObject({ decision, withheld_count: withheld });
     expect(body.answer).toContain('The launch is planned for March in Lisbon.');
     expect(body.proof.id).toBe(body.proof_id);
-    expect(body.sections.map((s) => s.classification)).toEqual(['public', 'internal', 'confidential', 'secret']);
+    expect(body.sections.map((s) => s.classification)).toEqual([
+      'public',
+      'internal',
+      'confidential',
+      'secret',
+    ]);
     if (withheld) {
       expect(body.answer).not.toContain('190k');
       expect(body.answer).not.toContain('hunter2');
@@ -430,7 +599,11 @@ describe('POST /v1/documents/compute', () => {
       { question: 'q', clearance: 'public', sections: [] },
       { question: 'q', clearance: 'public', sections: [{ title: 't', text: 'x', classification: 'ultra' }] },
     ]) {
-      expectError(await h.request('POST', '/v1/documents/compute', { token: org.api_key, body }), 400, 'invalid_request');
+      expectError(
+        await h.request('POST', '/v1/documents/compute', { token: org.api_key, body }),
+        400,
+        'invalid_request',
+      );
     }
   });
 });
@@ -439,7 +612,12 @@ describe('POST /access/verify and the published keys', () => {
   it('unknown proofs are never true; no credential needed; keys are published', async () => {
     const r = await h.request('POST', '/access/verify', { body: { proof_id: 'rcpt_unknown' } });
     expect(r.status).toBe(200);
-    expect(shape(S.VerifyResponse, r.body)).toMatchObject({ authentic: false, unaltered: false, signer: null, found: false });
+    expect(shape(S.VerifyResponse, r.body)).toMatchObject({
+      authentic: false,
+      unaltered: false,
+      signer: null,
+      found: false,
+    });
     expectError(await h.request('POST', '/access/verify', { body: {} }), 400, 'invalid_request');
     const keys = await h.request('GET', '/.well-known/svc-keys.json');
     expect(shape(S.PublishedKeys, keys.body).keys[0]!.public_key_hex).toBe(h.service.ctx.signer.publicKeyHex);
@@ -454,22 +632,42 @@ describe('capsules', () => {
     const created = await h.request('POST', '/v1/capsules', { token, body: { name: 'Board pack' } });
     expect(created.status).toBe(201);
     const capsule = shape(S.CapsuleSummary, created.body);
-    const doc = await h.request('POST', `/v1/capsules/${capsule.id}/documents`, { token, body: { title: 'Minutes', text: 'Secret minutes text' } });
+    const doc = await h.request('POST', `/v1/capsules/${capsule.id}/documents`, {
+      token,
+      body: { title: 'Minutes', text: 'Secret minutes text' },
+    });
     expect(doc.status).toBe(201);
     shape(S.CapsuleDocument, doc.body);
-    const member = await h.request('POST', `/v1/capsules/${capsule.id}/members`, { token, body: { email: 'Ana@Example.test', role: 'viewer' } });
+    const member = await h.request('POST', `/v1/capsules/${capsule.id}/members`, {
+      token,
+      body: { email: 'Ana@Example.test', role: 'viewer' },
+    });
     expect(member.status).toBe(201);
     expect(shape(S.CapsuleMember, member.body).email).toBe('ana@example.test');
-    expectError(await h.request('POST', `/v1/capsules/${capsule.id}/members`, { token, body: { email: 'ana@example.test', role: 'viewer' } }), 409, 'conflict');
+    expectError(
+      await h.request('POST', `/v1/capsules/${capsule.id}/members`, {
+        token,
+        body: { email: 'ana@example.test', role: 'viewer' },
+      }),
+      409,
+      'conflict',
+    );
     const aiGrant = await h.request('POST', `/v1/capsules/${capsule.id}/ai-grants`, {
       token,
       body: { agent: org.agent.handle, documents: [doc.body.id] },
     });
     expect(aiGrant.status).toBe(201);
     shape(S.CapsuleAiGrant, aiGrant.body);
-    expectError(await h.request('POST', `/v1/capsules/${capsule.id}/ai-grants`, { token, body: { agent: 'nobody' } }), 404, 'unknown_agent');
     expectError(
-      await h.request('POST', `/v1/capsules/${capsule.id}/ai-grants`, { token, body: { agent: org.agent.handle, documents: ['doc_x'] } }),
+      await h.request('POST', `/v1/capsules/${capsule.id}/ai-grants`, { token, body: { agent: 'nobody' } }),
+      404,
+      'unknown_agent',
+    );
+    expectError(
+      await h.request('POST', `/v1/capsules/${capsule.id}/ai-grants`, {
+        token,
+        body: { agent: org.agent.handle, documents: ['doc_x'] },
+      }),
       400,
       'invalid_request',
     );
@@ -480,11 +678,32 @@ describe('capsules', () => {
     expect(detail).toMatchObject({ document_count: 1, member_count: 1, ai_grant_count: 1 });
     expect(JSON.stringify(detail)).not.toContain('Secret minutes text');
     const revoked = await h.request('POST', `/v1/capsules/${capsule.id}/revoke`, { token });
-    expect(shape(S.CapsuleRevoked, revoked.body)).toMatchObject({ status: 'revoked', already_revoked: false });
-    expectError(await h.request('POST', `/v1/capsules/${capsule.id}/documents`, { token, body: { title: 't', text: 'x' } }), 409, 'capsule_revoked');
+    expect(shape(S.CapsuleRevoked, revoked.body)).toMatchObject({
+      status: 'revoked',
+      already_revoked: false,
+    });
+    expectError(
+      await h.request('POST', `/v1/capsules/${capsule.id}/documents`, {
+        token,
+        body: { title: 't', text: 'x' },
+      }),
+      409,
+      'capsule_revoked',
+    );
     expectError(await h.request('GET', '/v1/capsules/cap_nope', { token }), 404, 'not_found');
-    expectError(await h.request('POST', '/v1/capsules', { token, body: { name: '' } }), 400, 'invalid_request');
-    expectError(await h.request('POST', `/v1/capsules/${capsule.id}/members`, { token, body: { email: 'x', role: 'god' } }), 400, 'invalid_request');
+    expectError(
+      await h.request('POST', '/v1/capsules', { token, body: { name: '' } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await h.request('POST', `/v1/capsules/${capsule.id}/members`, {
+        token,
+        body: { email: 'x', role: 'god' },
+      }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('capsule actions are not billed', async () => {
@@ -499,11 +718,21 @@ describe('recovery', () => {
   it('pubkey 201, copy 201 (409 before a key), event 201, state 200', async () => {
     const org = h.service.createOrg('Acme');
     const token = org.api_key;
-    expectError(await h.request('POST', '/v1/recovery/copy', { token, body: { ciphertext_b64: 'AAAA' } }), 409, 'conflict');
-    const key = await h.request('POST', '/v1/recovery/pubkey', { token, body: { pubkey_hex: 'ab'.repeat(32) } });
+    expectError(
+      await h.request('POST', '/v1/recovery/copy', { token, body: { ciphertext_b64: 'AAAA' } }),
+      409,
+      'conflict',
+    );
+    const key = await h.request('POST', '/v1/recovery/pubkey', {
+      token,
+      body: { pubkey_hex: 'ab'.repeat(32) },
+    });
     expect(key.status).toBe(201);
     shape(S.RecoveryPubkeyResponse, key.body);
-    const copy = await h.request('POST', '/v1/recovery/copy', { token, body: { ciphertext_b64: 'c2VhbGVk', label: 'laptop' } });
+    const copy = await h.request('POST', '/v1/recovery/copy', {
+      token,
+      body: { ciphertext_b64: 'c2VhbGVk', label: 'laptop' },
+    });
     expect(copy.status).toBe(201);
     shape(S.RecoveryCopy, copy.body);
     const event = await h.request('POST', '/v1/recovery/event', { token, body: { kind: 'phrase_verified' } });
@@ -514,8 +743,16 @@ describe('recovery', () => {
     expect(body).toMatchObject({ configured: true, copy_count: 1 });
     expect(body.latest_copy?.ciphertext_b64).toBe('c2VhbGVk');
     expect(body.events.map((e) => e.kind)).toEqual(['phrase_verified', 'copy_stored', 'key_set']);
-    expectError(await h.request('POST', '/v1/recovery/pubkey', { token, body: { pubkey_hex: 'xyz' } }), 400, 'invalid_request');
-    expectError(await h.request('POST', '/v1/recovery/event', { token, body: { kind: 'party' } }), 400, 'invalid_request');
+    expectError(
+      await h.request('POST', '/v1/recovery/pubkey', { token, body: { pubkey_hex: 'xyz' } }),
+      400,
+      'invalid_request',
+    );
+    expectError(
+      await h.request('POST', '/v1/recovery/event', { token, body: { kind: 'party' } }),
+      400,
+      'invalid_request',
+    );
   });
 });
 
@@ -528,8 +765,14 @@ describe('overview and usage invoice', () => {
       token: org.api_key,
       body: { question: 'q', clearance: 'public', sections: [{ title: 't', text: 'x' }] },
     });
-    await h.request('POST', `/api/agents/${org.agent.handle}/read`, { token: org.agent.grant_token, body: { table: 'agent_demo_records', columns: ['id'] } });
-    await h.request('POST', '/api/v1/governance/revoke', { token: org.api_key, body: { target: org.agent.handle } });
+    await h.request('POST', `/api/agents/${org.agent.handle}/read`, {
+      token: org.agent.grant_token,
+      body: { table: 'agent_demo_records', columns: ['id'] },
+    });
+    await h.request('POST', '/api/v1/governance/revoke', {
+      token: org.api_key,
+      body: { target: org.agent.handle },
+    });
     const invoice = await h.request('GET', '/v1/usage/invoice', { token: org.api_key });
     expect(invoice.status).toBe(200);
     expect(shape(S.InvoiceSchema, invoice.body)).toMatchObject({
@@ -539,8 +782,16 @@ describe('overview and usage invoice', () => {
       period: h.clock().toISOString().slice(0, 7),
     });
     const overview = await h.request('GET', '/v1/overview', { token: org.api_key });
-    expect(shape(S.OverviewSchema, overview.body)).toMatchObject({ decisions: 3, agents: { total: 1, active: 0 }, tables: 1 });
-    expectError(await h.request('GET', '/v1/usage/invoice?period=2026-13', { token: org.api_key }), 400, 'invalid_request');
+    expect(shape(S.OverviewSchema, overview.body)).toMatchObject({
+      decisions: 3,
+      agents: { total: 1, active: 0 },
+      tables: 1,
+    });
+    expectError(
+      await h.request('GET', '/v1/usage/invoice?period=2026-13', { token: org.api_key }),
+      400,
+      'invalid_request',
+    );
     const past = await h.request('GET', '/v1/usage/invoice?period=2020-01', { token: org.api_key });
     expect(past.body).toMatchObject({ decisions: 0, period: '2020-01' });
   });
@@ -571,14 +822,30 @@ describe('tables extension', () => {
     });
     expect(csv.body).toMatchObject({ loaded: 1, total_rows: 2 });
     expectError(
-      await h.request('POST', '/api/v1/tables/customers/rows', { token, body: { format: 'json', rows: [{ nope: 1 }] } }),
+      await h.request('POST', '/api/v1/tables/customers/rows', {
+        token,
+        body: { format: 'json', rows: [{ nope: 1 }] },
+      }),
       400,
       'invalid_request',
     );
-    expectError(await h.request('POST', '/api/v1/tables/ghosts/rows', { token, body: { format: 'json', rows: [{ id: 1 }] } }), 404, 'unknown_table');
+    expectError(
+      await h.request('POST', '/api/v1/tables/ghosts/rows', {
+        token,
+        body: { format: 'json', rows: [{ id: 1 }] },
+      }),
+      404,
+      'unknown_table',
+    );
     const list = await h.request('GET', '/api/v1/tables', { token });
-    expect(list.body.tables.map((t: { name: string }) => t.name)).toEqual(['agent_demo_records', 'customers']);
-    const grant = await h.request('POST', '/api/v1/governance/grant', { token, body: { agent: 'c', table: 'customers', columns: ['id', 'tier', 'ssn'] } });
+    expect(list.body.tables.map((t: { name: string }) => t.name)).toEqual([
+      'agent_demo_records',
+      'customers',
+    ]);
+    const grant = await h.request('POST', '/api/v1/governance/grant', {
+      token,
+      body: { agent: 'c', table: 'customers', columns: ['id', 'tier', 'ssn'] },
+    });
     const read = await h.request('POST', `/api/agents/${grant.body.handle}/read`, {
       token: grant.body.grant_token,
       body: { table: 'customers', columns: ['tier', 'ssn'] },
@@ -594,19 +861,51 @@ describe('transport-level errors', () => {
   it('404 for unknown routes, 400 for invalid JSON, 413 over the body limit, 415 for non-JSON, 403 for a foreign Host or Origin', async () => {
     const org = h.service.createOrg('Acme');
     expectError(await h.request('GET', '/api/v1/nothing-here'), 404, 'not_found');
-    expectError(await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: '{"agent":' }), 400, 'invalid_json');
     expectError(
-      await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: { agent: 'a'.repeat(2 * 1024 * 1024), columns: ['id'] } }),
+      await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: '{"agent":' }),
+      400,
+      'invalid_json',
+    );
+    expectError(
+      await h.request('POST', '/api/v1/governance/grant', {
+        token: org.api_key,
+        body: { agent: 'a'.repeat(2 * 1024 * 1024), columns: ['id'] },
+      }),
       413,
       'payload_too_large',
     );
     expectError(
-      await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: 'agent=a', headers: { 'content-type': 'text/plain' } }),
+      await h.request('POST', '/api/v1/governance/grant', {
+        token: org.api_key,
+        body: 'agent=a',
+        headers: { 'content-type': 'text/plain' },
+      }),
       415,
       'unsupported_media_type',
     );
-    expectError(await h.request('GET', '/api/v1/agents', { token: org.api_key, headers: { host: 'evil.example:8787' } }), 403, 'forbidden_host');
-    expectError(await h.request('GET', '/api/v1/agents', { token: org.api_key, headers: { origin: 'https://evil.example' } }), 403, 'forbidden_host');
-    expect((await h.request('GET', '/api/v1/agents', { token: org.api_key, headers: { origin: 'http://localhost:8787' } })).status).toBe(200);
+    expectError(
+      await h.request('GET', '/api/v1/agents', {
+        token: org.api_key,
+        headers: { host: 'evil.example:8787' },
+      }),
+      403,
+      'forbidden_host',
+    );
+    expectError(
+      await h.request('GET', '/api/v1/agents', {
+        token: org.api_key,
+        headers: { origin: 'https://evil.example' },
+      }),
+      403,
+      'forbidden_host',
+    );
+    expect(
+      (
+        await h.request('GET', '/api/v1/agents', {
+          token: org.api_key,
+          headers: { origin: 'http://localhost:8787' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
