@@ -3,6 +3,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from 'undici';
 import { Service } from '../../src/backend/service.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
 import { createApp } from '../../src/backend/http/app.ts';
@@ -10,6 +11,14 @@ import { tempDir } from '../helpers.ts';
 import { childEnv, errorLines, killAll, runSvc, startServe, type Exit } from '../e2e/procs.ts';
 
 const KEY = /^ndp_[A-Za-z0-9_-]{43}$/;
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('svc CLI', () => {
   const home = tempDir('svc-cli-');
@@ -451,6 +460,51 @@ describe('svc CLI', () => {
     expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
     expect(exit.stderr).toContain('SIGTERM');
     expect(exit.stdout).toContain(`OpenAPI:   ${server.url}/openapi.json`);
+  });
+
+  it('serve finishes a request in flight on SIGTERM, then exits 0', async () => {
+    const g = grant('In Flight');
+    const server = await startServe(env());
+    const client = new Client(server.url);
+    try {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const body = JSON.stringify({ table: 'agent_demo_records', columns: ['id', 'email'], limit: 2 });
+      async function* slowBody() {
+        yield Buffer.from(body.slice(0, 10));
+        await gate;
+        yield Buffer.from(body.slice(10));
+      }
+      const pending = client.request({
+        method: 'POST',
+        path: `/api/agents/${g.handle}/read`,
+        headers: { authorization: `Bearer ${g.grant_token}`, 'content-type': 'application/json' },
+        body: slowBody(),
+      });
+      // The request has reached the server (it is waiting for the rest of the body) when SIGTERM lands.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      server.child.kill('SIGTERM');
+      await waitFor(() => server.output().stderr.includes('SIGTERM'), 10_000);
+      release();
+
+      const response = await pending;
+      expect(response.statusCode).toBe(200);
+      const result = (await response.body.json()) as { count: number; audit: { id: string } };
+      expect(result.count).toBe(2);
+
+      const t0 = Date.now();
+      const exit = await Promise.race([
+        server.exited,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('svc serve did not exit within 10 s of SIGTERM')), 10_000),
+        ),
+      ]);
+      console.log('DEBUG exit after', Date.now() - t0, exit.stderr);
+      expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+      inProcess((s) => expect(s.verify(result.audit.id)).toMatchObject({ found: true, authentic: true }));
+    } finally {
+      await client.destroy();
+    }
   });
 
   it('serve rejects a port out of range with exit 2', async () => {
