@@ -41,6 +41,8 @@ export const computeInprocess: Benchmark = {
             `round ${round}/${ROUNDS}: compute ${Math.round(computeRate.perSecond)}/s, sign ${Math.round(signRate.perSecond)}/s`,
           );
         }
+        // Context, not part of the ratio: the same decision without a receipt (no sign, no chain row).
+        const plain = measure(() => service.compute(agent, input, false), { durationMs: ROUND_MS });
         const computePerSec = median(computeRates);
         const signPerSec = median(signRates);
         const ratio = computePerSec / signPerSec;
@@ -56,6 +58,12 @@ export const computeInprocess: Benchmark = {
               key: 'sign_ops_per_sec',
               label: 'Ed25519 sign (same payload size)',
               value: signPerSec,
+              unit: 'ops/s',
+            },
+            {
+              key: 'compute_no_receipt_ops_per_sec',
+              label: 'compute without receipt',
+              value: plain.perSecond,
               unit: 'ops/s',
             },
             { key: 'payload_bytes', label: 'signed payload size', value: message.length, unit: 'bytes' },

@@ -41,13 +41,14 @@ async function load(
   start: () => Promise<ChildServer>,
   path: string,
   headers: Record<string, string>,
-): Promise<Result> {
+): Promise<{ result: Result; responseBytes: number }> {
   const server = await start();
   try {
     const url = server.url + path;
     // One request first, so a misconfigured run fails with the server's answer, not a count.
     const probe = await fetch(url, { method: 'POST', headers, body: BODY });
-    if (probe.status !== 200) throw new Error(`${what} answered ${probe.status}: ${await probe.text()}`);
+    const answer = await probe.text();
+    if (probe.status !== 200) throw new Error(`${what} answered ${probe.status}: ${answer}`);
     progress(`${what} (pid ${server.pid}) at ${server.url}: ${WARMUP_S} s warm-up, ${DURATION_S} s load`);
     const result = await autocannon({
       url,
@@ -59,7 +60,7 @@ async function load(
       warmup: { connections: CONNECTIONS, duration: WARMUP_S },
     });
     progress(`${what}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms`);
-    return result;
+    return { result, responseBytes: Buffer.byteLength(answer) };
   } finally {
     await server.stop();
   }
@@ -81,7 +82,7 @@ export const httpCompute: Benchmark = {
       const grantToken = prepareStore(dataDir);
       const headers = { 'content-type': 'application/json' };
 
-      const bare = await load(
+      const { result: bare } = await load(
         'bare node:http server',
         () =>
           spawnServer([join(REPO_ROOT, 'bench', 'bare-http-server.ts')], {
@@ -90,7 +91,7 @@ export const httpCompute: Benchmark = {
         '/compute',
         headers,
       );
-      const svc = await load(
+      const { result: svc, responseBytes } = await load(
         'svc serve',
         () =>
           spawnServer([join(REPO_ROOT, 'bin', 'svc.js'), 'serve', '--port', '0'], {
@@ -121,6 +122,7 @@ export const httpCompute: Benchmark = {
           { key: 'svc_latency_p50_ms', label: 'svc latency p50', value: svc.latency.p50, unit: 'ms' },
           { key: 'svc_latency_p99_ms', label: 'svc latency p99', value: svc.latency.p99, unit: 'ms' },
           { key: 'bare_latency_p99_ms', label: 'bare latency p99', value: bare.latency.p99, unit: 'ms' },
+          { key: 'svc_response_bytes', label: 'svc response body size', value: responseBytes, unit: 'bytes' },
           { key: 'svc_non2xx', label: 'svc non-2xx responses', value: svcFailures.non2xx, unit: 'responses' },
           { key: 'svc_errors', label: 'svc socket errors', value: svcFailures.errors, unit: 'requests' },
           {

@@ -202,7 +202,7 @@ export async function spawnServer(
 
 export function formatNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);
-  if (Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US');
+  if (Number.isInteger(value) || Math.abs(value) >= 100) return Math.round(value).toLocaleString('en-US');
   if (Math.abs(value) >= 10) return value.toFixed(1);
   return value.toFixed(3);
 }

@@ -2,8 +2,10 @@
 // named ones), prints a table and writes the figures to bench/results.json. Benchmarks run one
 // after another, never together, so they do not compete for the machine's cores.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import * as prettier from 'prettier';
 import { formatNumber, type Benchmark, type BenchReport } from './lib.ts';
 import { computeInprocess } from './compute-inprocess.ts';
 import { httpCompute } from './http-compute.ts';
@@ -17,6 +19,8 @@ interface Outcome extends Partial<BenchReport> {
   name: string;
   seconds: number;
   measured_at: string;
+  /** 1-minute load average when the benchmark started: the machine is shared, so this is context. */
+  load_before: number;
   error?: string;
 }
 
@@ -50,11 +54,12 @@ async function runOne(bench: Benchmark): Promise<Outcome> {
   console.log(`\n== ${bench.name}: ${bench.description}`);
   const start = performance.now();
   const measuredAt = new Date().toISOString();
+  const loadBefore = Math.round(loadavg()[0]! * 100) / 100;
   try {
     const report = await bench.run();
     const seconds = (performance.now() - start) / 1000;
     console.log(`   done in ${seconds.toFixed(1)} s`);
-    return { name: bench.name, seconds, measured_at: measuredAt, ...report };
+    return { name: bench.name, seconds, measured_at: measuredAt, load_before: loadBefore, ...report };
   } catch (error) {
     const seconds = (performance.now() - start) / 1000;
     console.error(`   FAILED after ${seconds.toFixed(1)} s:`, error);
@@ -62,6 +67,7 @@ async function runOne(bench: Benchmark): Promise<Outcome> {
       name: bench.name,
       seconds,
       measured_at: measuredAt,
+      load_before: loadBefore,
       error: String((error as Error)?.stack ?? error),
     };
   }
@@ -95,8 +101,11 @@ function printTable(outcomes: Outcome[]): void {
   for (const o of outcomes) for (const note of o.notes ?? []) console.log(`note (${o.name}): ${note}`);
 }
 
-/** Merges into the existing file, so running one benchmark keeps the others' last figures. */
-function writeResults(outcomes: Outcome[]): void {
+/**
+ * Merges into the existing file, so running one benchmark keeps the others' last figures. Written
+ * through prettier with the repository's settings, so the committed file passes `prettier --check`.
+ */
+async function writeResults(outcomes: Outcome[]): Promise<void> {
   let previous: Record<string, Outcome> = {};
   try {
     previous = (JSON.parse(readFileSync(RESULTS_FILE, 'utf8')) as ResultsFile).benchmarks ?? {};
@@ -114,13 +123,15 @@ function writeResults(outcomes: Outcome[]): void {
     },
     benchmarks: { ...previous, ...Object.fromEntries(outcomes.map((o) => [o.name, o])) },
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\nwrote ${RESULTS_FILE.pathname}`);
+  const path = fileURLToPath(RESULTS_FILE);
+  const options = (await prettier.resolveConfig(path)) ?? {};
+  writeFileSync(RESULTS_FILE, await prettier.format(JSON.stringify(results), { ...options, filepath: path }));
+  console.log(`\nwrote ${path}`);
 }
 
 const outcomes: Outcome[] = [];
 for (const bench of selected(process.argv.slice(2))) outcomes.push(await runOne(bench));
 printTable(outcomes);
-writeResults(outcomes);
+await writeResults(outcomes);
 // A benchmark that threw is a failure; a missed target is reported above but does not fail the run.
 if (outcomes.some((o) => o.error)) process.exitCode = 1;

@@ -150,7 +150,7 @@ export class Chains {
         chain,
         chain_index: row.chain_index,
         signature_hex: row.signature_hex,
-        signing_pubkey_hex: this.signer.publicKeyHex,
+        signing_pubkey_hex: this.signer.publicKeyHexFor(row.signing_kid) ?? '',
         signing_kid: row.signing_kid,
         signed_at: row.signed_at,
         hash: row.hash,
@@ -193,7 +193,10 @@ export class Chains {
         authentic,
         unaltered,
         signer: authentic
-          ? { signing_kid: row.signing_kid, signing_pubkey_hex: this.signer.publicKeyHex }
+          ? {
+              signing_kid: row.signing_kid,
+              signing_pubkey_hex: this.signer.publicKeyHexFor(row.signing_kid)!,
+            }
           : null,
         checks,
       };

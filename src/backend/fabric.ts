@@ -9,6 +9,7 @@ import type { Receipt } from './chains.ts';
 import { countUnmetered } from './usage.ts';
 
 export const DEFAULT_FABRIC_GRANT_TTL_DAYS = 30;
+export const MAX_FABRIC_GRANT_TTL_DAYS = 3650;
 export const DEFAULT_ENVELOPE_TTL_HOURS = 24;
 export const DEFAULT_MAX_FETCHES = 1;
 
@@ -33,12 +34,6 @@ export function enroll(
   }
   const kid = fabricKid(pubkeyHex);
   return ctx.store.transaction(() => {
-    const holder = ctx.store.get<{ id: string }>('SELECT id FROM agents WHERE fabric_kid = ?', kid);
-    if (holder) {
-      throw new ServiceError('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, {
-        kid,
-      });
-    }
     const current = ctx.store.get<{ fabric_kid: string | null }>(
       'SELECT fabric_kid FROM agents WHERE id = ?',
       agent.agentId,
@@ -51,6 +46,12 @@ export function enroll(
           kid: current.fabric_kid,
         },
       );
+    }
+    const holder = ctx.store.get<{ id: string }>('SELECT id FROM agents WHERE fabric_kid = ?', kid);
+    if (holder) {
+      throw new ServiceError('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, {
+        kid,
+      });
     }
     ctx.store.run(
       'UPDATE agents SET fabric_pubkey_hex = ?, fabric_kid = ? WHERE id = ?',
@@ -139,6 +140,15 @@ export function createFabricGrant(
     : new Date(now.getTime() + (input.ttl_days ?? DEFAULT_FABRIC_GRANT_TTL_DAYS) * 86_400_000);
   if (expiresAt.getTime() <= now.getTime()) {
     throw new ServiceError('invalid_request', 'expires_at must be in the future', { field: 'expires_at' });
+  }
+  if (expiresAt.getTime() > now.getTime() + MAX_FABRIC_GRANT_TTL_DAYS * 86_400_000) {
+    throw new ServiceError(
+      'invalid_request',
+      `expires_at is at most ${MAX_FABRIC_GRANT_TTL_DAYS} days away`,
+      {
+        field: 'expires_at',
+      },
+    );
   }
   const senders = [...new Set(input.allowed_sender_kids ?? [])];
   return ctx.store.transaction(() => {
@@ -315,8 +325,8 @@ export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
         recipient_kid: input.recipient_kid,
         ttl_at: ttlAt,
         max_fetches: maxFetches,
-        ciphertext_sha256: sha256Hex(input.ciphertext_b64),
-        wrapped_key_sha256: sha256Hex(input.wrapped_key_b64),
+        ciphertext_sha256: sha256Hex(Buffer.from(input.ciphertext_b64, 'base64')),
+        wrapped_key_sha256: sha256Hex(Buffer.from(input.wrapped_key_b64, 'base64')),
         size_bytes: size,
         purpose: input.purpose ?? null,
       },
@@ -424,7 +434,8 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
     );
     const failed: string[] = [];
     if (me?.status !== 'active') failed.push('agent_not_active');
-    if (!me?.fabric_kid || me.fabric_kid !== envelope.recipient_kid) failed.push('not_addressed_to_agent');
+    const addressed = me?.fabric_kid === envelope.recipient_kid;
+    if (!addressed) failed.push('not_addressed_to_agent');
     // Envelope state is disclosed only to its addressee: others get a receipted deny.
     if (failed.length === 0) {
       const status = envelopeStatus(ctx, envelope);
@@ -450,8 +461,8 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
         org_id: agent.orgId,
         envelope_id: envelope.id,
         agent_id: agent.agentId,
-        recipient_kid: envelope.recipient_kid,
-        sender_kid: envelope.sender_kid,
+        // The caller sees this receipt: only the addressee learns who sent the envelope to whom.
+        ...(addressed ? { recipient_kid: envelope.recipient_kid, sender_kid: envelope.sender_kid } : {}),
         outcome,
         reasons,
         fetch_number: outcome === 'allow' ? envelope.fetch_count + 1 : null,
@@ -483,11 +494,17 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
 
 /** Conditions 3 to 6, recomputed from the store at every fetch. */
 function gateFailures(ctx: Context, envelope: EnvelopeRow): string[] {
-  const sender = ctx.store.get<{ org_id: string; fabric_kid: string | null }>(
-    'SELECT org_id, fabric_kid FROM agents WHERE id = ?',
+  const sender = ctx.store.get<{ org_id: string; fabric_kid: string | null; status: string }>(
+    'SELECT org_id, fabric_kid, status FROM agents WHERE id = ?',
     envelope.sender_agent_id,
   );
-  if (!sender || sender.fabric_kid !== envelope.sender_kid || sender.org_id !== envelope.sender_org_id) {
+  // A sender revoked since sending is no longer one its organization answers for: fail closed.
+  if (
+    !sender ||
+    sender.status !== 'active' ||
+    sender.fabric_kid !== envelope.sender_kid ||
+    sender.org_id !== envelope.sender_org_id
+  ) {
     return ['sender_not_attributable'];
   }
   const grants = ctx.store.all<FabricGrantRow>(

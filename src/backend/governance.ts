@@ -42,6 +42,7 @@ export interface GrantResult {
 export function handleFromLabel(label: string): string {
   const slug = label
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
@@ -265,12 +266,16 @@ export function decide(
   for (const [key, value] of Object.entries(input.where ?? {})) {
     if (byName.get(key)?.storage !== 'plaintext') {
       reasons.push(`where_not_plaintext:${key}`);
+    } else if (!grant.columns.includes(key) && !(key in grant.where)) {
+      // Filtering on a column the grant does not release would let an agent probe its values.
+      reasons.push(`where_not_granted:${key}`);
     } else if (key in grant.where && grant.where[key] !== value) {
       reasons.push(`where_outside_grant:${key}`);
     }
   }
   if (reasons.length) return finish(action, table.name, [], requested, reasons, null);
 
+  if (requested.length === 0) reasons.push('no_columns_requested');
   for (const name of requested) {
     const column = byName.get(name);
     if (!column) {
@@ -407,7 +412,7 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
   }
   const grant = agent.grant;
   const byName = new Map(table.columns.map((c) => [c.name, c]));
-  const denied =
+  const denied: string[] =
     table.name !== grant.table
       ? columns
       : columns.filter((name) => {
@@ -418,6 +423,12 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
             (grant.classifications !== null && !grant.classifications.includes(column.classification))
           );
         });
+  // Filtering on a plaintext column the grant does not release would let an agent probe its values.
+  const probed = Object.keys(where).filter(
+    (key) =>
+      byName.get(key)?.storage === 'plaintext' && !grant.columns.includes(key) && !(key in grant.where),
+  );
+  for (const key of probed) if (!denied.includes(key)) denied.push(key);
   if (denied.length) {
     const row = audit('deny', { reason: 'scope_violation', denied_columns: denied, row_count: 0 });
     throw new ServiceError('scope_violation', `columns outside this grant: ${denied.join(', ')}`, {

@@ -46,6 +46,12 @@ export class ServiceSigner {
     return this.publicKeys.has(kid);
   }
 
+  /** The raw public key (hex) published under `kid`, if any. */
+  publicKeyHexFor(kid: string): string | undefined {
+    const key = this.publicKeys.get(kid);
+    return key ? key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('hex') : undefined;
+  }
+
   /** Checks a signature against the published key named by `kid`; unknown kids never verify. */
   verify(kid: string, bytes: Uint8Array, signatureHex: string): boolean {
     const key = this.publicKeys.get(kid);

@@ -1,6 +1,13 @@
 // Registered tables: columns with a classification and a storage kind, rows whose sensitive
 // columns are sealed at rest with a per-column AES-256-GCM key. Denied columns are never opened.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 import { ServiceError } from './errors.ts';
 import { nowIso, type Context } from './context.ts';
 import type { WhereValue } from './credentials.ts';
@@ -35,13 +42,27 @@ const AES_GCM_IV_BYTES = 12;
 const AES_GCM_TAG_BYTES = 16;
 const MAX_ROWS_PER_LOAD = 50_000;
 
+const registeredTables = new WeakMap<Context, Map<string, TableInfo>>();
+
+/**
+ * A registered table. Registrations are never altered or removed, so a table found once is cached
+ * for the life of the process; a miss is not cached, because another process may register it.
+ */
 export function getTable(ctx: Context, orgId: string, name: string): TableInfo | undefined {
+  let cache = registeredTables.get(ctx);
+  if (!cache) registeredTables.set(ctx, (cache = new Map()));
+  const key = `${orgId}\u0000${name}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
   const columns = ctx.store.all<{ name: string; classification: string; storage: Storage }>(
     'SELECT name, classification, storage FROM data_columns WHERE org_id = ? AND table_name = ? ORDER BY position',
     orgId,
     name,
   );
-  return columns.length ? { name, columns } : undefined;
+  if (!columns.length) return undefined;
+  const table = { name, columns };
+  cache.set(key, table);
+  return table;
 }
 
 export function listTables(ctx: Context, orgId: string): TableInfo[] {
@@ -193,22 +214,27 @@ export function selectRows(
   });
 }
 
-const columnKeys = new WeakMap<Context, Map<string, Buffer>>();
+const columnKeys = new WeakMap<Context, Map<string, KeyObject>>();
 
-/** One key per (organization, table, column), derived from the vault's data key with HKDF-SHA256. */
-function columnKey(ctx: Context, orgId: string, table: string, column: string): Buffer {
+/**
+ * One key per (organization, table, column), derived from the vault's data key with HKDF-SHA256.
+ * Held as a KeyObject: node:crypto takes it several times faster than raw key bytes per cipher.
+ */
+function columnKey(ctx: Context, orgId: string, table: string, column: string): KeyObject {
   let keys = columnKeys.get(ctx);
   if (!keys) columnKeys.set(ctx, (keys = new Map()));
   const id = `${orgId}\u0000${table}\u0000${column}`;
   let key = keys.get(id);
   if (!key) {
-    key = Buffer.from(
-      hkdfSync(
-        'sha256',
-        ctx.vault.secret('data-columns'),
-        orgId,
-        `svc-column-v1\u0000${table}\u0000${column}`,
-        32,
+    key = createSecretKey(
+      new Uint8Array(
+        hkdfSync(
+          'sha256',
+          ctx.vault.secret('data-columns'),
+          orgId,
+          `svc-column-v1\u0000${table}\u0000${column}`,
+          32,
+        ),
       ),
     );
     keys.set(id, key);

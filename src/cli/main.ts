@@ -123,7 +123,11 @@ export function buildProgram(): Command {
       if (!name || name.length > 120)
         throw new CommanderError(EXIT.usage, 'svc.usage', '--name must be 1 to 120 characters');
       const created = withService((s) => s.createOrg(name));
-      print(options, created, `organization ${created.org_id}\napi key (shown once): ${created.api_key}`);
+      print(
+        options,
+        created,
+        `organization ${created.org_id}\napi key (shown once): ${created.api_key}\nkey id: ${created.key_id}`,
+      );
     });
 
   const key = program.command('key').description('organization API keys');
@@ -145,7 +149,7 @@ export function buildProgram(): Command {
     .action((options: JsonFlag & { org?: string; scope?: string[] }) => {
       const scopes = (options.scope?.length ? options.scope : ['*']) as Scope[];
       const created = withService((s) => s.createApiKey(options.org ?? null, scopes));
-      print(options, created, `api key (shown once): ${created.api_key}`);
+      print(options, created, `api key (shown once): ${created.api_key}\nkey id: ${created.key_id}`);
     });
 
   const agent = program.command('agent').description('agents and their grants');

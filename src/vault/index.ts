@@ -83,6 +83,13 @@ export class FileKeyVault implements KeyVault {
     } finally {
       unlinkSync(temp);
     }
+    // The new directory entry must reach the disk too, or a power loss could forget the key.
+    const dirFd = openSync(this.location, 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
     const key = this.read(file);
     if (!key) throw new VaultError('unavailable', `key file ${file} vanished after creation`);
     return key;

@@ -41,17 +41,25 @@ describe('extractiveAnswerer', () => {
 
 describe('computeDocuments', () => {
   it('hands the answerer only released sections, for every clearance and mix', () => {
-    const caller = requireOrgKey(h.service.authenticate(`Bearer ${h.service.createOrg('Acme').api_key}`), 'governance');
+    const caller = requireOrgKey(
+      h.service.authenticate(`Bearer ${h.service.createOrg('Acme').api_key}`),
+      'governance',
+    );
     const sections: Section[] = CLEARANCE_LEVELS.flatMap((level, i) => [
       { title: `${level} a`, text: `Fact ${i} alpha about the launch.`, classification: level },
       { title: `${level} b`, text: `Fact ${i} beta about the launch.`, classification: level },
     ]);
     for (const clearance of CLEARANCE_LEVELS) {
       const seen: Section[] = [];
-      const result = computeDocuments(h.service.ctx, caller, { question: 'launch', clearance, sections }, (_q, released) => {
-        seen.push(...released);
-        return released.map((s) => s.text).join(' ');
-      });
+      const result = computeDocuments(
+        h.service.ctx,
+        caller,
+        { question: 'launch', clearance, sections },
+        (_q, released) => {
+          seen.push(...released);
+          return released.map((s) => s.text).join(' ');
+        },
+      );
       const allowedLevels = CLEARANCE_LEVELS.slice(0, CLEARANCE_LEVELS.indexOf(clearance) + 1);
       expect(seen.every((s) => allowedLevels.includes(s.classification!))).toBe(true);
       expect(seen).toHaveLength(allowedLevels.length * 2);

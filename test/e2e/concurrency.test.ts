@@ -30,11 +30,18 @@ describe('Concurrency', () => {
   it('four `svc org create` at once on a fresh data dir agree on the schema and the keys', async () => {
     // Migrations, the WAL switch and first-use key creation all race here.
     const runs = Array.from({ length: WORKERS }, (_, i) =>
-      spawnNode(['bin/svc.js', 'org', 'create', '--name', `Fresh ${i}`, '--json'], childEnv({ SVC_HOME: fresh.dir })),
+      spawnNode(
+        ['bin/svc.js', 'org', 'create', '--name', `Fresh ${i}`, '--json'],
+        childEnv({ SVC_HOME: fresh.dir }),
+      ),
     );
     const exits = await Promise.all(runs.map((r) => r.exited));
     exits.forEach((exit, i) => {
-      expect({ run: i, code: exit.code, errors: errorLines(exit.stderr) }).toEqual({ run: i, code: 0, errors: [] });
+      expect({ run: i, code: exit.code, errors: errorLines(exit.stderr) }).toEqual({
+        run: i,
+        code: 0,
+        errors: [],
+      });
     });
     const orgs = exits.map((exit) => JSON.parse(exit.stdout) as { org_id: string; api_key: string });
     expect(new Set(orgs.map((o) => o.org_id)).size).toBe(WORKERS);

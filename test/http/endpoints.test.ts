@@ -255,6 +255,21 @@ describe('POST /api/agents/{handle}/read', () => {
     expect((await read({ region: 'us' })).body.count).toBe(0);
   });
 
+  it('a where on a plaintext column the grant does not release is a scope_violation (no probing)', async () => {
+    const { agent } = await orgWithAgent(h, 'Acme', { agent: 'Id Bot', columns: ['id'] });
+    const r = await h.request('POST', `/api/agents/${agent.handle}/read`, {
+      token: agent.grant_token,
+      body: { table: 'agent_demo_records', columns: ['id'], where: { region: 'eu' } },
+    });
+    expectError(r, 403, 'scope_violation');
+    expect(r.body.denied_columns).toEqual(['region']);
+    const plan = await h.request('POST', '/api/access/compute', {
+      token: agent.grant_token,
+      body: { columns: ['id'], where: { region: 'eu' } },
+    });
+    expect(plan.body).toMatchObject({ decision: 'deny', reasons: ['where_not_granted:region'] });
+  });
+
   it('404 for an unknown table, 400 for a where on a sealed column, each with an audit row', async () => {
     const { agent } = await orgWithAgent(h);
     const unknown = await h.request('POST', `/api/agents/${agent.handle}/read`, {
@@ -288,6 +303,14 @@ describe('Fabric', () => {
       }),
       409,
       'kid_collision',
+    );
+    expectError(
+      await h.request('POST', `/api/agents/${a.handle}/fabric/enroll`, {
+        token: a.token,
+        body: { ecdh_pubkey_hex: a.keys.publicKeyHex },
+      }),
+      409,
+      'already_enrolled',
     );
     const other = await generateFabricKeyPair();
     expectError(
@@ -379,6 +402,10 @@ describe('Fabric', () => {
     ],
     ['past expires_at', { subject_kid: 'aaaaaaaaaaaaaaaa', expires_at: '2001-01-01T00:00:00Z' }],
     ['uppercase kid', { subject_kid: 'AAAAAAAAAAAAAAAA' }],
+    [
+      'expires_at past the ttl_days ceiling',
+      { subject_kid: 'aaaaaaaaaaaaaaaa', expires_at: '2999-01-01T00:00:00Z' },
+    ],
     [
       'sender not of this organization',
       { subject_kid: 'aaaaaaaaaaaaaaaa', allowed_sender_kids: ['bbbbbbbbbbbbbbbb'] },
@@ -543,6 +570,21 @@ describe('Fabric', () => {
     h.clock.advance(86_400_001);
     const later = await send();
     await denied(later, 'grant_expired');
+    // A deny to an agent the envelope is not addressed to says nothing about sender or recipient.
+    const stranger = await fetch(later, other);
+    expect(stranger.body.receipt.payload).not.toHaveProperty('sender_kid');
+    expect(stranger.body.receipt.payload).not.toHaveProperty('recipient_kid');
+    // A sender revoked after sending is no longer attributable: its envelopes are refused.
+    await h.request('POST', '/api/v1/fabric-grants', {
+      token: org.api_key,
+      body: { subject_kid: recipient.kid, ttl_days: 5 },
+    });
+    const fresh = await send();
+    await h.request('POST', '/api/v1/governance/revoke', {
+      token: org.api_key,
+      body: { target: sender.handle },
+    });
+    await denied(fresh, 'sender_not_attributable');
   });
 });
 

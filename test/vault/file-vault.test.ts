@@ -27,7 +27,9 @@ it('four processes racing to create the same key all end up with one key', async
 process.stdout.write(new FileKeyVault(process.argv[1]).secret('raced').toString('hex'));`;
   const run = () =>
     new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, dir], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));

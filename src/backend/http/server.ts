@@ -4,6 +4,9 @@ import type { AddressInfo } from 'node:net';
 import type { Service } from '../service.ts';
 import { createApp } from './app.ts';
 
+/** How long requests in flight may take to finish after a shutdown begins. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 export interface RunningServer {
   url: string;
   close(): Promise<void>;
@@ -21,6 +24,17 @@ export async function startServer(options: {
     const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(s));
     s.once('error', reject);
   });
+  // Once stopping, no kept-alive connection outlives its last response, so clients cannot hold the
+  // server open; a deadline ends any connection still open after the grace period.
+  let stopping = false;
+  server.on('request', (_request, response: import('node:http').ServerResponse) => {
+    if (stopping) response.setHeader('connection', 'close');
+    // A request that began before the shutdown leaves its connection idle when it finishes: close it.
+    response.once('finish', () => {
+      if (stopping)
+        setImmediate(() => (server as unknown as import('node:http').Server).closeIdleConnections());
+    });
+  });
   const { port } = server.address() as AddressInfo;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
@@ -28,9 +42,12 @@ export async function startServer(options: {
     url: `http://${shownHost}:${port}`,
     close() {
       // Stop accepting, let requests in flight finish, then release the store.
+      stopping = true;
       closing ??= new Promise<void>((resolve) => {
+        const http = server as unknown as import('node:http').Server;
         server.close(() => resolve());
-        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        http.closeIdleConnections();
+        setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
       }).then(() => options.service.close());
       return closing;
     },
