@@ -163,12 +163,10 @@ export async function spawnServer(
   const lines = createInterface({ input: child.stdout! });
   try {
     const url = await new Promise<string>((resolve, reject) => {
+      const timeoutMs = options.startTimeoutMs ?? 15_000;
       const timer = setTimeout(
-        () =>
-          reject(
-            new Error(`no "${options.urlPattern.source}" line within ${options.startTimeoutMs ?? 15_000} ms`),
-          ),
-        options.startTimeoutMs ?? 15_000,
+        () => reject(new Error(`no "${options.urlPattern.source}" line within ${timeoutMs} ms`)),
+        timeoutMs,
       );
       lines.on('line', (line) => {
         const match = options.urlPattern.exec(line);

@@ -226,7 +226,6 @@ export function revokeCapsule(ctx: Context, caller: OrgCaller, id: string) {
       return { ...summary(ctx, row), receipt_id: row.revoke_receipt_id, already_revoked: true };
     const now = nowIso(ctx);
     const receipt = ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'capsule.revoke',
       org_id: caller.orgId,
       signed_at: now,

@@ -1,13 +1,32 @@
 // The two signed hash chains: the service chain (receipts) and the read-audit chain.
 // Each entry's payload names its position and the previous entry's hash; the payload's
 // RFC 8785 bytes are hashed (the entry hash) and signed with the service key.
-import canonicalize from 'canonicalize';
+import { randomUUID } from 'node:crypto';
 import type { Store } from './store/db.ts';
 import { sha256Hex, type ServiceSigner } from './signer.ts';
-import { GENESIS_HASH, PROOF_FORMAT_VERSION, type ChainName, type ProofPayload } from '../proofs/format.ts';
+import {
+  GENESIS_HASH,
+  PROOF_FORMAT_VERSION,
+  canonicalPayloadText,
+  type ChainName,
+  type ProofPayload,
+} from '../proofs/format.ts';
 
 const encoder = new TextEncoder();
 const TABLE: Record<ChainName, string> = { service: 'service_chain', audit: 'audit_chain' };
+const ID_PREFIX: Record<ChainName, string> = { service: 'rcpt', audit: 'aud' };
+/**
+ * An entry id names its chain and position plus 128 random bits: `rcpt_<chain_index>_<32 hex>`.
+ * The position makes lookup a primary-key read (no id index to write on every append); the random
+ * part (a v4 UUID's 122 bits) keeps ids unguessable: anyone holding one may read the entry's payload.
+ */
+const ENTRY_ID = /^(rcpt|aud)_([1-9][0-9]{0,15})_([0-9a-f]{32})$/;
+
+function locate(id: string): { chain: ChainName; chainIndex: number } | undefined {
+  const match = ENTRY_ID.exec(id);
+  if (!match) return undefined;
+  return { chain: match[1] === 'rcpt' ? 'service' : 'audit', chainIndex: Number(match[2]) };
+}
 
 /** What a caller gets back for a signed entry: the spec's Receipt plus what offline checks need. */
 export interface Receipt {
@@ -63,7 +82,6 @@ export class Chains {
   append(
     chain: ChainName,
     entry: {
-      id: string;
       kind: string;
       org_id: string | null;
       signed_at: string;
@@ -75,18 +93,20 @@ export class Chains {
       const head = this.store.get<{ chain_index: number; hash: string }>(
         `SELECT chain_index, hash FROM ${table} ORDER BY chain_index DESC LIMIT 1`,
       );
+      const chainIndex = (head?.chain_index ?? 0) + 1;
+      const id = `${ID_PREFIX[chain]}_${chainIndex}_${randomUUID().replaceAll('-', '')}`;
       const payload: ProofPayload = {
         ...entry.body,
         v: PROOF_FORMAT_VERSION,
-        id: entry.id,
+        id,
         kind: entry.kind,
         chain,
-        chain_index: (head?.chain_index ?? 0) + 1,
+        chain_index: chainIndex,
         prev_hash: head?.hash ?? GENESIS_HASH,
         signed_at: entry.signed_at,
         signing_kid: this.signer.kid,
       };
-      const text = canonicalize(payload) as string;
+      const text = canonicalPayloadText(payload);
       const bytes = encoder.encode(text);
       const hash = sha256Hex(bytes);
       const signature = this.signer.sign(bytes);
@@ -95,7 +115,7 @@ export class Chains {
           `INSERT INTO service_chain (chain_index, id, org_id, kind, payload, signing_kid, signature_hex, signed_at, prev_hash, hash)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           payload.chain_index,
-          entry.id,
+          id,
           entry.org_id,
           entry.kind,
           text,
@@ -110,7 +130,7 @@ export class Chains {
           `INSERT INTO audit_chain (chain_index, id, org_id, payload, signing_kid, signature_hex, signed_at, prev_hash, hash)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           payload.chain_index,
-          entry.id,
+          id,
           entry.org_id ?? '',
           text,
           this.signer.kid,
@@ -121,7 +141,7 @@ export class Chains {
         );
       }
       return {
-        receipt_id: entry.id,
+        receipt_id: id,
         chain,
         chain_index: payload.chain_index,
         signature_hex: signature,
@@ -134,83 +154,88 @@ export class Chains {
     });
   }
 
+  /** The stored entry with this id, or undefined (unknown, malformed or not where its id says). */
+  private find(id: string): { chain: ChainName; row: ChainRow } | undefined {
+    const place = locate(id);
+    if (!place) return undefined;
+    const row = this.store.get<ChainRow>(
+      `SELECT * FROM ${TABLE[place.chain]} WHERE chain_index = ?`,
+      place.chainIndex,
+    );
+    return row && row.id === id ? { chain: place.chain, row } : undefined;
+  }
+
   /** The stored entry with this id, as a Receipt (for offline verification), or undefined. */
   receipt(id: string): Receipt | undefined {
-    for (const chain of ['service', 'audit'] as const) {
-      const row = this.store.get<ChainRow>(`SELECT * FROM ${TABLE[chain]} WHERE id = ?`, id);
-      if (!row) continue;
-      let payload: ProofPayload;
-      try {
-        payload = JSON.parse(row.payload) as ProofPayload;
-      } catch {
-        return undefined;
-      }
-      return {
-        receipt_id: row.id,
-        chain,
-        chain_index: row.chain_index,
-        signature_hex: row.signature_hex,
-        signing_pubkey_hex: this.signer.publicKeyHexFor(row.signing_kid) ?? '',
-        signing_kid: row.signing_kid,
-        signed_at: row.signed_at,
-        hash: row.hash,
-        payload,
-      };
+    const found = this.find(id);
+    if (!found) return undefined;
+    const { chain, row } = found;
+    let payload: ProofPayload;
+    try {
+      payload = JSON.parse(row.payload) as ProofPayload;
+    } catch {
+      return undefined;
     }
-    return undefined;
+    return {
+      receipt_id: row.id,
+      chain,
+      chain_index: row.chain_index,
+      signature_hex: row.signature_hex,
+      signing_pubkey_hex: this.signer.publicKeyHexFor(row.signing_kid) ?? '',
+      signing_kid: row.signing_kid,
+      signed_at: row.signed_at,
+      hash: row.hash,
+      payload,
+    };
   }
 
   /** Re-checks one entry: its signature, its own hash, and its links to both neighbours. */
   check(id: string): EntryCheck {
-    for (const chain of ['service', 'audit'] as const) {
-      const table = TABLE[chain];
-      const row = this.store.get<ChainRow>(`SELECT * FROM ${table} WHERE id = ?`, id);
-      if (!row) continue;
-      const prev = this.store.get<{ hash: string }>(
-        `SELECT hash FROM ${table} WHERE chain_index = ?`,
-        row.chain_index - 1,
-      );
-      const next = this.store.get<{ prev_hash: string }>(
-        `SELECT prev_hash FROM ${table} WHERE chain_index = ?`,
-        row.chain_index + 1,
-      );
-      const checks = this.checkRow(
-        row,
-        chain,
-        prev?.hash ?? (row.chain_index === 1 ? GENESIS_HASH : undefined),
-      );
-      checks.next_link = next === undefined || next.prev_hash === row.hash;
-      // A signature that no longer matches is an alteration too: only the service key can make one.
-      const unaltered = Object.values(checks).every(Boolean);
-      const authentic = unaltered && this.signer.knows(row.signing_kid);
-      const kind = safeKind(row.payload);
+    const found = this.find(id);
+    if (!found) {
       return {
-        found: true,
-        chain,
-        chain_index: row.chain_index,
-        kind,
-        signed_at: row.signed_at,
-        authentic,
-        unaltered,
-        signer: authentic
-          ? {
-              signing_kid: row.signing_kid,
-              signing_pubkey_hex: this.signer.publicKeyHexFor(row.signing_kid)!,
-            }
-          : null,
-        checks,
+        found: false,
+        chain: null,
+        chain_index: null,
+        kind: null,
+        signed_at: null,
+        authentic: false,
+        unaltered: false,
+        signer: null,
+        checks: {},
       };
     }
+    const { chain, row } = found;
+    const table = TABLE[chain];
+    const prev = this.store.get<{ hash: string }>(
+      `SELECT hash FROM ${table} WHERE chain_index = ?`,
+      row.chain_index - 1,
+    );
+    const next = this.store.get<{ prev_hash: string }>(
+      `SELECT prev_hash FROM ${table} WHERE chain_index = ?`,
+      row.chain_index + 1,
+    );
+    const checks = this.checkRow(
+      row,
+      chain,
+      prev?.hash ?? (row.chain_index === 1 ? GENESIS_HASH : undefined),
+    );
+    checks.next_link = next === undefined || next.prev_hash === row.hash;
+    // A signature that no longer matches is an alteration too: only the service key can make one.
+    const unaltered = Object.values(checks).every(Boolean);
+    const authentic = unaltered && this.signer.knows(row.signing_kid);
     return {
-      found: false,
-      chain: null,
-      chain_index: null,
-      kind: null,
-      signed_at: null,
-      authentic: false,
-      unaltered: false,
-      signer: null,
-      checks: {},
+      found: true,
+      chain,
+      chain_index: row.chain_index,
+      kind: safeKind(row.payload),
+      signed_at: row.signed_at,
+      authentic,
+      unaltered,
+      signer: authentic
+        ? { signing_kid: row.signing_kid, signing_pubkey_hex: this.signer.publicKeyHexFor(row.signing_kid)! }
+        : null,
+      checks,
     };
   }
 
@@ -259,7 +284,7 @@ export class Chains {
     let bytes: Uint8Array | undefined;
     try {
       payload = JSON.parse(row.payload) as ProofPayload;
-      const text = canonicalize(payload);
+      const text = canonicalPayloadText(payload);
       // A payload that is not stored in canonical form has been rewritten.
       if (text === row.payload) bytes = encoder.encode(text);
     } catch {

@@ -1,6 +1,6 @@
 // Documents compute: sections above the caller's clearance are withheld before the answering
 // step runs, so no withheld text can reach it; the default answerer is extractive.
-import { newId, nowIso, type Context } from './context.ts';
+import { nowIso, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
 import type { Receipt } from './chains.ts';
 import { sha256Hex } from './signer.ts';
@@ -127,7 +127,6 @@ export function computeDocuments(
   const receipt = ctx.store.transaction(() => {
     countDecision(ctx, caller.orgId);
     return ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'documents.compute',
       org_id: caller.orgId,
       signed_at: nowIso(ctx),

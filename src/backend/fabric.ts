@@ -186,7 +186,6 @@ export function createFabricGrant(
     }
     const id = newId('fg');
     const receipt = ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'fabric.grant',
       org_id: caller.orgId,
       signed_at: now.toISOString(),
@@ -254,7 +253,6 @@ export function revokeFabricGrant(
     }
     const now = nowIso(ctx);
     const receipt = ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'fabric.revoke',
       org_id: caller.orgId,
       signed_at: now,
@@ -313,7 +311,6 @@ export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
   return ctx.store.transaction(() => {
     // The receipt covers metadata and digests of the sealed parts only: the service never sees content.
     const receipt = ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'fabric.send',
       org_id: agent.orgId,
       signed_at: now.toISOString(),
@@ -453,7 +450,6 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
     const outcome = failed.length ? 'deny' : 'allow';
     const reasons = outcome === 'allow' ? [...GATE_CONDITIONS] : failed;
     const receipt = ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'fabric.fetch',
       org_id: agent.orgId,
       signed_at: nowIso(ctx),

@@ -98,7 +98,6 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
       expiresAt,
     );
     const receipt = ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'agent.grant',
       org_id: caller.orgId,
       signed_at: now.toISOString(),
@@ -339,7 +338,6 @@ export function compute(
     countDecision(ctx, agent.orgId);
     if (!withReceipt) return { ...result, proof_id: null };
     const receipt = ctx.chains.append('service', {
-      id: newId('rcpt'),
       kind: 'access.compute',
       org_id: agent.orgId,
       signed_at: nowIso(ctx),
@@ -463,7 +461,6 @@ function appendAudit(
   body: Record<string, unknown>,
 ): { id: string; chain_index: number } {
   const receipt = ctx.chains.append('audit', {
-    id: newId('aud'),
     kind: 'audit.read',
     org_id: agent.orgId,
     signed_at: nowIso(ctx),
@@ -518,7 +515,6 @@ export function revoke(ctx: Context, caller: OrgCaller, target: string): RevokeR
     const changed = active.length > 0 || (!byJti && agent.status !== 'revoked');
     const receipt = changed
       ? ctx.chains.append('service', {
-          id: newId('rcpt'),
           kind: 'agent.revoke',
           org_id: caller.orgId,
           signed_at: now,

@@ -195,21 +195,26 @@ export function selectRows(
     }
   }
   params.push(limit);
-  const sql = `SELECT row_no, plain, sealed FROM data_rows WHERE org_id = ? AND table_name = ?${clauses
-    .map((c) => ` AND ${c}`)
-    .join('')} ORDER BY row_no LIMIT ?`;
-  const rows = ctx.store.all<{ row_no: number; plain: string; sealed: string }>(sql, ...params);
+  // SQLite picks out just the requested cells: sealed cells of other columns are never even read
+  // into this process. `->` keeps a plaintext value's JSON type; `->>` gives a sealed cell's text.
+  const picks = columns.map((name) =>
+    byName.get(name)!.storage === 'plaintext' ? 'plain -> ?' : 'sealed ->> ?',
+  );
+  const sql = `SELECT row_no${picks.map((p, i) => `, ${p} AS c${i}`).join('')} FROM data_rows
+    WHERE org_id = ? AND table_name = ?${clauses.map((c) => ` AND ${c}`).join('')} ORDER BY row_no LIMIT ?`;
+  const paths = columns.map((name) => `$.${JSON.stringify(name)}`);
+  const rows = ctx.store.all<Record<string, string | number | null>>(sql, ...paths, ...params);
   return rows.map((row) => {
-    const plain = JSON.parse(row.plain) as Record<string, CellValue>;
-    const sealed = JSON.parse(row.sealed) as Record<string, string>;
     const out: Record<string, CellValue> = {};
-    for (const name of columns) {
-      const column = byName.get(name)!;
+    columns.forEach((name, i) => {
+      const cell = row[`c${i}`] as string | null;
       out[name] =
-        column.storage === 'plaintext'
-          ? (plain[name] ?? null)
-          : openCell(ctx, orgId, table.name, name, row.row_no, sealed[name]);
-    }
+        byName.get(name)!.storage === 'plaintext'
+          ? cell === null
+            ? null
+            : (JSON.parse(cell) as CellValue)
+          : openCell(ctx, orgId, table.name, name, row.row_no as number, cell ?? undefined);
+    });
     return out;
   });
 }

@@ -73,10 +73,11 @@ CREATE TABLE data_rows (
   FOREIGN KEY (org_id, table_name) REFERENCES data_tables(org_id, name)
 );
 
--- The service chain: every signed receipt, in order.
+-- The service chain: every signed receipt, in order. Entry ids embed chain_index, so the primary
+-- key is the only index: an append writes one table page and nothing else.
 CREATE TABLE service_chain (
   chain_index INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
+  id TEXT NOT NULL,
   org_id TEXT,
   kind TEXT NOT NULL,
   payload TEXT NOT NULL,
@@ -86,12 +87,11 @@ CREATE TABLE service_chain (
   prev_hash TEXT NOT NULL,
   hash TEXT NOT NULL
 );
-CREATE INDEX service_chain_org ON service_chain(org_id, chain_index);
 
 -- The read-audit chain: one row per read, allowed or refused.
 CREATE TABLE audit_chain (
   chain_index INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
+  id TEXT NOT NULL,
   org_id TEXT NOT NULL,
   payload TEXT NOT NULL,
   signing_kid TEXT NOT NULL,
