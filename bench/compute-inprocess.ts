@@ -24,8 +24,9 @@ export const computeInprocess: Benchmark = {
 
         // Sign exactly as many bytes as a receipt signs: the canonical payload of a real one.
         const sample = compute();
-        if (!sample.receipt || sample.decision !== 'allow')
+        if (!sample.receipt || sample.decision !== 'allow') {
           throw new Error('compute did not allow with a receipt');
+        }
         const message = new TextEncoder().encode(canonicalize(sample.receipt.payload) as string);
         const { privateKey } = generateKeyPairSync('ed25519');
         const signOnce = () => sign(null, message, privateKey);

@@ -98,7 +98,7 @@ export const httpCompute: Benchmark = {
             env: { ...process.env, SVC_HOME: dataDir },
             urlPattern: /^svc is serving on (\S+)/,
           }),
-        '/api/access/compute?receipt=true',
+        process.env.BENCH_HTTP_PATH ?? '/api/access/compute?receipt=true',
         { ...headers, authorization: `Bearer ${grantToken}` },
       );
 

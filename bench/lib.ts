@@ -83,7 +83,7 @@ function runFor(op: () => unknown, ms: number): Rate {
   return { ops, seconds, perSecond: ops / seconds };
 }
 
-/** Times one call of a longer `work` (a chain build, a full verification). */
+/** Times one call of a longer `work`, such as a full chain verification. */
 export function timed<T>(work: () => T): { result: T; seconds: number } {
   const start = performance.now();
   const result = work();

@@ -43,8 +43,9 @@ function runVariant(variant: Variant): Promise<{ rate: Rate; auditRows: number }
     try {
       const input = { table: 'agent_demo_records', columns: ['id', 'region', 'email'], limit: variant.limit };
       const sample = service.read(agent, handle, input);
-      if (sample.count !== variant.limit)
+      if (sample.count !== variant.limit) {
         throw new Error(`expected ${variant.limit} rows, got ${sample.count}`);
+      }
       const rate = measure(() => service.read(agent, handle, input), { durationMs: DURATION_MS });
       const auditRows = service.ctx.chains.length('audit');
       progress(`${variant.label}: ${Math.round(rate.perSecond)} reads/s`);
