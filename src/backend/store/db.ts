@@ -63,14 +63,14 @@ export class Store {
   transaction<T>(work: () => T): T {
     if (this.depth > 0) return work();
     return this.retryBusy(() => {
-      this.db.exec('BEGIN IMMEDIATE');
+      this.statement('BEGIN IMMEDIATE').run();
       this.depth++;
       try {
         const result = work();
-        this.db.exec('COMMIT');
+        this.statement('COMMIT').run();
         return result;
       } catch (error) {
-        if (this.db.isTransaction) this.db.exec('ROLLBACK');
+        if (this.db.isTransaction) this.statement('ROLLBACK').run();
         throw error;
       } finally {
         this.depth--;
