@@ -1,6 +1,8 @@
 // The SDK's HTTP client (undici): compute a decision, verify a proof online, and fetch what
 // offline verification needs (a receipt, the published keys).
 import { request } from 'undici';
+import type { z } from '@hono/zod-openapi';
+import type * as S from '../backend/schemas.ts';
 import type { SignedReceipt } from './receipt.ts';
 
 export class SvcApiError extends Error {
@@ -23,33 +25,12 @@ export interface ClientOptions {
   token?: string;
 }
 
-export interface ComputeRequest {
-  action?: 'classify' | 'read' | 'send';
-  table?: string;
-  resource?: string;
-  columns?: string[];
-  where?: Record<string, string | number | boolean | null>;
-  purpose?: string;
-  destination?: { channel?: string; recipientCount?: number; external?: boolean };
-}
-
-export interface AccessDecision {
-  decision: 'allow' | 'degrade' | 'deny';
-  allowed: { columns: string[] };
-  withheld: { columns: string[] };
-  cost: { distance: number | null };
-  proof_id: string | null;
-  reasons: string[];
-  receipt?: SignedReceipt;
-}
-
-export interface Verdict {
-  proof_id: string;
-  authentic: boolean;
-  unaltered: boolean;
-  signer: { signing_kid: string; signing_pubkey_hex: string } | null;
-  found: boolean;
-}
+// The request and answer shapes are the service's own schemas (type-only imports: nothing of the
+// service is loaded at run time), so the SDK cannot drift from what the API validates.
+export type ComputeRequest = z.input<typeof S.ComputeRequest>;
+export type AccessDecision = z.output<typeof S.AccessDecisionSchema>;
+export type Verdict = z.output<typeof S.VerifyResponse>;
+export type PublishedKeys = z.output<typeof S.PublishedKeys>;
 
 export class SvcClient {
   private readonly baseUrl: string;
@@ -98,7 +79,7 @@ export class SvcClient {
     return this.call('GET', `/access/proofs/${encodeURIComponent(proofId)}`);
   }
 
-  publishedKeys(): Promise<{ keys: { signing_kid: string; alg: 'Ed25519'; public_key_hex: string }[] }> {
+  publishedKeys(): Promise<PublishedKeys> {
     return this.call('GET', '/.well-known/svc-keys.json');
   }
 }
