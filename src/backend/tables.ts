@@ -143,20 +143,27 @@ export function loadRows(
       )!.n + 1;
     for (const row of rows) {
       const plain: Record<string, CellValue> = {};
-      const sealed: Record<string, string> = {};
       for (const column of table.columns) {
-        const value = (row[column.name] ?? null) as CellValue;
-        if (column.storage === 'plaintext') plain[column.name] = value;
-        else sealed[column.name] = sealCell(ctx, orgId, tableName, column.name, next, value);
+        if (column.storage === 'plaintext') plain[column.name] = (row[column.name] ?? null) as CellValue;
       }
       ctx.store.run(
-        'INSERT INTO data_rows (org_id, table_name, row_no, plain, sealed) VALUES (?, ?, ?, ?, ?)',
+        'INSERT INTO data_rows (org_id, table_name, row_no, plain) VALUES (?, ?, ?, ?)',
         orgId,
         tableName,
         next,
         JSON.stringify(plain),
-        JSON.stringify(sealed),
       );
+      for (const column of table.columns) {
+        if (column.storage !== 'encrypted') continue;
+        ctx.store.run(
+          'INSERT INTO data_cells (org_id, table_name, column_name, row_no, sealed) VALUES (?, ?, ?, ?, ?)',
+          orgId,
+          tableName,
+          column.name,
+          next,
+          sealCell(ctx, orgId, tableName, column.name, next, (row[column.name] ?? null) as CellValue),
+        );
+      }
       next++;
     }
     return { table: tableName, loaded: rows.length, total_rows: next - 1 };
@@ -187,23 +194,40 @@ export function selectRows(
     }
     const path = `'$.' || json_quote(?)`;
     if (value === null) {
-      clauses.push(`json_extract(plain, ${path}) IS NULL`);
+      clauses.push(`json_extract(r.plain, ${path}) IS NULL`);
       params.push(name);
     } else {
-      clauses.push(`json_extract(plain, ${path}) = ?`);
+      clauses.push(`json_extract(r.plain, ${path}) = ?`);
       params.push(name, typeof value === 'boolean' ? Number(value) : value);
     }
   }
   params.push(limit);
-  // SQLite picks out just the requested cells: sealed cells of other columns are never even read
-  // into this process. `->` keeps a plaintext value's JSON type; `->>` gives a sealed cell's text.
-  const picks = columns.map((name) =>
-    byName.get(name)!.storage === 'plaintext' ? 'plain -> ?' : 'sealed ->> ?',
+  // Each requested sealed column is one primary-key join: the cells of other columns are never
+  // read, let alone decrypted. `->` keeps a plaintext value's JSON type.
+  const picks: string[] = [];
+  const joins: string[] = [];
+  const pickParams: string[] = [];
+  const joinParams: string[] = [];
+  columns.forEach((name, i) => {
+    if (byName.get(name)!.storage === 'plaintext') {
+      picks.push(`r.plain -> ? AS c${i}`);
+      pickParams.push(`$.${JSON.stringify(name)}`);
+    } else {
+      picks.push(`s${i}.sealed AS c${i}`);
+      joins.push(
+        ` LEFT JOIN data_cells s${i} ON s${i}.org_id = r.org_id AND s${i}.table_name = r.table_name AND s${i}.column_name = ? AND s${i}.row_no = r.row_no`,
+      );
+      joinParams.push(name);
+    }
+  });
+  const sql = `SELECT r.row_no${picks.map((p) => `, ${p}`).join('')} FROM data_rows r${joins.join('')}
+    WHERE r.org_id = ? AND r.table_name = ?${clauses.map((c) => ` AND ${c}`).join('')} ORDER BY r.row_no LIMIT ?`;
+  const rows = ctx.store.all<Record<string, string | number | null>>(
+    sql,
+    ...pickParams,
+    ...joinParams,
+    ...params,
   );
-  const sql = `SELECT row_no${picks.map((p, i) => `, ${p} AS c${i}`).join('')} FROM data_rows
-    WHERE org_id = ? AND table_name = ?${clauses.map((c) => ` AND ${c}`).join('')} ORDER BY row_no LIMIT ?`;
-  const paths = columns.map((name) => `$.${JSON.stringify(name)}`);
-  const rows = ctx.store.all<Record<string, string | number | null>>(sql, ...paths, ...params);
   return rows.map((row) => {
     const out: Record<string, CellValue> = {};
     columns.forEach((name, i) => {

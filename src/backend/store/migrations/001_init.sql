@@ -62,16 +62,27 @@ CREATE TABLE data_columns (
   FOREIGN KEY (org_id, table_name) REFERENCES data_tables(org_id, name)
 );
 
--- plain: JSON object of the plaintext columns; sealed: JSON object column -> base64(iv|ciphertext|tag).
+-- plain: JSON object of the plaintext columns of one row.
 CREATE TABLE data_rows (
   org_id TEXT NOT NULL,
   table_name TEXT NOT NULL,
   row_no INTEGER NOT NULL,
   plain TEXT NOT NULL,
-  sealed TEXT NOT NULL,
   PRIMARY KEY (org_id, table_name, row_no),
   FOREIGN KEY (org_id, table_name) REFERENCES data_tables(org_id, name)
 );
+
+-- One sealed cell per row: base64(iv | AES-256-GCM ciphertext | tag) under its column's key, so a
+-- read touches only the cells of the columns it releases.
+CREATE TABLE data_cells (
+  org_id TEXT NOT NULL,
+  table_name TEXT NOT NULL,
+  column_name TEXT NOT NULL,
+  row_no INTEGER NOT NULL,
+  sealed TEXT NOT NULL,
+  PRIMARY KEY (org_id, table_name, column_name, row_no),
+  FOREIGN KEY (org_id, table_name, row_no) REFERENCES data_rows(org_id, table_name, row_no)
+) WITHOUT ROWID;
 
 -- The service chain: every signed receipt, in order. Entry ids embed chain_index, so the primary
 -- key is the only index: an append writes one table page and nothing else.
