@@ -366,18 +366,25 @@ describe('svc CLI', () => {
     ]);
     expect(read.audit.id).toMatch(/^aud_/);
 
-    // At rest the encrypted columns are sealed: no plaintext of them in the stored rows.
-    const stored = inProcess((s) =>
-      s.ctx.store.all<{ plain: string; sealed: string }>(
-        "SELECT plain, sealed FROM data_rows WHERE table_name = 'customers' ORDER BY row_no",
+    // At rest the encrypted columns are sealed: no plaintext of them in the stored rows or cells.
+    const stored = inProcess((s) => ({
+      rows: s.ctx.store.all<{ plain: string }>(
+        "SELECT plain FROM data_rows WHERE table_name = 'customers' ORDER BY row_no",
       ),
-    );
-    expect(stored).toHaveLength(4);
+      cells: s.ctx.store.all<{ column_name: string; row_no: number; sealed: string }>(
+        "SELECT column_name, row_no, sealed FROM data_cells WHERE table_name = 'customers' ORDER BY row_no, column_name",
+      ),
+    }));
+    expect(stored.rows).toHaveLength(4);
+    expect(stored.cells).toHaveLength(8);
     const raw = JSON.stringify(stored);
     for (const secret of ['Doe', 'Jane', '123-45-6789', 'Çelik', 'Zoë', '987-65-4321'])
       expect(raw).not.toContain(secret);
-    expect(JSON.parse(stored[0]!.plain)).toEqual({ id: 1, vip: true });
-    expect(Object.keys(JSON.parse(stored[0]!.sealed) as object).sort()).toEqual(['full_name', 'ssn']);
+    expect(JSON.parse(stored.rows[0]!.plain)).toEqual({ id: 1, vip: true });
+    expect(stored.cells.filter((c) => c.row_no === 1).map((c) => c.column_name)).toEqual([
+      'full_name',
+      'ssn',
+    ]);
   });
 
   it('table register reports unreadable, missing and invalid schema files with exit 1', async () => {
