@@ -7,7 +7,7 @@ import { sha256Hex, type ServiceSigner } from './signer.ts';
 import {
   GENESIS_HASH,
   PROOF_FORMAT_VERSION,
-  canonicalPayloadText,
+  canonicalText,
   type ChainName,
   type ProofPayload,
 } from '../proofs/format.ts';
@@ -16,7 +16,7 @@ const encoder = new TextEncoder();
 const TABLE: Record<ChainName, string> = { service: 'service_chain', audit: 'audit_chain' };
 const ID_PREFIX: Record<ChainName, string> = { service: 'rcpt', audit: 'aud' };
 /**
- * An entry id names its chain and position plus 128 random bits: `rcpt_<chain_index>_<32 hex>`.
+ * An entry id names its chain and position plus a random part: `rcpt_<chain_index>_<32 hex>`.
  * The position makes lookup a primary-key read (no id index to write on every append); the random
  * part (a v4 UUID's 122 bits) keeps ids unguessable: anyone holding one may read the entry's payload.
  */
@@ -106,7 +106,7 @@ export class Chains {
         signed_at: entry.signed_at,
         signing_kid: this.signer.kid,
       };
-      const text = canonicalPayloadText(payload);
+      const text = canonicalText(payload);
       const bytes = encoder.encode(text);
       const hash = sha256Hex(bytes);
       const signature = this.signer.sign(bytes);
@@ -284,7 +284,7 @@ export class Chains {
     let bytes: Uint8Array | undefined;
     try {
       payload = JSON.parse(row.payload) as ProofPayload;
-      const text = canonicalPayloadText(payload);
+      const text = canonicalText(payload);
       // A payload that is not stored in canonical form has been rewritten.
       if (text === row.payload) bytes = encoder.encode(text);
     } catch {

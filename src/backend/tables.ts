@@ -299,7 +299,10 @@ function openCell(
   rowNo: number,
   sealed: string | undefined,
 ): CellValue {
-  if (sealed === undefined) return null;
+  // Every load writes a cell for every sealed column (null included): a missing one was removed.
+  if (sealed === undefined) {
+    throw new ServiceError('internal', `sealed value in ${table}.${column} is missing from row ${rowNo}`);
+  }
   const raw = Buffer.from(sealed, 'base64');
   try {
     const decipher = createDecipheriv(

@@ -28,30 +28,17 @@ const encoder = new TextEncoder();
 
 /** RFC 8785 (JSON Canonicalization Scheme) bytes: exactly what the Ed25519 signature covers. */
 export function canonicalBytes(value: unknown): Uint8Array {
-  const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('value cannot be canonicalized');
-  return encoder.encode(text);
+  return encoder.encode(canonicalText(value));
 }
 
 /**
- * RFC 8785 text of a signed payload, on the service's hot path. Payloads hold only strings, safe
- * integers, booleans, null, arrays and plain objects; for those, RFC 8785 is JSON.stringify with
- * every object's keys in UTF-16 code-unit order (section 3.2.3), since ECMAScript already
- * serializes strings (3.2.2.2) and integers (3.2.2.3) as the RFC asks. Anything else (a float, a
- * non-finite number, undefined) is refused rather than guessed at. Tests hold this equal to the
- * general `canonicalize` library, which the SDK uses to verify.
+ * RFC 8785 text of a value. The library refuses what RFC 8785 excludes (lone surrogates,
+ * non-finite numbers), so a payload that cannot be signed exactly is never signed at all.
  */
-export function canonicalPayloadText(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) => {
-    if (typeof item === 'number' && !Number.isSafeInteger(item)) {
-      throw new TypeError(`signed payloads carry integers only, not ${item}`);
-    }
-    if (item === undefined) throw new TypeError('signed payloads carry no undefined values');
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) return item;
-    const sorted = Object.create(null) as Record<string, unknown>;
-    for (const key of Object.keys(item).sort()) sorted[key] = (item as Record<string, unknown>)[key];
-    return sorted;
-  });
+export function canonicalText(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) throw new TypeError('value cannot be canonicalized');
+  return text;
 }
 
 /** `signing_kid`: the first 16 hex characters of SHA-256 over the raw 32-byte Ed25519 public key. */

@@ -182,6 +182,19 @@ describe('POST /api/access/compute', () => {
     );
   });
 
+  it('400 for text that is not well-formed Unicode, which no receipt could cover', async () => {
+    const { agent } = await orgWithAgent(h);
+    expectError(
+      await h.request('POST', '/api/access/compute?receipt=true', {
+        token: agent.grant_token,
+        body: { columns: ['id'], purpose: 'audit \ud800 check' },
+      }),
+      400,
+      'invalid_request',
+    );
+    expect(h.service.ctx.chains.length('service')).toBe(1);
+  });
+
   it('401 without a bearer; 404 for a table unknown to the tenant', async () => {
     const { agent } = await orgWithAgent(h);
     expectError(await h.request('POST', '/api/access/compute', { body: {} }), 401, 'unauthorized');
