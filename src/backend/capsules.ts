@@ -107,23 +107,29 @@ export function addDocument(
   id: string,
   input: { title: string; text: string },
 ) {
-  loadCapsule(ctx, caller, id, true);
-  const key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('capsules'), id, 'svc-capsule-v1', 32));
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const docId = newId('doc');
-  cipher.setAAD(Buffer.from(`${id}\u0000${docId}`));
-  const sealed = Buffer.concat([iv, cipher.update(input.text, 'utf8'), cipher.final(), cipher.getAuthTag()]);
-  const document = {
-    id: docId,
-    capsule_id: id,
-    title: input.title,
-    size_bytes: Buffer.byteLength(input.text),
-    sha256: sha256Hex(sealed),
-    sealed: true,
-    created_at: nowIso(ctx),
-  };
-  ctx.store.transaction(() => {
+  // Checked and written under one write lock: a revoke by another process cannot slip between.
+  return ctx.store.transaction(() => {
+    loadCapsule(ctx, caller, id, true);
+    const key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('capsules'), id, 'svc-capsule-v1', 32));
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv);
+    const docId = newId('doc');
+    cipher.setAAD(Buffer.from(`${id}\u0000${docId}`));
+    const sealed = Buffer.concat([
+      iv,
+      cipher.update(input.text, 'utf8'),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]);
+    const document = {
+      id: docId,
+      capsule_id: id,
+      title: input.title,
+      size_bytes: Buffer.byteLength(input.text),
+      sha256: sha256Hex(sealed),
+      sealed: true,
+      created_at: nowIso(ctx),
+    };
     ctx.store.run(
       'INSERT INTO capsule_documents (id, capsule_id, title, sealed_text, sha256, size_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       docId,
@@ -135,8 +141,9 @@ export function addDocument(
       document.created_at,
     );
     countUnmetered(ctx, caller.orgId);
+
+    return document;
   });
-  return document;
 }
 
 export function addMember(
@@ -145,9 +152,10 @@ export function addMember(
   id: string,
   input: { email: string; role: MemberRole },
 ) {
-  loadCapsule(ctx, caller, id, true);
-  const email = input.email.toLowerCase();
+  // Checked and written under one write lock: a revoke by another process cannot slip between.
   return ctx.store.transaction(() => {
+    loadCapsule(ctx, caller, id, true);
+    const email = input.email.toLowerCase();
     if (ctx.store.get('SELECT 1 AS x FROM capsule_members WHERE capsule_id = ? AND email = ?', id, email)) {
       throw new ServiceError('conflict', `${email} is already a member of this capsule`);
     }
@@ -171,41 +179,42 @@ export function addAiGrant(
   id: string,
   input: { agent: string; documents?: string[] | undefined },
 ) {
-  loadCapsule(ctx, caller, id, true);
-  const agent = ctx.store.get<{ id: string; org_id: string; status: string }>(
-    'SELECT id, org_id, status FROM agents WHERE handle = ?',
-    input.agent,
-  );
-  if (!agent || agent.org_id !== caller.orgId) {
-    throw new ServiceError(
-      'unknown_agent',
-      `no agent \`${input.agent}\` in this organization: list them with GET /api/v1/agents`,
+  // Checked and written under one write lock: a revoke by another process cannot slip between.
+  return ctx.store.transaction(() => {
+    loadCapsule(ctx, caller, id, true);
+    const agent = ctx.store.get<{ id: string; org_id: string; status: string }>(
+      'SELECT id, org_id, status FROM agents WHERE handle = ?',
+      input.agent,
     );
-  }
-  if (agent.status !== 'active')
-    throw new ServiceError('invalid_request', `agent \`${input.agent}\` is revoked`);
-  if (input.documents) {
-    const known = new Set(
-      ctx.store
-        .all<{ id: string }>('SELECT id FROM capsule_documents WHERE capsule_id = ?', id)
-        .map((d) => d.id),
-    );
-    const unknown = input.documents.filter((d) => !known.has(d));
-    if (unknown.length) {
-      throw new ServiceError('invalid_request', `documents not in this capsule: ${unknown.join(', ')}`, {
-        field: 'documents',
-      });
+    if (!agent || agent.org_id !== caller.orgId) {
+      throw new ServiceError(
+        'unknown_agent',
+        `no agent \`${input.agent}\` in this organization: list them with GET /api/v1/agents`,
+      );
     }
-  }
-  const grant = {
-    id: newId('aig'),
-    capsule_id: id,
-    agent: input.agent,
-    agent_id: agent.id,
-    documents: input.documents ?? null,
-    created_at: nowIso(ctx),
-  };
-  ctx.store.transaction(() => {
+    if (agent.status !== 'active')
+      throw new ServiceError('invalid_request', `agent \`${input.agent}\` is revoked`);
+    if (input.documents) {
+      const known = new Set(
+        ctx.store
+          .all<{ id: string }>('SELECT id FROM capsule_documents WHERE capsule_id = ?', id)
+          .map((d) => d.id),
+      );
+      const unknown = input.documents.filter((d) => !known.has(d));
+      if (unknown.length) {
+        throw new ServiceError('invalid_request', `documents not in this capsule: ${unknown.join(', ')}`, {
+          field: 'documents',
+        });
+      }
+    }
+    const grant = {
+      id: newId('aig'),
+      capsule_id: id,
+      agent: input.agent,
+      agent_id: agent.id,
+      documents: input.documents ?? null,
+      created_at: nowIso(ctx),
+    };
     ctx.store.run(
       'INSERT INTO capsule_ai_grants (id, capsule_id, agent_id, documents, created_at) VALUES (?, ?, ?, ?, ?)',
       grant.id,
@@ -215,8 +224,9 @@ export function addAiGrant(
       grant.created_at,
     );
     countUnmetered(ctx, caller.orgId);
+
+    return grant;
   });
-  return grant;
 }
 
 export function revokeCapsule(ctx: Context, caller: OrgCaller, id: string) {

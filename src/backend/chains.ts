@@ -1,8 +1,9 @@
 // The two signed hash chains: the service chain (receipts) and the read-audit chain.
 // Each entry's payload names its position and the previous entry's hash; the payload's
 // RFC 8785 bytes are hashed (the entry hash) and signed with the service key.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Store } from './store/db.ts';
+import { ServiceError } from './errors.ts';
 import { sha256Hex, type ServiceSigner } from './signer.ts';
 import {
   GENESIS_HASH,
@@ -21,6 +22,27 @@ const ID_PREFIX: Record<ChainName, string> = { service: 'rcpt', audit: 'aud' };
  * part (a v4 UUID's 122 bits) keeps ids unguessable: anyone holding one may read the entry's payload.
  */
 const ENTRY_ID = /^(rcpt|aud)_([1-9][0-9]{0,15})_([0-9a-f]{32})$/;
+
+/** RFC 8785 cannot canonicalize every JSON text (a lone surrogate, say): such a request is refused. */
+function signableText(payload: ProofPayload): string {
+  try {
+    return canonicalText(payload);
+  } catch (error) {
+    throw new ServiceError(
+      'invalid_request',
+      `this request cannot be receipted: ${(error as Error).message}`,
+      {
+        hint: 'send text as well-formed Unicode (no lone surrogates)',
+      },
+    );
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
 
 function locate(id: string): { chain: ChainName; chainIndex: number } | undefined {
   const match = ENTRY_ID.exec(id);
@@ -44,6 +66,9 @@ export interface Receipt {
 interface ChainRow {
   chain_index: number;
   id: string;
+  org_id: string | null;
+  /** The service chain stores the kind in a column too; the audit chain reads it as null. */
+  kind: string | null;
   payload: string;
   signing_kid: string;
   signature_hex: string;
@@ -106,7 +131,7 @@ export class Chains {
         signed_at: entry.signed_at,
         signing_kid: this.signer.kid,
       };
-      const text = canonicalText(payload);
+      const text = signableText(payload);
       const bytes = encoder.encode(text);
       const hash = sha256Hex(bytes);
       const signature = this.signer.sign(bytes);
@@ -162,7 +187,8 @@ export class Chains {
       `SELECT * FROM ${TABLE[place.chain]} WHERE chain_index = ?`,
       place.chainIndex,
     );
-    return row && row.id === id ? { chain: place.chain, row } : undefined;
+    // The position in an id is public; the random part is the capability, so compare it in constant time.
+    return row && sameText(row.id, id) ? { chain: place.chain, row } : undefined;
   }
 
   /** The stored entry with this id, as a Receipt (for offline verification), or undefined. */
@@ -170,6 +196,9 @@ export class Chains {
     const found = this.find(id);
     if (!found) return undefined;
     const { chain, row } = found;
+    // A record whose signer is not a published key, or whose payload is not JSON, is no receipt.
+    const publicKeyHex = this.signer.publicKeyHexFor(row.signing_kid);
+    if (!publicKeyHex) return undefined;
     let payload: ProofPayload;
     try {
       payload = JSON.parse(row.payload) as ProofPayload;
@@ -181,7 +210,7 @@ export class Chains {
       chain,
       chain_index: row.chain_index,
       signature_hex: row.signature_hex,
-      signing_pubkey_hex: this.signer.publicKeyHexFor(row.signing_kid) ?? '',
+      signing_pubkey_hex: publicKeyHex,
       signing_kid: row.signing_kid,
       signed_at: row.signed_at,
       hash: row.hash,
@@ -223,7 +252,8 @@ export class Chains {
     checks.next_link = next === undefined || next.prev_hash === row.hash;
     // A signature that no longer matches is an alteration too: only the service key can make one.
     const unaltered = Object.values(checks).every(Boolean);
-    const authentic = unaltered && this.signer.knows(row.signing_kid);
+    // The signature check passes only under a published key, so unaltered implies a known signer.
+    const authentic = unaltered;
     return {
       found: true,
       chain,
@@ -249,7 +279,7 @@ export class Chains {
   ): { ok: boolean; length: number; first_broken_index: number | null; reason: string | null } {
     const table = TABLE[chain];
     const stmt = this.store.db.prepare(
-      `SELECT chain_index, id, payload, signing_kid, signature_hex, signed_at, prev_hash, hash FROM ${table} ORDER BY chain_index`,
+      `SELECT chain_index, id, org_id, ${chain === 'service' ? 'kind' : 'NULL AS kind'}, payload, signing_kid, signature_hex, signed_at, prev_hash, hash FROM ${table} ORDER BY chain_index`,
     );
     let expectedIndex = 1;
     let prevHash = GENESIS_HASH;
@@ -299,7 +329,9 @@ export class Chains {
         payload.chain_index === row.chain_index &&
         payload.prev_hash === row.prev_hash &&
         payload.signed_at === row.signed_at &&
-        payload.signing_kid === row.signing_kid,
+        payload.signing_kid === row.signing_kid &&
+        (payload.org_id ?? null) === row.org_id &&
+        (chain === 'audit' || payload.kind === row.kind),
       prev_link: expectedPrev !== undefined && row.prev_hash === expectedPrev,
     };
     if (withSignature) {

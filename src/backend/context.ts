@@ -24,6 +24,11 @@ export function nowIso(ctx: Context): string {
   return ctx.clock().toISOString();
 }
 
+/** Whether a stored expiry time has passed. An unreadable time counts as passed: fail closed. */
+export function hasPassed(ctx: Context, iso: string): boolean {
+  return !(Date.parse(iso) > ctx.clock().getTime());
+}
+
 export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   if (text === null || text === undefined) return fallback;
   return JSON.parse(text) as T;

@@ -1,8 +1,8 @@
 // Organizations and the two credential kinds: organization API keys (ndp_) and agent grant
 // tokens (ndca-). Secrets are shown once and stored only as SHA-256 hashes.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ServiceError } from './errors.ts';
-import { newId, nowIso, parseJson, type Context } from './context.ts';
+import { hasPassed, newId, nowIso, parseJson, type Context } from './context.ts';
 import { sha256Hex } from './signer.ts';
 
 export const API_KEY_PREFIX = 'ndp_';
@@ -123,11 +123,8 @@ export function authenticate(ctx: Context, authorization: string | undefined): P
   throw new ServiceError('unauthorized', `malformed bearer credential: ${UNAUTHORIZED_HINT}`);
 }
 
-function sameHash(stored: string, computed: string): boolean {
-  const a = Buffer.from(stored, 'hex');
-  const b = Buffer.from(computed, 'hex');
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+// Secrets are looked up by their SHA-256, never compared themselves: timing on the index lookup can
+// reveal at most bits of a hash, which say nothing about the 256-bit secret behind it.
 
 function authenticateApiKey(ctx: Context, secret: string): OrgKeyPrincipal {
   const hash = sha256Hex(secret);
@@ -138,7 +135,7 @@ function authenticateApiKey(ctx: Context, secret: string): OrgKeyPrincipal {
     scopes: string;
     revoked_at: string | null;
   }>('SELECT id, key_hash, org_id, scopes, revoked_at FROM api_keys WHERE key_hash = ?', hash);
-  if (!row || row.revoked_at || !sameHash(row.key_hash, hash)) {
+  if (!row || row.revoked_at) {
     throw new ServiceError(
       'unauthorized',
       'unknown or revoked organization key: create a key with `svc key create`',
@@ -170,13 +167,13 @@ function authenticateAgentToken(ctx: Context, secret: string): AgentPrincipal {
        FROM agent_grants g JOIN agents a ON a.id = g.agent_id WHERE g.token_hash = ?`,
     hash,
   );
-  if (!row || !sameHash(row.token_hash, hash)) {
+  if (!row) {
     throw new ServiceError('unauthorized', 'unknown agent token: ask the owner for a new grant');
   }
   if (row.revoked_at || row.status !== 'active') {
     throw new ServiceError('unauthorized', 'this agent grant was revoked: ask the owner for a new grant');
   }
-  if (Date.parse(row.expires_at) <= ctx.clock().getTime()) {
+  if (hasPassed(ctx, row.expires_at)) {
     throw new ServiceError(
       'unauthorized',
       `this agent grant expired at ${row.expires_at}: ask the owner for a new grant`,

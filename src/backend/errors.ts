@@ -25,6 +25,7 @@ export const SERVICE_ERROR_STATUS = {
   unsupported_media_type: 415,
   forbidden_host: 403,
   internal: 500,
+  busy: 503,
 } as const;
 
 export type ServiceErrorCode = keyof typeof SERVICE_ERROR_STATUS;

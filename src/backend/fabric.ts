@@ -2,9 +2,10 @@
 // wrapped keys it cannot open, and decides every fetch through a gate recomputed from scratch.
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from './errors.ts';
-import { newId, nowIso, parseJson, type Context } from './context.ts';
+import { hasPassed, newId, nowIso, parseJson, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { sha256Hex } from './signer.ts';
+import { keyId } from '../proofs/format.ts';
 import type { Receipt } from './chains.ts';
 import { countUnmetered } from './usage.ts';
 
@@ -15,7 +16,7 @@ export const DEFAULT_MAX_FETCHES = 1;
 
 /** The Fabric address of an X25519 public key: first 16 hex of SHA-256 over its 32 raw bytes. */
 export function fabricKid(pubkeyHex: string): string {
-  return sha256Hex(Buffer.from(pubkeyHex, 'hex')).slice(0, 16);
+  return keyId(Buffer.from(pubkeyHex, 'hex'));
 }
 
 export function enroll(
@@ -96,7 +97,7 @@ export interface FabricGrant {
 
 function grantStatus(ctx: Context, row: FabricGrantRow): FabricGrant['status'] {
   if (row.revoked_at) return 'revoked';
-  return Date.parse(row.expires_at) <= ctx.clock().getTime() ? 'expired' : 'active';
+  return hasPassed(ctx, row.expires_at) ? 'expired' : 'active';
 }
 
 function toGrant(ctx: Context, row: FabricGrantRow): FabricGrant {
@@ -380,7 +381,7 @@ interface EnvelopeRow {
 }
 
 function envelopeStatus(ctx: Context, e: EnvelopeRow): 'available' | 'expired' | 'fully_fetched' {
-  if (Date.parse(e.ttl_at) <= ctx.clock().getTime()) return 'expired';
+  if (hasPassed(ctx, e.ttl_at)) return 'expired';
   return e.fetch_count >= e.max_fetches ? 'fully_fetched' : 'available';
 }
 

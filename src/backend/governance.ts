@@ -241,27 +241,25 @@ export function decide(
   const allowed: string[] = [];
   const withheld: string[] = [];
 
+  if (table.name !== grant.table) {
+    reasons.push('table_not_granted');
+    return finish(action, table.name, [], requested, reasons, null);
+  }
   if (action === 'classify') {
-    // Classification reveals column classes only, never values: any registered column may be classified.
-    const columns = input.columns ? requested : table.columns.map((c) => c.name);
+    // Classification names column classes, never values; still deny-by-default: only the grant's columns.
     const classifications: Record<string, string> = {};
-    for (const name of columns) {
-      const column = byName.get(name);
-      if (column) {
+    for (const name of requested) {
+      if (grant.columns.includes(name) && byName.has(name)) {
         allowed.push(name);
-        classifications[name] = column.classification;
+        classifications[name] = byName.get(name)!.classification;
       } else {
         withheld.push(name);
-        reasons.push(`unknown_column:${name}`);
+        reasons.push(`not_granted:${name}`);
       }
     }
     return finish('classify', table.name, allowed, withheld, reasons, withheld.length, classifications);
   }
 
-  if (table.name !== grant.table) {
-    reasons.push('table_not_granted');
-    return finish(action, table.name, [], requested, reasons, null);
-  }
   for (const [key, value] of Object.entries(input.where ?? {})) {
     if (byName.get(key)?.storage !== 'plaintext') {
       reasons.push(`where_not_plaintext:${key}`);
@@ -314,7 +312,7 @@ function finish(
     decision,
     allowed: { columns: allowed },
     withheld: { columns: withheld },
-    cost: { distance: decision === 'deny' && distance === null ? null : distance },
+    cost: { distance },
     reasons,
     action,
     table,
@@ -448,9 +446,14 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
   }
   // The grant's own filter always applies; a request filter that contradicts it matches nothing.
   const conflict = Object.entries(where).some(([k, v]) => k in grant.where && grant.where[k] !== v);
-  const rows = conflict
-    ? []
-    : selectRows(ctx, agent.orgId, table, columns, { ...where, ...grant.where }, limit);
+  let rows: Record<string, CellValue>[];
+  try {
+    rows = conflict ? [] : selectRows(ctx, agent.orgId, table, columns, { ...where, ...grant.where }, limit);
+  } catch (error) {
+    // A read that fails (a damaged sealed cell, say) is still an attempt: it leaves its audit row.
+    audit('deny', { reason: 'read_failed', denied_columns: [], row_count: 0 });
+    throw error;
+  }
   const row = audit('allow', { denied_columns: [], row_count: rows.length });
   return { rows, count: rows.length, audit: row };
 }

@@ -4,6 +4,7 @@ import { ServiceError } from './errors.ts';
 import { newId, nowIso, parseJson, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
 import { sha256Hex } from './signer.ts';
+import { keyId } from '../proofs/format.ts';
 
 export const RECOVERY_EVENT_KINDS = [
   'phrase_created',
@@ -29,7 +30,7 @@ function record(ctx: Context, orgId: string, kind: string, detail: Record<string
 }
 
 export function setRecoveryKey(ctx: Context, caller: OrgCaller, pubkeyHex: string) {
-  const fingerprint = sha256Hex(Buffer.from(pubkeyHex, 'hex')).slice(0, 16);
+  const fingerprint = keyId(Buffer.from(pubkeyHex, 'hex'));
   return ctx.store.transaction(() => {
     const previous = ctx.store.get<{ fingerprint: string }>(
       'SELECT fingerprint FROM recovery_keys WHERE org_id = ?',

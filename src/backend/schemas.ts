@@ -4,7 +4,7 @@ import { z } from '@hono/zod-openapi';
 import { CLEARANCE_LEVELS } from './documents.ts';
 import { MEMBER_ROLES } from './capsules.ts';
 import { RECOVERY_EVENT_KINDS } from './recovery.ts';
-import { READ_LIMIT_MAX } from './governance.ts';
+import { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX } from './governance.ts';
 import { SCOPES } from './credentials.ts';
 
 const KID = /^[0-9a-f]{16}$/;
@@ -71,13 +71,7 @@ export const GrantRequest = z
     table: z.string().regex(NAME).optional().openapi({ example: 'agent_demo_records' }),
     classifications: z.array(ShortText(64)).min(1).max(16).optional(),
     where: Where.optional(),
-    ttl_seconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(365 * 24 * 3600)
-      .optional()
-      .openapi({ example: 3600 }),
+    ttl_seconds: z.number().int().min(60).max(MAX_GRANT_TTL_SECONDS).optional().openapi({ example: 3600 }),
   })
   .strict()
   .openapi('GrantRequest');

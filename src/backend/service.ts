@@ -1,9 +1,9 @@
 // The service core in one object: every interface (HTTP, CLI, MCP, SDK-in-process) calls this.
 import { join } from 'node:path';
 import { ensureDataDir } from '../config/paths.ts';
-import { FileKeyVault, type KeyVault } from '../vault/index.ts';
+import { FileKeyVault, VaultError, type KeyVault } from '../vault/index.ts';
 import { Store, type StoreOptions } from './store/db.ts';
-import { ServiceSigner } from './signer.ts';
+import { ServiceSigner, sha256Hex } from './signer.ts';
 import { Chains } from './chains.ts';
 import type { Clock, Context } from './context.ts';
 import { ServiceError } from './errors.ts';
@@ -24,6 +24,43 @@ export interface ServiceOptions {
   store?: StoreOptions;
 }
 
+/** Every key the vault holds for this store: the signing key and the two data keys. */
+const STORE_KEYS = ['service-signing-ed25519', 'data-columns', 'capsules'] as const;
+
+/**
+ * Records each key's fingerprint on first use and refuses to run on keys that differ: a data dir
+ * whose keys/ was lost or replaced would otherwise sign and seal under new keys, and every older
+ * receipt and sealed value would stop checking out.
+ */
+function checkKeysMatchStore(ctx: Context): void {
+  ctx.store.transaction(() => {
+    for (const name of STORE_KEYS) {
+      const secret = ctx.vault.secret(name);
+      const fingerprint = sha256Hex(Buffer.concat([Buffer.from('svc-key-fingerprint\u0000'), secret])).slice(
+        0,
+        16,
+      );
+      const recorded = ctx.store.get<{ fingerprint: string }>(
+        'SELECT fingerprint FROM key_fingerprints WHERE name = ?',
+        name,
+      );
+      if (!recorded) {
+        ctx.store.run(
+          'INSERT INTO key_fingerprints (name, fingerprint, recorded_at) VALUES (?, ?, ?)',
+          name,
+          fingerprint,
+          ctx.clock().toISOString(),
+        );
+      } else if (recorded.fingerprint !== fingerprint) {
+        throw new VaultError(
+          'corrupt_key',
+          `key \`${name}\` in ${ctx.vault.location} is not the one this store was written with; restore keys/ from the backup that matches svc.db`,
+        );
+      }
+    }
+  });
+}
+
 export class Service {
   readonly ctx: Context;
   readonly dataDir: string;
@@ -40,6 +77,12 @@ export class Service {
       chains: new Chains(store, signer),
       clock: options.clock ?? (() => new Date()),
     };
+    try {
+      checkKeysMatchStore(this.ctx);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
   }
 
   close(): void {

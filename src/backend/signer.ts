@@ -5,8 +5,6 @@ import { signingKid } from '../proofs/format.ts';
 
 /** RFC 8410 section 7: the PKCS#8 DER prefix before a raw 32-byte Ed25519 seed. */
 const RFC8410_ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-/** RFC 8410 section 4: the SubjectPublicKeyInfo DER prefix before a raw 32-byte Ed25519 key. */
-const RFC8410_ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 export interface PublishedKey {
   signing_kid: string;
@@ -58,14 +56,6 @@ export class ServiceSigner {
     if (!key || !/^[0-9a-f]{128}$/.test(signatureHex)) return false;
     return verify(null, bytes, key, Buffer.from(signatureHex, 'hex'));
   }
-}
-
-export function publicKeyFromHex(hex: string): KeyObject {
-  return createPublicKey({
-    key: Buffer.concat([RFC8410_ED25519_SPKI_PREFIX, Buffer.from(hex, 'hex')]),
-    format: 'der',
-    type: 'spki',
-  });
 }
 
 export function sha256Hex(data: Uint8Array | string): string {

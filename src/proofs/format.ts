@@ -41,10 +41,17 @@ export function canonicalText(value: unknown): string {
   return text;
 }
 
-/** `signing_kid`: the first 16 hex characters of SHA-256 over the raw 32-byte Ed25519 public key. */
-export function signingKid(publicKey: Uint8Array): string {
+/**
+ * The short name svc gives a public key: the first 16 hex characters of SHA-256 over its raw
+ * bytes. It is the `signing_kid` of an Ed25519 service key, the Fabric address (kid) of an X25519
+ * agent key and the fingerprint of a recovery key: one formula, so server and SDK cannot drift.
+ */
+export function keyId(publicKey: Uint8Array): string {
   return bytesToHex(sha256(publicKey)).slice(0, 16);
 }
+
+/** `signing_kid` of an Ed25519 public key. */
+export const signingKid = keyId;
 
 /** A chain entry's hash: SHA-256 over its canonical payload, which itself names `prev_hash`. */
 export function entryHash(payloadBytes: Uint8Array): string {

@@ -1,7 +1,7 @@
 // Fabric envelope crypto: HPKE-wrapped content keys and AES-256-GCM sealed payloads addressed to an X25519 key.
 import { Aes256Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { x25519 } from '@noble/curves/ed25519.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { keyId } from '../proofs/format.ts';
 
 // RFC 9180 §5: the sender is anonymous on the Fabric, so only the unauthenticated base mode is used.
 export const RFC9180_MODE_BASE = 0x00;
@@ -139,7 +139,7 @@ function payloadAad(recipientKid: string): Uint8Array<ArrayBuffer> {
 }
 
 function addressOf(publicKey: Uint8Array): string {
-  return bytesToHex(sha256(publicKey)).slice(0, FABRIC_ADDRESS_HEX_CHARS);
+  return keyId(publicKey);
 }
 
 /** The recipient address (kid): the first 16 lowercase hex characters of SHA-256 over the raw X25519 public key. */

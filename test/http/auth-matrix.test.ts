@@ -244,6 +244,8 @@ describe.each(ENDPOINTS.map((e) => [name(e), e] as const))('%s', (_label, endpoi
 
   it('the right credential is not refused', async () => {
     const r = await call(endpoint, endpoint.kind === 'org' ? creds.orgKey : creds.agentToken);
+    // Not refused, and not broken: any answer here is the endpoint's own (2xx, or a 4xx about the input).
     expect([401, 403]).not.toContain(r.status);
+    expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
   });
 });

@@ -38,3 +38,16 @@ process.stdout.write(new FileKeyVault(process.argv[1]).secret('raced').toString(
   expect(keys[0]).toMatch(/^[0-9a-f]{64}$/);
   expect(new Set(keys).size).toBe(1);
 });
+
+it('a store refuses to start on keys other than the ones it was written with', async () => {
+  const { Service } = await import('../../src/backend/service.ts');
+  const { rmSync } = await import('node:fs');
+  const { dir, cleanup } = tempDir();
+  dirs.push(cleanup);
+  const first = new Service({ dataDir: dir });
+  const { org_id } = first.createOrg('Acme');
+  first.close();
+  rmSync(join(dir, 'keys'), { recursive: true });
+  expect(() => new Service({ dataDir: dir })).toThrow(/not the one this store was written with/);
+  expect(org_id).toMatch(/^org_/);
+});

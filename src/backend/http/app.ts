@@ -59,27 +59,6 @@ function hostGuard(allowed: Set<string>): MiddlewareHandler {
   };
 }
 
-/**
- * Refuses JSON whose strings hold lone surrogates: they are not Unicode text, RFC 8785 cannot
- * canonicalize them, so no receipt could cover them. Malformed JSON is left to the validators.
- */
-const wellFormedJson: MiddlewareHandler = async (c, next) => {
-  if (/^application\/([\w.-]+\+)?json/i.test(c.req.header('content-type') ?? '')) {
-    let ill = false;
-    try {
-      JSON.parse(await c.req.text(), (key, value: unknown) => {
-        if (!key.isWellFormed() || (typeof value === 'string' && !value.isWellFormed())) ill = true;
-        return value;
-      });
-    } catch {
-      // Not JSON at all: the route's validator answers invalid_json.
-    }
-    if (ill)
-      throw new ServiceError('invalid_request', 'strings must be well-formed Unicode (no lone surrogates)');
-  }
-  await next();
-};
-
 function limitFor(path: string): number {
   return LARGE_BODY_PATHS.some((p) => p.test(path)) ? LARGE_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
 }
@@ -161,7 +140,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
       ...(e.extension ? { 'x-svc-extension': true } : {}),
       security: SECURITY[e.credential],
       // Authentication first: a bad bearer is 401 whatever the body holds.
-      middleware: e.credential === 'none' ? [wellFormedJson] : [authenticated, wellFormedJson],
+      ...(e.credential === 'none' ? {} : { middleware: [authenticated] as const }),
       request: {
         ...(e.params ? { params: e.params } : {}),
         ...(e.query ? { query: e.query } : {}),

@@ -1,6 +1,6 @@
 // Every HTTP endpoint as one declaration: path, credential, schemas, documented statuses and the
 // core call. app.ts registers them all in one loop; the OpenAPI document is built from them.
-import type { z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import type { Service } from '../service.ts';
 import type { Principal } from '../credentials.ts';
 import { parseCsv } from '../csv.ts';
@@ -126,7 +126,7 @@ export const ENDPOINTS: Endpoint[] = [
     errors: [400, 401, 404],
     errorBodies: {
       403: {
-        schema: S.ScopeViolation,
+        schema: z.union([S.ScopeViolation, S.ErrorBody]),
         description: 'scope_violation (denied_columns, audit), or another agent’s token',
       },
     },
@@ -226,7 +226,7 @@ export const ENDPOINTS: Endpoint[] = [
     errors: [400, 401, 404, 410],
     errorBodies: {
       403: {
-        schema: S.FabricDenied,
+        schema: z.union([S.FabricDenied, S.ErrorBody]),
         description: 'fabric_denied with reasons and the receipt of the signed denial',
       },
     },

@@ -1,13 +1,16 @@
 // The embedded store: node:sqlite in WAL mode, numbered migrations, and write transactions
 // that several processes can run against one data dir at once.
 import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ServiceError } from '../errors.ts';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 const BUSY_TIMEOUT_MS = 10_000;
-/** How often a write transaction is retried when SQLite still reports the database busy. */
-const BUSY_RETRIES = 50;
+/** Retries after SQLite has already waited BUSY_TIMEOUT_MS: past them the caller gets a 503. */
+const BUSY_RETRIES = 2;
+/** Prepared statements kept per process; queries built from request shapes cannot grow it past this. */
+const STATEMENT_CACHE_SIZE = 256;
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
 export type Row = Record<string, SqlValue>;
@@ -38,6 +41,9 @@ export class Store {
     let stmt = this.statements.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+        this.statements.delete(this.statements.keys().next().value!);
+      }
       this.statements.set(sql, stmt);
     }
     return stmt;
@@ -88,7 +94,10 @@ export class Store {
       try {
         return work();
       } catch (error) {
-        if (!isBusy(error) || attempt >= BUSY_RETRIES) throw error;
+        if (!isBusy(error)) throw error;
+        if (attempt >= BUSY_RETRIES) {
+          throw new ServiceError('busy', 'the store stayed locked by other svc processes; retry shortly');
+        }
         sleepSync(5 + Math.random() * 20);
       }
     }
@@ -106,7 +115,7 @@ export class Store {
       this.transaction(() => {
         // Checked inside the write lock: another process may have applied it a moment ago.
         if (this.get('SELECT 1 AS done FROM schema_migrations WHERE version = ?', version)) return;
-        this.db.exec(readFileSync(join(MIGRATIONS_DIR.pathname, name), 'utf8'));
+        this.db.exec(readFileSync(fileURLToPath(new URL(name, MIGRATIONS_DIR)), 'utf8'));
         this.run(
           'INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)',
           version,
