@@ -1,6 +1,6 @@
 // Data governance: create an agent with a scoped grant, plan (may I?), read (execute), revoke.
 import { ServiceError } from './errors.ts';
-import { newId, nowIso, type Context } from './context.ts';
+import { hasPassed, newId, nowIso, type Context } from './context.ts';
 import {
   issueAgentToken,
   type AgentPrincipal,
@@ -193,7 +193,7 @@ export function roster(ctx: Context, caller: OrgCaller) {
       agent_id: a.id,
       handle: a.handle,
       name: a.name,
-      status: a.status,
+      status: a.status as AgentStatus,
       fabric_enrolled: a.fabric_kid !== null,
       fabric_address: a.fabric_kid,
       created_at: a.created_at,
@@ -538,4 +538,83 @@ export function revoke(ctx: Context, caller: OrgCaller, target: string): RevokeR
       receipt_id: receipt?.receipt_id ?? null,
     };
   });
+}
+
+// ---------------------------------------------------------------- policy board and proofs
+
+export type GrantStatus = 'active' | 'expired' | 'revoked';
+export type AgentStatus = 'active' | 'revoked';
+
+/** The board: every agent of the organization, its grants with their reach, and its last read. */
+export function policyBoard(ctx: Context, caller: OrgCaller) {
+  const grants = ctx.store.all<{
+    jti: string;
+    agent_id: string;
+    table_name: string;
+    columns: string;
+    classifications: string | null;
+    where_json: string | null;
+    created_at: string;
+    expires_at: string;
+    revoked_at: string | null;
+  }>('SELECT * FROM agent_grants WHERE org_id = ? ORDER BY created_at', caller.orgId);
+  const agents = roster(ctx, caller).agents.map((agent) => {
+    const lastRead = ctx.store.get<{ id: string; signed_at: string; payload: string }>(
+      `SELECT id, signed_at, payload FROM audit_chain
+        WHERE org_id = ? AND json_extract(payload, '$.agent_id') = ? ORDER BY chain_index DESC LIMIT 1`,
+      caller.orgId,
+      agent.agent_id,
+    );
+    return {
+      ...agent,
+      grants: grants
+        .filter((g) => g.agent_id === agent.agent_id)
+        .map((g) => ({
+          jti: g.jti,
+          table: g.table_name,
+          columns: JSON.parse(g.columns) as string[],
+          classifications: g.classifications ? (JSON.parse(g.classifications) as string[]) : null,
+          where: g.where_json ? (JSON.parse(g.where_json) as Record<string, WhereValue>) : {},
+          created_at: g.created_at,
+          expires_at: g.expires_at,
+          status: (g.revoked_at
+            ? 'revoked'
+            : hasPassed(ctx, g.expires_at)
+              ? 'expired'
+              : 'active') as GrantStatus,
+        })),
+      last_read: lastRead
+        ? {
+            audit_id: lastRead.id,
+            at: lastRead.signed_at,
+            outcome: String((JSON.parse(lastRead.payload) as { outcome?: unknown }).outcome ?? 'unknown'),
+          }
+        : null,
+    };
+  });
+  return { ok: true, count: agents.length, agents };
+}
+
+export const PROOFS_PAGE_MAX = 200;
+
+/** The organization's signed receipts, newest first; `before` pages back from a chain position. */
+export function listProofs(
+  ctx: Context,
+  caller: OrgCaller,
+  options: { limit?: number; before?: number } = {},
+) {
+  const limit = Math.min(options.limit ?? 50, PROOFS_PAGE_MAX);
+  const proofs = ctx.store.all<{ id: string; kind: string; chain_index: number; signed_at: string }>(
+    `SELECT id, kind, chain_index, signed_at FROM service_chain
+      WHERE org_id = ? AND chain_index < ? ORDER BY chain_index DESC LIMIT ?`,
+    caller.orgId,
+    options.before ?? Number.MAX_SAFE_INTEGER,
+    limit,
+  );
+  return {
+    ok: true,
+    count: proofs.length,
+    proofs,
+    next_before: proofs.length === limit ? proofs.at(-1)!.chain_index : null,
+  };
 }

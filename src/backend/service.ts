@@ -123,6 +123,39 @@ export class Service {
     return governance.roster(this.ctx, credentials.requireOrgKey(principal, 'governance'));
   }
 
+  policyBoard(principal: Principal) {
+    return governance.policyBoard(this.ctx, credentials.requireOrgKey(principal, 'governance'));
+  }
+
+  listProofs(principal: Principal, options: { limit?: number; before?: number } = {}) {
+    return governance.listProofs(this.ctx, credentials.requireOrgKey(principal, 'governance'), options);
+  }
+
+  /** Who a credential is, for status pages: never the credential itself. */
+  whoami(principal: Principal) {
+    if (principal.kind === 'agent') {
+      return {
+        kind: 'agent' as const,
+        org_id: principal.orgId,
+        handle: principal.handle,
+        jti: principal.jti,
+        grant: principal.grant,
+      };
+    }
+    const org = principal.orgId
+      ? this.ctx.store.get<{ id: string; name: string }>(
+          'SELECT id, name FROM orgs WHERE id = ?',
+          principal.orgId,
+        )
+      : undefined;
+    return {
+      kind: 'organization_key' as const,
+      org_id: org?.id ?? null,
+      org_name: org?.name ?? null,
+      scopes: principal.scopes,
+    };
+  }
+
   revokeAgent(principal: Principal, target: string) {
     return governance.revoke(this.ctx, credentials.requireOrgKey(principal, 'governance'), target);
   }
@@ -133,6 +166,35 @@ export class Service {
 
   read(principal: Principal, handle: string, input: governance.ReadInput) {
     return governance.read(this.ctx, credentials.requireAgent(principal, handle), input);
+  }
+
+  /**
+   * Prompt-ready retrieval: plans the read against the grant, then reads only the columns the plan
+   * allows, so withheld columns are named but never read. Nothing allowed means nothing read.
+   */
+  retrieve(principal: Principal, input: Partial<governance.ReadInput>) {
+    const agent = credentials.requireAgent(principal);
+    const tableName = input.table ?? agent.grant.table;
+    const table = tables.getTable(this.ctx, agent.orgId, tableName);
+    if (!table)
+      throw new ServiceError(
+        'unknown_table',
+        `no table \`${tableName}\` is registered for this organization`,
+      );
+    const plan = governance.decide(table, agent.grant, {
+      action: 'read',
+      columns: input.columns,
+      where: input.where,
+    });
+    if (plan.decision === 'deny') return { table: tableName, plan, rows: [], count: 0, audit: null };
+    const read = governance.read(this.ctx, agent, {
+      table: tableName,
+      columns: plan.allowed.columns,
+      where: input.where,
+      limit: input.limit,
+      purpose: input.purpose,
+    });
+    return { table: tableName, plan, ...read };
   }
 
   registerTable(principal: Principal, table: tables.TableInfo) {

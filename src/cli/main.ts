@@ -9,6 +9,9 @@ import { startServer } from '../backend/http/server.ts';
 import { parseCsv } from '../backend/csv.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { TableSchema } from '../backend/schemas.ts';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpServer } from '../tools/server.ts';
+import { MCP_CLIENTS, mcpConfig, type McpClient } from './mcp-config.ts';
 
 /** Exit codes (docs/CLI.md): 0 done, 1 refused or failed, 2 bad usage, 3 a proof did not verify. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, unverified: 3 } as const;
@@ -222,7 +225,49 @@ export function buildProgram(): Command {
       if (!verdict.authentic || !verdict.unaltered) process.exitCode = EXIT.unverified;
     });
 
+  program
+    .command('mcp')
+    .description('run the MCP tool server over stdio (or print client configuration)')
+    .option('--print-config', 'print ready-to-paste configuration for an MCP client')
+    .option('--client <client>', `client format: ${MCP_CLIENTS.join(', ')}`, 'claude-desktop')
+    .action(async (options: { printConfig?: boolean; client: string }) => {
+      if (options.printConfig) {
+        if (!(MCP_CLIENTS as readonly string[]).includes(options.client)) {
+          throw new CommanderError(
+            EXIT.usage,
+            'svc.usage',
+            `--client must be one of ${MCP_CLIENTS.join(', ')}`,
+          );
+        }
+        process.stdout.write(`${mcpConfig(options.client as McpClient)}\n`);
+        return;
+      }
+      await serveMcpOverStdio();
+    });
+
   return program;
+}
+
+/** stdio mode: stdout carries protocol only; diagnostics go to stderr. */
+async function serveMcpOverStdio(): Promise<void> {
+  const service = openService();
+  const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
+  const server = createMcpServer(() => ({
+    service,
+    dataDir: service.dataDir,
+    ownerBearer: bearer(process.env.SVC_API_KEY),
+    agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
+  }));
+  const stop = () => {
+    void server.close().finally(() => {
+      service.close();
+      process.exit(EXIT.ok);
+    });
+  };
+  process.stdin.once('end', stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await server.connect(new StdioServerTransport());
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -252,5 +297,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 const code = await main(process.argv.slice(2));
-// `serve` keeps the process alive through its server; everything else exits with its code.
-if (!process.argv.slice(2).includes('serve') || code !== EXIT.ok) process.exit(code);
+// `serve` and `mcp` keep the process alive through their servers; everything else exits with its code.
+const args = process.argv.slice(2);
+const longRunning = args[0] === 'serve' || (args[0] === 'mcp' && !args.includes('--print-config'));
+if (!longRunning || code !== EXIT.ok) process.exit(code);

@@ -1,0 +1,23 @@
+// Where a tool's credential comes from, and the tool error that says what to do without one.
+import type { Principal } from '../backend/credentials.ts';
+import type { ToolDeps } from './registry.ts';
+
+export class MissingCredential extends Error {}
+
+export function ownerOf(deps: ToolDeps): Principal {
+  if (!deps.ownerBearer) {
+    throw new MissingCredential(
+      'This tool needs an organization key. Set SVC_API_KEY in the MCP server environment to a key that `npx svc org create --name NAME` or `npx svc key create` printed.',
+    );
+  }
+  return deps.service.authenticate(deps.ownerBearer);
+}
+
+export function agentOf(deps: ToolDeps): Principal {
+  if (!deps.agentBearer) {
+    throw new MissingCredential(
+      'This tool needs an agent grant token. Set SVC_AGENT_TOKEN in the MCP server environment to the token svc_grant returned.',
+    );
+  }
+  return deps.service.authenticate(deps.agentBearer);
+}

@@ -1,0 +1,168 @@
+// Govern tools: grant and revoke agents, the policy board, tables, the organization's proofs,
+// and verifying any proof. Thin: each parses, calls the service core, and formats.
+import { z } from 'zod';
+import * as S from '../backend/schemas.ts';
+import { PROOFS_PAGE_MAX } from '../backend/governance.ts';
+import { defineTool } from './registry.ts';
+import { ownerOf } from './credentials.ts';
+
+const GrantView = z.object({
+  jti: z.string(),
+  table: z.string(),
+  columns: z.array(z.string()),
+  classifications: z.array(z.string()).nullable(),
+  where: z.record(z.string(), S.WhereValue),
+  created_at: z.string(),
+  expires_at: z.string(),
+  status: z.enum(['active', 'expired', 'revoked']),
+});
+
+export const svcGrant = defineTool({
+  name: 'svc_grant',
+  group: 'govern',
+  title: 'Grant an agent scoped access',
+  description:
+    'Creates an agent and its grant in one step: which table, which readable columns, optional classifications, an optional equality filter on plaintext columns, and a lifetime (ttl_seconds, at least 60; default one day). Returns the grant token once: hand it to the agent as SVC_AGENT_TOKEN; it is never shown again. Use svc_policy to see every agent afterwards and svc_revoke to end access.',
+  credential: 'owner',
+  inputSchema: S.GrantRequest,
+  outputSchema: S.GrantResponse,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: (input, deps) => {
+    const grant = deps.service.createGrant(ownerOf(deps), input);
+    return {
+      text: `Agent \`${grant.handle}\` may read ${input.columns.join(', ')} of ${input.table ?? 'agent_demo_records'} until ${grant.expires_at}. Grant token (shown once, give it to the agent as SVC_AGENT_TOKEN): ${grant.grant_token}\nReceipt: ${grant.receipt_id}`,
+      structured: grant,
+    };
+  },
+});
+
+export const svcRevoke = defineTool({
+  name: 'svc_revoke',
+  group: 'govern',
+  title: 'Revoke an agent or one grant',
+  description:
+    'Ends access at once. Give an agent handle to end every active credential of that agent, or a grant jti to end just that grant. Revoking what is already revoked changes nothing and signs no receipt. Use svc_policy to find handles and jtis.',
+  credential: 'owner',
+  inputSchema: S.RevokeRequest,
+  outputSchema: S.RevokeResponse,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  handler: (input, deps) => {
+    const result = deps.service.revokeAgent(ownerOf(deps), input.target);
+    return {
+      text: result.receipt_id
+        ? `Revoked ${result.target} ${result.handle}: ${result.revoked_jtis.length} grant(s) ended. Receipt: ${result.receipt_id}`
+        : `Nothing to revoke: ${result.handle} had no active grant left.`,
+      structured: result,
+    };
+  },
+});
+
+const PolicyBoard = z.object({
+  ok: z.boolean(),
+  count: z.number().int(),
+  agents: z.array(
+    S.AgentSchema.extend({
+      grants: z.array(GrantView),
+      last_read: z.object({ audit_id: z.string(), at: z.string(), outcome: z.string() }).nullable(),
+    }),
+  ),
+});
+
+export const svcPolicy = defineTool({
+  name: 'svc_policy',
+  group: 'govern',
+  title: 'The policy board',
+  description:
+    'Shows every agent of the organization: its status, its grants (table, columns, classifications, filter, expiry, status) and its last read. Read-only. Use it before svc_grant to avoid duplicates and before svc_revoke to find a handle or jti.',
+  credential: 'owner',
+  inputSchema: z.object({}).strict(),
+  outputSchema: PolicyBoard,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (_input, deps) => {
+    const board = deps.service.policyBoard(ownerOf(deps));
+    const lines = board.agents.map((a) => {
+      const active = a.grants.filter((g) => g.status === 'active');
+      const reach = active.map((g) => `${g.table}(${g.columns.join(', ')})`).join('; ') || 'no active grant';
+      return `- ${a.handle} [${a.status}] ${reach}; last read: ${a.last_read ? a.last_read.at : 'never'}`;
+    });
+    return {
+      text: board.count ? lines.join('\n') : 'No agents yet: create one with svc_grant.',
+      structured: board,
+    };
+  },
+});
+
+export const svcRegisterTable = defineTool({
+  name: 'svc_register_table',
+  group: 'govern',
+  title: 'Register a table',
+  description:
+    'Registers a table and its columns: each column has a classification (for example public, pii, financial, confidential) and a storage kind, plaintext (usable in where filters) or encrypted (sealed at rest; a denied column is never decrypted). Load rows afterwards with `svc table load` or the rows endpoint, then grant agents with svc_grant.',
+  credential: 'owner',
+  inputSchema: S.TableSchema,
+  outputSchema: S.TableSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: (input, deps) => {
+    const table = deps.service.registerTable(ownerOf(deps), input);
+    return {
+      text: `Registered ${table.name}: ${table.columns.map((c) => `${c.name} (${c.classification}, ${c.storage})`).join(', ')}.`,
+      structured: table,
+    };
+  },
+});
+
+const ProofList = z.object({
+  ok: z.boolean(),
+  count: z.number().int(),
+  proofs: z.array(
+    z.object({ id: z.string(), kind: z.string(), chain_index: z.number().int(), signed_at: z.string() }),
+  ),
+  next_before: z.number().int().nullable(),
+});
+
+export const svcProofs = defineTool({
+  name: 'svc_proofs',
+  group: 'govern',
+  title: "The organization's signed proofs",
+  description:
+    "Lists the organization's signed receipts (grants, revocations, decisions, Fabric sends and fetches), newest first. Page back with `before` = the previous page's next_before. Check any of them with svc_verify.",
+  credential: 'owner',
+  inputSchema: z
+    .object({
+      limit: z.number().int().min(1).max(PROOFS_PAGE_MAX).optional(),
+      before: z.number().int().min(1).optional(),
+    })
+    .strict(),
+  outputSchema: ProofList,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (input, deps) => {
+    const page = deps.service.listProofs(ownerOf(deps), input);
+    return {
+      text: page.count
+        ? page.proofs.map((p) => `${p.signed_at} ${p.kind} ${p.id}`).join('\n')
+        : 'No signed proofs yet.',
+      structured: page,
+    };
+  },
+});
+
+export const svcVerify = defineTool({
+  name: 'svc_verify',
+  group: 'govern',
+  title: 'Verify a proof',
+  description:
+    'Re-checks a proof by its id (a receipt `rcpt_...` or a read audit row `aud_...`): its signature, its hash and its links in the chain. Needs no credential. An unknown or altered proof is never reported authentic.',
+  credential: 'none',
+  inputSchema: S.VerifyRequest,
+  outputSchema: S.VerifyResponse,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (input, deps) => {
+    const verdict = deps.service.verify(input.proof_id);
+    return {
+      text: verdict.found
+        ? `${input.proof_id}: authentic=${verdict.authentic}, unaltered=${verdict.unaltered}${verdict.signer ? `, signed by ${verdict.signer.signing_kid}` : ''}`
+        : `${input.proof_id}: no such proof (not authentic).`,
+      structured: verdict,
+    };
+  },
+});

@@ -1,0 +1,23 @@
+// The implemented tools, in catalog order. Catalog names not listed here are pending (README).
+import { CATALOG, type ToolDefinition } from './registry.ts';
+import { svcGetStarted } from './setup.ts';
+import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
+import { svcDecide, svcRead, svcRetrieve } from './scoped-agent.ts';
+
+const implemented = [
+  svcGetStarted,
+  svcGrant,
+  svcRevoke,
+  svcPolicy,
+  svcRegisterTable,
+  svcProofs,
+  svcVerify,
+  svcDecide,
+  svcRead,
+  svcRetrieve,
+];
+const catalogOrder = Object.values(CATALOG).flat();
+
+export const TOOLS: ToolDefinition[] = [...implemented].sort(
+  (a, b) => catalogOrder.indexOf(a.name) - catalogOrder.indexOf(b.name),
+);

@@ -1,0 +1,95 @@
+// The MCP tool registry: the catalog of all 38 svc_ tools in their five groups, one declaration
+// per implemented tool, and the loop that registers them. Declarations are plain data: listing,
+// snapshotting and generating the README table start nothing.
+import type { z } from 'zod';
+import type { Service } from '../backend/service.ts';
+
+export const GROUPS = {
+  setup: 'Setup: link this computer, describe it, accept the terms',
+  'find-lock': 'Find and lock: scan for secrets and personal data, seal, redact, run with secrets',
+  share: 'Share and deliver: governed links, burn-after-read, the Fabric inbox',
+  govern: 'Govern and policy: grants, revocation, rules, tables, sources, proofs',
+  'scoped-agent': 'Scoped agent: decide, read and use within a grant',
+} as const;
+export type Group = keyof typeof GROUPS;
+
+/** Every tool of the product, in the order and groups of the specification. */
+export const CATALOG: Record<Group, readonly string[]> = {
+  setup: ['svc_connect', 'svc_get_started', 'svc_node', 'svc_terms'],
+  'find-lock': [
+    'svc_scan_folder',
+    'svc_scan_feedback',
+    'svc_plan',
+    'svc_protect',
+    'svc_open',
+    'svc_redact',
+    'svc_run',
+    'svc_wrap',
+    'svc_encrypt',
+    'svc_decrypt',
+  ],
+  share: ['svc_send', 'svc_deliver', 'svc_burn', 'svc_link_status', 'svc_expose', 'svc_inbox'],
+  govern: [
+    'svc_grant',
+    'svc_revoke',
+    'svc_policy',
+    'svc_rules',
+    'svc_register_table',
+    'svc_connect_source',
+    'svc_api_list',
+    'svc_api_read',
+    'svc_api_write',
+    'svc_seal_revoke',
+    'svc_proofs',
+    'svc_verify',
+  ],
+  'scoped-agent': ['svc_decide', 'svc_read', 'svc_retrieve', 'svc_use', 'svc_code_advise', 'svc_code_patch'],
+};
+
+/** `none`: needs nothing; `owner`: an organization key; `grant`: an agent grant token. */
+export type CredentialTag = 'none' | 'owner' | 'grant';
+
+/** What a handler gets when it is called (never at listing time). */
+export interface ToolDeps {
+  service: Service;
+  /** `Bearer ...` of the organization key, when this process has one. */
+  ownerBearer: string | undefined;
+  /** `Bearer ...` of the agent grant token, when this process has one. */
+  agentBearer: string | undefined;
+  dataDir: string;
+}
+
+export interface ToolResult<T> {
+  /** What the model reads. */
+  text: string;
+  /** The same answer as data, checked against the output schema. */
+  structured: T;
+}
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  group: Group;
+  title: string;
+  /** Written for a model: what it does, when to use it, what to call next. */
+  description: string;
+  credential: CredentialTag;
+  inputSchema: I;
+  outputSchema: O;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+  handler(input: z.infer<I>, deps: ToolDeps): ToolResult<z.infer<O>> | Promise<ToolResult<z.infer<O>>>;
+}
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolDefinition<I, O>,
+): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+export function groupOf(name: string): Group | undefined {
+  return (Object.keys(CATALOG) as Group[]).find((group) => CATALOG[group].includes(name));
+}

@@ -1,0 +1,114 @@
+// Scoped-agent tools: decide (may I?), read within the grant, and prompt-ready retrieval.
+import { z } from 'zod';
+import * as S from '../backend/schemas.ts';
+import { defineTool } from './registry.ts';
+import { agentOf } from './credentials.ts';
+import type { CellValue } from '../backend/tables.ts';
+
+export const svcDecide = defineTool({
+  name: 'svc_decide',
+  group: 'scoped-agent',
+  title: 'May I? (decide without reading)',
+  description:
+    'Asks whether this agent may take an action (read, send or classify) on columns of a table, without releasing any data: the answer is allow, degrade (some columns withheld) or deny, with reasons and a signed receipt (proof_id). Call it before svc_read or before sending data anywhere; verify the receipt with svc_verify.',
+  credential: 'grant',
+  inputSchema: S.ComputeRequest,
+  outputSchema: S.AccessDecisionSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: (input, deps) => {
+    const decision = deps.service.compute(agentOf(deps), input, true);
+    const withheld = decision.withheld.columns.length
+      ? `; withheld: ${decision.withheld.columns.join(', ')}`
+      : '';
+    return {
+      text: `${decision.decision}: allowed ${decision.allowed.columns.join(', ') || 'nothing'}${withheld}${decision.reasons.length ? ` (${decision.reasons.join(', ')})` : ''}. Receipt: ${decision.proof_id}`,
+      structured: decision,
+    };
+  },
+});
+
+function asTable(columns: string[], rows: Record<string, CellValue>[]): string {
+  const cell = (v: CellValue) => (v === null ? '' : String(v).replace(/\|/g, '\\|').replace(/\n/g, ' '));
+  return [
+    `| ${columns.join(' | ')} |`,
+    `| ${columns.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${columns.map((c) => cell(row[c] ?? null)).join(' | ')} |`),
+  ].join('\n');
+}
+
+export const svcRead = defineTool({
+  name: 'svc_read',
+  group: 'scoped-agent',
+  title: 'Read within the grant',
+  description:
+    'Reads rows of a table, releasing only the columns this agent is granted; every read, allowed or refused, appends a signed audit row. Asking for a column outside the grant refuses the whole read and names the denied columns: ask again without them, or use svc_retrieve, which leaves withheld columns out by itself. limit defaults to 50, at most 200.',
+  credential: 'grant',
+  inputSchema: S.ReadRequest,
+  outputSchema: S.ReadResponse,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: (input, deps) => {
+    const agent = agentOf(deps);
+    if (agent.kind !== 'agent') throw new Error('unreachable: agentOf returns agent principals');
+    const result = deps.service.read(agent, agent.handle, input);
+    return {
+      text: `${result.count} row(s); audit ${result.audit.id}\n${asTable(input.columns, result.rows)}`,
+      structured: result,
+    };
+  },
+});
+
+const Retrieval = z.object({
+  table: z.string(),
+  decision: z.enum(['allow', 'degrade', 'deny']),
+  columns: z.array(z.string()),
+  withheld: z.array(z.object({ column: z.string(), reason: z.string() })),
+  rows: S.ReadResponse.shape.rows,
+  count: z.number().int(),
+  audit: S.AuditRef.nullable(),
+});
+
+export const svcRetrieve = defineTool({
+  name: 'svc_retrieve',
+  group: 'scoped-agent',
+  title: 'Prompt-ready context within the grant',
+  description:
+    'Returns rows as a compact table holding only the columns this agent may see; any requested column it may not see is named as withheld, with the reason, and never read. Without `columns` it uses every column of the grant. Use it to put governed data into a prompt; the read is audited like svc_read.',
+  credential: 'grant',
+  inputSchema: z
+    .object({
+      table: S.ReadRequest.shape.table.optional(),
+      columns: S.ReadRequest.shape.columns.optional(),
+      where: S.ReadRequest.shape.where,
+      limit: S.ReadRequest.shape.limit,
+      purpose: S.ReadRequest.shape.purpose,
+    })
+    .strict(),
+  outputSchema: Retrieval,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: (input, deps) => {
+    const result = deps.service.retrieve(agentOf(deps), input);
+    const withheld = result.plan.withheld.columns.map((column) => ({
+      column,
+      reason: result.plan.reasons.find((r) => r.endsWith(`:${column}`))?.split(':')[0] ?? 'not_granted',
+    }));
+    const note = withheld.length
+      ? `\nWithheld (not read): ${withheld.map((w) => `${w.column} (${w.reason})`).join(', ')}`
+      : '';
+    const body =
+      result.plan.decision === 'deny'
+        ? `Nothing of ${result.table} may be released for this request (${result.plan.reasons.join(', ')}).`
+        : `${result.table}: ${result.count} row(s)\n${asTable(result.plan.allowed.columns, result.rows)}`;
+    return {
+      text: body + note,
+      structured: {
+        table: result.table,
+        decision: result.plan.decision,
+        columns: result.plan.allowed.columns,
+        withheld,
+        rows: result.rows,
+        count: result.count,
+        audit: result.audit,
+      },
+    };
+  },
+});

@@ -1,0 +1,54 @@
+// The MCP server: registers every implemented tool on the SDK's McpServer, with its credential
+// check and one mapping from core errors to tool errors.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ServiceError } from '../backend/errors.ts';
+import { MissingCredential } from './credentials.ts';
+import { TOOLS } from './index.ts';
+import type { ToolDeps } from './registry.ts';
+
+export const SERVER_NAME = 'svc';
+export const SERVER_VERSION = '0.1.0';
+
+/** A tool error is a result the model reads: what went wrong and what to do next. */
+function toolError(error: unknown): CallToolResult {
+  let text: string;
+  if (error instanceof MissingCredential) text = error.message;
+  else if (error instanceof ServiceError) {
+    const { error: code, message, ...details } = error.toBody();
+    const extra = Object.keys(details).length ? `\n${JSON.stringify(details)}` : '';
+    text = `${String(code)}: ${String(message)}${extra}`;
+  } else {
+    console.error('[svc mcp] tool failed:', error);
+    text = 'internal: the tool failed unexpectedly; it was logged on the server';
+  }
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+export function createMcpServer(deps: () => ToolDeps): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
+  for (const tool of TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      async (input: unknown): Promise<CallToolResult> => {
+        try {
+          const result = await tool.handler(input as never, deps());
+          return {
+            content: [{ type: 'text', text: result.text }],
+            structuredContent: result.structured as Record<string, unknown>,
+          };
+        } catch (error) {
+          return toolError(error);
+        }
+      },
+    );
+  }
+  return server;
+}

@@ -1,0 +1,219 @@
+// The real `svc mcp` process over stdio, driven by the MCP SDK's own Client: initialize, probes
+// before and after, tools/list, a call of every registered tool (structuredContent checked
+// against its outputSchema by the client), credential errors and bad input as tool errors.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { EmptyResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { TOOLS } from '../../src/tools/index.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+const home = tempDir();
+let apiKey: string;
+let agentToken: string;
+const clients: Client[] = [];
+let shared: Client | undefined;
+
+async function connect(env: Record<string, string>): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: { PATH: process.env.PATH ?? '', SVC_HOME: home.dir, ...env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'svc-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+beforeAll(() => {
+  const service = new Service({ dataDir: home.dir });
+  const org = service.createOrg('Acme');
+  apiKey = org.api_key;
+  const grant = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
+    agent: 'Helper',
+    columns: ['id', 'region', 'email'],
+  });
+  agentToken = grant.grant_token;
+  service.close();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  home.cleanup();
+});
+
+function text(result: Awaited<ReturnType<Client['callTool']>>): string {
+  return (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
+}
+
+describe('svc mcp over stdio', () => {
+  it('answers ping and refuses unknown methods (-32601) after initialize, and stays alive', async () => {
+    const client = await connect({ SVC_API_KEY: apiKey });
+    await expect(client.request({ method: 'ping' }, EmptyResultSchema)).resolves.toEqual({});
+    const unknown = await client
+      .request({ method: 'server/discover' }, EmptyResultSchema)
+      .catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect((unknown as McpError).code).toBe(-32601);
+    await expect(client.request({ method: 'ping' }, EmptyResultSchema)).resolves.toEqual({});
+    expect(client.getServerVersion()).toMatchObject({ name: 'svc' });
+  });
+
+  it('lists every registered tool with its schemas and explicit annotations', async () => {
+    const client = await connect({ SVC_API_KEY: apiKey });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    for (const tool of tools) {
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.inputSchema.type).toBe('object');
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+        expect(typeof tool.annotations?.[hint], `${tool.name}.${hint}`).toBe('boolean');
+      }
+    }
+  });
+
+  it('calls every tool; each structuredContent matches its outputSchema', async () => {
+    const client = await connect({ SVC_API_KEY: apiKey, SVC_AGENT_TOKEN: agentToken });
+    await client.listTools(); // the client validates structuredContent against the listed schemas
+    const call = async (name: string, args: Record<string, unknown> = {}) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
+      expect(result.structuredContent).toBeDefined();
+      return result;
+    };
+    const started = await call('svc_get_started');
+    expect(started.structuredContent).toMatchObject({
+      organization_key: { valid: true, org_name: 'Acme' },
+      agent_token: { valid: true, handle: 'helper' },
+      agents: 1,
+    });
+    const grant = await call('svc_grant', {
+      agent: 'Report Bot',
+      columns: ['id', 'balance'],
+      ttl_seconds: 600,
+    });
+    expect(grant.structuredContent).toMatchObject({ handle: 'report-bot' });
+    await call('svc_register_table', {
+      name: 'vendors',
+      columns: [
+        { name: 'id', classification: 'public', storage: 'plaintext' },
+        { name: 'iban', classification: 'financial', storage: 'encrypted' },
+      ],
+    });
+    const decision = await call('svc_decide', { columns: ['id', 'email', 'phone'] });
+    expect(decision.structuredContent).toMatchObject({
+      decision: 'degrade',
+      withheld: { columns: ['phone'] },
+    });
+    const read = await call('svc_read', { table: 'agent_demo_records', columns: ['id', 'email'], limit: 3 });
+    expect(read.structuredContent).toMatchObject({ count: 3 });
+    const retrieved = await call('svc_retrieve', { columns: ['id', 'email', 'notes'], limit: 2 });
+    expect(retrieved.structuredContent).toMatchObject({
+      decision: 'degrade',
+      columns: ['id', 'email'],
+      withheld: [{ column: 'notes', reason: 'not_granted' }],
+      count: 2,
+    });
+    expect(text(retrieved)).toContain('| id | email |');
+    expect(text(retrieved)).not.toMatch(/Synthetic account/);
+    const policy = await call('svc_policy');
+    expect((policy.structuredContent as { count: number }).count).toBe(2);
+    const proofs = await call('svc_proofs', { limit: 5 });
+    const latest = (proofs.structuredContent as { proofs: { id: string; kind: string }[] }).proofs;
+    expect(latest[0]!.kind).toBe('access.compute');
+    const verdict = await call('svc_verify', { proof_id: latest[0]!.id });
+    expect(verdict.structuredContent).toMatchObject({ authentic: true, unaltered: true });
+    const revoked = await call('svc_revoke', { target: 'report-bot' });
+    expect(revoked.structuredContent).toMatchObject({ target: 'agent', handle: 'report-bot' });
+  });
+
+  it('a tool without its credential answers a tool error that says what to do', async () => {
+    const client = await connect({});
+    const owner = await client.callTool({ name: 'svc_policy', arguments: {} });
+    expect(owner.isError).toBe(true);
+    expect(text(owner)).toMatch(/SVC_API_KEY/);
+    const agent = await client.callTool({ name: 'svc_decide', arguments: {} });
+    expect(agent.isError).toBe(true);
+    expect(text(agent)).toMatch(/SVC_AGENT_TOKEN/);
+    const open = await client.callTool({
+      name: 'svc_verify',
+      arguments: { proof_id: 'rcpt_1_00000000000000000000000000000000' },
+    });
+    expect(open.isError).toBeFalsy();
+    expect(open.structuredContent).toMatchObject({ authentic: false, found: false });
+  });
+
+  it('refusals from the core are tool errors with their code and details', async () => {
+    const client = await connect({ SVC_AGENT_TOKEN: agentToken });
+    const refused = await client.callTool({
+      name: 'svc_read',
+      arguments: { table: 'agent_demo_records', columns: ['id', 'balance'] },
+    });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^scope_violation: .*balance/);
+    expect(text(refused)).toContain('"denied_columns":["balance"]');
+  });
+
+  it.each(TOOLS.filter((t) => Object.keys(t.inputSchema.shape).length > 0).map((t) => [t.name]))(
+    '%s: unknown, ill-typed and oversized arguments are tool errors; the session lives on',
+    async (name) => {
+      shared ??= await connect({ SVC_API_KEY: apiKey, SVC_AGENT_TOKEN: agentToken });
+      const huge = 'x'.repeat(200_000);
+      for (const args of [
+        { __unknown: 1 },
+        { table: 42, columns: 'id', proof_id: 7, target: [], name: {}, agent: false },
+        { target: huge, proof_id: huge, name: huge, agent: huge, table: huge, columns: [huge] },
+      ]) {
+        const result = await shared.callTool({ name, arguments: args });
+        expect(result.isError, JSON.stringify(result).slice(0, 200)).toBe(true);
+        expect(text(result).length).toBeGreaterThan(10);
+      }
+      await expect(shared.request({ method: 'ping' }, EmptyResultSchema)).resolves.toEqual({});
+    },
+  );
+
+  it('before initialize: ping answers an empty result and unknown methods -32601', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', SVC_HOME: home.dir },
+    });
+    const lines: Record<string, unknown>[] = [];
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
+        lines.push(JSON.parse(buffer.slice(0, at)) as Record<string, unknown>);
+        buffer = buffer.slice(at + 1);
+      }
+    });
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'server/discover' });
+    send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    try {
+      await waitFor(() => lines.length >= 3);
+      expect(lines.find((l) => l.id === 1)).toMatchObject({ error: { code: -32601 } });
+      expect(lines.find((l) => l.id === 2)).toMatchObject({ result: {} });
+      expect(lines.find((l) => l.id === 3)).toMatchObject({ result: { serverInfo: { name: 'svc' } } });
+    } finally {
+      child.kill();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the server');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
