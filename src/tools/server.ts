@@ -25,7 +25,11 @@ function toolError(error: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-export function createMcpServer(deps: () => ToolDeps): McpServer {
+/**
+ * One MCP server with every implemented tool. `deps` is called per tool call with the bearer the
+ * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
+ */
+export function createMcpServer(deps: (bearerToken: string | undefined) => ToolDeps): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
   for (const tool of TOOLS) {
     server.registerTool(
@@ -37,9 +41,9 @@ export function createMcpServer(deps: () => ToolDeps): McpServer {
         outputSchema: tool.outputSchema,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      async (input: unknown): Promise<CallToolResult> => {
+      async (input: unknown, extra: { authInfo?: { token?: string } }): Promise<CallToolResult> => {
         try {
-          const result = await tool.handler(input as never, deps());
+          const result = await tool.handler(input as never, deps(extra.authInfo?.token));
           return {
             content: [{ type: 'text', text: result.text }],
             structuredContent: result.structured as Record<string, unknown>,

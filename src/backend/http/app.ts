@@ -1,7 +1,8 @@
 // The HTTP API: Hono routes built from the shared zod schemas, one error body, auth first,
 // Host/Origin checks against DNS rebinding, and body size limits.
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { mountMcp } from '../../tools/http.ts';
 import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
 import { ServiceError } from '../errors.ts';
@@ -186,6 +187,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
   });
 
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
+  mountMcp(app as unknown as Hono, service);
 
   app.notFound((c) =>
     c.json(

@@ -1,0 +1,119 @@
+// MCP over `svc serve`: Streamable HTTP at /mcp and legacy SSE at /sse, with the SDK's own
+// clients over real loopback HTTP. Credentials come from each request's bearer only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
+import { TOOLS } from '../../src/tools/index.ts';
+
+const home = tempDir();
+let server: RunningServer;
+let apiKey: string;
+let agentToken: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  const service = new Service({ dataDir: home.dir });
+  apiKey = service.createOrg('Acme').api_key;
+  agentToken = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
+    agent: 'Helper',
+    columns: ['id', 'email'],
+  }).grant_token;
+  server = await startServer({ service, port: 0 });
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await server.close();
+  home.cleanup();
+});
+
+type Kind = 'streamable' | 'sse';
+async function connect(kind: Kind, token?: string): Promise<Client> {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const transport =
+    kind === 'streamable'
+      ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } })
+      : new SSEClientTransport(new URL(`${server.url}/sse`), {
+          requestInit: { headers },
+          eventSourceInit: {
+            fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, ...headers } }),
+          },
+        });
+  const client = new Client({ name: 'svc-http-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+describe.each(['streamable', 'sse'] as const)('%s', (kind) => {
+  it('initializes, answers ping, lists the tools', async () => {
+    const client = await connect(kind);
+    await expect(client.request({ method: 'ping' }, EmptyResultSchema)).resolves.toEqual({});
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+  });
+
+  it('runs owner tools with an organization key and agent tools with a grant token', async () => {
+    const owner = await connect(kind, apiKey);
+    await owner.listTools();
+    const policy = await owner.callTool({ name: 'svc_policy', arguments: {} });
+    expect(policy.isError).toBeFalsy();
+    expect(policy.structuredContent).toMatchObject({ count: 1 });
+    const agent = await connect(kind, agentToken);
+    await agent.listTools();
+    const decision = await agent.callTool({ name: 'svc_decide', arguments: { columns: ['id', 'phone'] } });
+    expect(decision.structuredContent).toMatchObject({ decision: 'degrade' });
+    const read = await agent.callTool({
+      name: 'svc_read',
+      arguments: { table: 'agent_demo_records', columns: ['email'], limit: 2 },
+    });
+    expect(read.structuredContent).toMatchObject({ count: 2 });
+  });
+
+  it('grants nothing to a connection without a bearer, whatever the server process holds', async () => {
+    const client = await connect(kind);
+    const result = await client.callTool({ name: 'svc_policy', arguments: {} });
+    expect(result.isError).toBe(true);
+  });
+});
+
+describe('Streamable HTTP guards', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body,
+    });
+
+  it('refuses a foreign Origin (DNS rebinding) with 403', async () => {
+    const r = await post(JSON.stringify(initialize), { origin: 'https://evil.example' });
+    expect(r.status).toBe(403);
+    expect(await r.json()).toMatchObject({ error: 'forbidden_host' });
+  });
+
+  it('answers a request without a session, or with an unknown one, with a JSON-RPC error', async () => {
+    const noSession = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
+    expect(noSession.status).toBe(400);
+    const unknown = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }), {
+      'mcp-session-id': 'nope',
+    });
+    expect(unknown.status).toBe(404);
+    const broken = await post('{"jsonrpc":');
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
+  });
+});
