@@ -8,13 +8,16 @@ import { resolveDataDir } from '../config/paths.ts';
 import { startServer } from '../backend/http/server.ts';
 import { parseCsv } from '../backend/csv.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
-import { TableSchema } from '../backend/schemas.ts';
+import { ComputeRequest, GrantRequest, TableSchema } from '../backend/schemas.ts';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../tools/server.ts';
 import { MCP_CLIENTS, mcpConfig, type McpClient } from './mcp-config.ts';
 
-/** Exit codes (docs/CLI.md): 0 done, 1 refused or failed, 2 bad usage, 3 a proof did not verify. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, unverified: 3 } as const;
+/**
+ * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
+ * not verify, 4 `agent ask` answered degrade, 5 `agent ask` answered deny.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, unverified: 3, degrade: 4, deny: 5 } as const;
 
 interface JsonFlag {
   json?: boolean;
@@ -22,6 +25,30 @@ interface JsonFlag {
 
 function openService(): Service {
   return new Service({ dataDir: resolveDataDir() });
+}
+
+function agentToken(): string {
+  const token = process.env.SVC_AGENT_TOKEN?.trim();
+  if (!token) {
+    throw new ServiceError(
+      'unauthorized',
+      'set SVC_AGENT_TOKEN to an agent grant token (ndca-...); `svc agent grant` prints one',
+    );
+  }
+  return `Bearer ${token}`;
+}
+
+/** `--where region=eu` (repeatable): numbers, true, false and null keep their JSON type. */
+function collectWhere(value: string, previous: Record<string, string | number | boolean | null> = {}) {
+  const at = value.indexOf('=');
+  if (at < 1)
+    throw new CommanderError(EXIT.usage, 'svc.usage', `--where takes column=value, not \`${value}\``);
+  const raw = value.slice(at + 1);
+  let parsed: string | number | boolean | null = raw;
+  if (/^-?\d+(\.\d+)?$/.test(raw)) parsed = Number(raw);
+  else if (raw === 'true' || raw === 'false') parsed = raw === 'true';
+  else if (raw === 'null') parsed = null;
+  return { ...previous, [value.slice(0, at)]: parsed };
 }
 
 function ownerKey(): string {
@@ -71,6 +98,10 @@ function readRowsFile(file: string): Record<string, unknown>[] {
   if (!Array.isArray(rows))
     throw new ServiceError('invalid_request', 'the JSON file must hold an array of row objects');
   return rows as Record<string, unknown>[];
+}
+
+function describeZod(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues.map((i) => `${i.path.map(String).join('.') || 'input'}: ${i.message}`).join('; ');
 }
 
 export function buildProgram(): Command {
@@ -172,6 +203,95 @@ export function buildProgram(): Command {
           (result.receipt_id ? `, receipt ${result.receipt_id}` : ' (nothing was active)'),
       );
     });
+
+  agent
+    .command('grant')
+    .description('create an agent and its scoped grant; prints the grant token once; needs SVC_API_KEY')
+    .requiredOption('--agent <label>', 'human label; becomes the handle')
+    .requiredOption('--column <name>', 'readable column (repeatable)', collect)
+    .option('--table <name>', 'table (default agent_demo_records)')
+    .option('--classification <class>', 'granted classification (repeatable)', collect)
+    .option('--where <column=value>', 'equality filter on a plaintext column (repeatable)', collectWhere)
+    .option('--ttl-seconds <n>', 'lifetime in seconds (at least 60; default one day)')
+    .option('--json', 'print JSON')
+    .action(
+      (
+        options: JsonFlag & {
+          agent: string;
+          column: string[];
+          table?: string;
+          classification?: string[];
+          where?: Record<string, string | number | boolean | null>;
+          ttlSeconds?: string;
+        },
+      ) => {
+        const parsed = GrantRequest.safeParse({
+          agent: options.agent,
+          columns: options.column,
+          table: options.table,
+          classifications: options.classification,
+          where: options.where,
+          ttl_seconds: options.ttlSeconds === undefined ? undefined : Number(options.ttlSeconds),
+        });
+        if (!parsed.success) throw new ServiceError('invalid_request', describeZod(parsed.error));
+        const grant = withService((s) => s.createGrant(s.authenticate(ownerKey()), parsed.data));
+        print(
+          options,
+          grant,
+          `agent ${grant.handle} (${grant.agent_id}), grant ${grant.jti}, expires ${grant.expires_at}\n` +
+            `grant token (shown once; give it to the agent as SVC_AGENT_TOKEN): ${grant.grant_token}`,
+        );
+      },
+    );
+  agent
+    .command('ask')
+    .description(
+      'may this agent do this? allow, degrade or deny plus a signed receipt; needs SVC_AGENT_TOKEN',
+    )
+    .option('--column <name>', 'column (repeatable; default: the grant columns)', collect)
+    .option('--action <action>', 'read, send or classify', 'read')
+    .option('--table <name>', 'table (default: the grant table)')
+    .option('--where <column=value>', 'equality filter (repeatable)', collectWhere)
+    .option('--purpose <text>', 'why')
+    .option('--external', 'for send: the destination is outside the organization')
+    .option('--json', 'print JSON')
+    .action(
+      (
+        options: JsonFlag & {
+          column?: string[];
+          action: string;
+          table?: string;
+          where?: Record<string, string | number | boolean | null>;
+          purpose?: string;
+          external?: boolean;
+        },
+      ) => {
+        const parsed = ComputeRequest.safeParse({
+          action: options.action,
+          columns: options.column,
+          table: options.table,
+          where: options.where,
+          purpose: options.purpose,
+          destination: options.external ? { external: true } : undefined,
+        });
+        if (!parsed.success) throw new ServiceError('invalid_request', describeZod(parsed.error));
+        const decision = withService((s) => s.compute(s.authenticate(agentToken()), parsed.data, true));
+        const withheld = decision.withheld.columns.length
+          ? `; withheld ${decision.withheld.columns.join(', ')}`
+          : '';
+        print(
+          options,
+          decision,
+          `${decision.decision}: allowed ${decision.allowed.columns.join(', ') || 'nothing'}${withheld}\nreceipt ${decision.proof_id}`,
+        );
+        process.exitCode =
+          decision.decision === 'allow'
+            ? EXIT.ok
+            : decision.decision === 'degrade'
+              ? EXIT.degrade
+              : EXIT.deny;
+      },
+    );
 
   const table = program.command('table').description('registered tables; needs SVC_API_KEY');
   table

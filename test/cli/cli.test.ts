@@ -592,6 +592,72 @@ describe('svc CLI', () => {
     }
   });
 
+  it('agent grant prints the grant once; agent ask answers allow 0, degrade 4, deny 5 with a receipt', async () => {
+    const granted = await runSvc(
+      [
+        'agent',
+        'grant',
+        '--agent',
+        'Ask Bot',
+        '--column',
+        'id',
+        '--column',
+        'email',
+        '--where',
+        'region=eu',
+        '--json',
+      ],
+      owner(),
+    );
+    expect(granted.code).toBe(0);
+    const grant = granted.json() as { grant_token: string; handle: string };
+    expect(grant.handle).toBe('ask-bot');
+    const asAgent = env({ SVC_AGENT_TOKEN: grant.grant_token });
+    const ask = async (columns: string[]) =>
+      runSvc(['agent', 'ask', ...columns.flatMap((c) => ['--column', c]), '--json'], asAgent);
+    const allow = await ask(['id']);
+    expect(allow.code).toBe(0);
+    expect(allow.json()).toMatchObject({ decision: 'allow' });
+    const degrade = await ask(['id', 'phone']);
+    expect(degrade.code).toBe(4);
+    const deny = await ask(['phone']);
+    expect(deny.code).toBe(5);
+    const proof = (deny.json() as { proof_id: string }).proof_id;
+    inProcess((s) => expect(s.verify(proof)).toMatchObject({ authentic: true, kind: 'access.compute' }));
+    const human = await runSvc(['agent', 'ask', '--column', 'id'], asAgent);
+    expect(human.stdout).toMatch(/^allow: allowed id\nreceipt rcpt_/);
+    const noToken = await runSvc(['agent', 'ask', '--column', 'id'], env());
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toContain('SVC_AGENT_TOKEN');
+    const badWhere = await runSvc(
+      ['agent', 'grant', '--agent', 'x', '--column', 'id', '--where', 'oops'],
+      owner(),
+    );
+    expect(badWhere.code).toBe(2);
+    const badTtl = await runSvc(
+      ['agent', 'grant', '--agent', 'x', '--column', 'id', '--ttl-seconds', '5', '--json'],
+      owner(),
+    );
+    expect(badTtl.code).toBe(1);
+    expect(badTtl.json()).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('mcp --print-config gives each client its own format with absolute paths', async () => {
+    for (const [client, marker] of [
+      ['claude-code', 'claude mcp add'],
+      ['claude-desktop', '"mcpServers"'],
+      ['vscode', '"servers"'],
+      ['codex', '[mcp_servers.svc]'],
+    ] as const) {
+      const printed = await runSvc(['mcp', '--print-config', '--client', client], env());
+      expect(printed.code).toBe(0);
+      expect(printed.stdout).toContain(marker);
+      expect(printed.stdout).toContain(process.execPath);
+      expect(printed.stdout).toMatch(/\/bin\/svc\.js/);
+    }
+    expect((await runSvc(['mcp', '--print-config', '--client', 'emacs'], env())).code).toBe(2);
+  });
+
   it('serve rejects a port out of range with exit 2', async () => {
     const result = await runSvc(['serve', '--port', '70000'], env(), 15_000);
     expect(result.code).toBe(2);
