@@ -11,8 +11,9 @@ import { computeInprocess } from './compute-inprocess.ts';
 import { httpCompute } from './http-compute.ts';
 import { readAudit } from './read-audit.ts';
 import { chainVerify } from './chain-verify.ts';
+import { mcpStdio } from './mcp.ts';
 
-const BENCHMARKS: Benchmark[] = [computeInprocess, httpCompute, readAudit, chainVerify];
+const BENCHMARKS: Benchmark[] = [computeInprocess, httpCompute, readAudit, chainVerify, mcpStdio];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 
 interface Outcome extends Partial<BenchReport> {
