@@ -7,4 +7,8 @@ if (major < 22 || (major === 22 && minor < 13)) {
   );
   process.exit(2);
 }
+// Cache compiled (and type-stripped) modules between runs: `svc mcp` and hook processes start in
+// a client's critical path. A cache that cannot be written is skipped silently.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 await import('../src/cli/main.ts');

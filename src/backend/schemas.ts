@@ -78,7 +78,7 @@ export const GrantRequest = z
 
 export const GrantResponse = z
   .object({
-    grant_token: z.string().startsWith('ndca-'),
+    grant_token: z.string().regex(/^ndca-/),
     handle: z.string(),
     agent_id: z.string(),
     jti: z.string(),

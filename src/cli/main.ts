@@ -5,12 +5,10 @@ import { Command, CommanderError } from 'commander';
 import { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { resolveDataDir } from '../config/paths.ts';
-import { startServer } from '../backend/http/server.ts';
-import { parseCsv } from '../backend/csv.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ComputeRequest, GrantRequest, TableSchema } from '../backend/schemas.ts';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer } from '../tools/server.ts';
+// The HTTP server, the MCP server and the CSV reader load only for the commands that use them:
+// `svc mcp` starts in the client's critical path, and hook processes start this CLI too.
 import { MCP_CLIENTS, mcpConfig, type McpClient } from './mcp-config.ts';
 
 /**
@@ -90,9 +88,9 @@ function collectScope(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-function readRowsFile(file: string): Record<string, unknown>[] {
+async function readRowsFile(file: string): Promise<Record<string, unknown>[]> {
   const text = readFileSync(file, 'utf8');
-  if (extname(file).toLowerCase() === '.csv') return parseCsv(text);
+  if (extname(file).toLowerCase() === '.csv') return (await import('../backend/csv.ts')).parseCsv(text);
   const parsed = JSON.parse(text) as unknown;
   const rows = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown }).rows;
   if (!Array.isArray(rows))
@@ -121,6 +119,7 @@ export function buildProgram(): Command {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new CommanderError(EXIT.usage, 'svc.usage', `--port must be 0 to 65535, not ${options.port}`);
       }
+      const { startServer } = await import('../backend/http/server.ts');
       const service = openService();
       const server = await startServer({
         service,
@@ -318,8 +317,8 @@ export function buildProgram(): Command {
     .argument('<table>')
     .requiredOption('--file <rows>', 'rows file (.csv with a header row, or .json array of objects)')
     .option('--json', 'print JSON')
-    .action((name: string, options: JsonFlag & { file: string }) => {
-      const rows = readRowsFile(options.file);
+    .action(async (name: string, options: JsonFlag & { file: string }) => {
+      const rows = await readRowsFile(options.file);
       const result = withService((s) => s.loadRows(s.authenticate(ownerKey()), name, rows));
       print(
         options,
@@ -370,6 +369,10 @@ export function buildProgram(): Command {
 
 /** stdio mode: stdout carries protocol only; diagnostics go to stderr. */
 async function serveMcpOverStdio(): Promise<void> {
+  const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('../tools/server.ts'),
+  ]);
   const service = openService();
   const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
   const server = createMcpServer(() => ({
