@@ -15,6 +15,7 @@ import * as documents from './documents.ts';
 import * as capsules from './capsules.ts';
 import * as recovery from './recovery.ts';
 import * as usage from './usage.ts';
+import * as setup from './setup.ts';
 import type { Principal } from './credentials.ts';
 
 export interface ServiceOptions {
@@ -111,6 +112,20 @@ export class Service {
   /** Local owner action (the CLI on this machine's store): ends one organization key. */
   revokeApiKey(keyId: string) {
     return credentials.revokeApiKey(this.ctx, keyId);
+  }
+
+  // ------------------------------------------------------------ setup (this machine, the terms)
+
+  registerNode(principal: Principal, facts: setup.MachineFacts) {
+    return setup.registerNode(this.ctx, credentials.requireOrgKey(principal, 'governance'), facts);
+  }
+
+  acceptTerms(principal: Principal, terms: setup.Terms) {
+    return setup.acceptTerms(this.ctx, credentials.requireOrgKey(principal, 'governance'), terms);
+  }
+
+  termsAcceptance(principal: Principal, version: string) {
+    return setup.termsAcceptance(this.ctx, credentials.requireOrgKey(principal, 'governance'), version);
   }
 
   // ------------------------------------------------------------ governance

@@ -1,11 +1,13 @@
 // The implemented tools, in catalog order. Catalog names not listed here are pending (README).
 import { CATALOG, type ToolDefinition } from './registry.ts';
-import { svcGetStarted } from './setup.ts';
+import { svcGetStarted, svcNode, svcTerms } from './setup.ts';
 import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
 import { svcDecide, svcRead, svcRetrieve } from './scoped-agent.ts';
 
 const implemented = [
   svcGetStarted,
+  svcNode,
+  svcTerms,
   svcGrant,
   svcRevoke,
   svcPolicy,

@@ -1,7 +1,11 @@
 // Setup tools: the first call, which tells the model what this computer has and what to do next.
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { defineTool, type ToolDeps } from './registry.ts';
+import { ownerOf } from './credentials.ts';
+import { machineFacts } from '../config/machine.ts';
 
 const CredentialState = z.object({
   present: z.boolean(),
@@ -115,5 +119,85 @@ export const svcGetStarted = defineTool({
       ...next.map((step) => `- ${step}`),
     ].join('\n');
     return { text, structured };
+  },
+});
+
+const NodeView = z.object({
+  node_id: z.string(),
+  machine_id: z.string(),
+  hostname: z.string(),
+  platform: z.string(),
+  arch: z.string(),
+  registered_at: z.string(),
+  last_seen_at: z.string(),
+});
+
+export const svcNode = defineTool({
+  name: 'svc_node',
+  group: 'setup',
+  title: 'Register and describe this machine',
+  description:
+    "Registers this computer as a node of the organization (hostname, platform, architecture and a machine id derived by hashing, never the OS's own id), or, when it is registered already, refreshes and describes it. Takes no arguments. Call it once after setting up the organization key; svc_get_started shows the overall state.",
+  credential: 'owner',
+  inputSchema: z.object({}).strict(),
+  outputSchema: z.object({
+    node: NodeView,
+    newly_registered: z.boolean(),
+    organization_nodes: z.number().int(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (_input, deps) => {
+    const result = deps.service.registerNode(ownerOf(deps), machineFacts());
+    const { node } = result;
+    return {
+      text: `${result.newly_registered ? 'Registered' : 'Already registered'}: ${node.hostname} (${node.platform}/${node.arch}) as ${node.node_id}; the organization has ${result.organization_nodes} node(s).`,
+      structured: result,
+    };
+  },
+});
+
+/** The terms live in docs/TERMS.md; their version is the date in the heading. */
+function currentTerms() {
+  const text = readFileSync(new URL('../../docs/TERMS.md', import.meta.url), 'utf8');
+  const version = /\(version ([0-9-]+)\)/.exec(text)?.[1];
+  if (!version) throw new Error('docs/TERMS.md names no version');
+  return { version, text };
+}
+
+export const svcTerms = defineTool({
+  name: 'svc_terms',
+  group: 'setup',
+  title: 'Show and accept the terms',
+  description:
+    'Shows the current terms of use with their version and digest, and whether the organization has accepted them. Only when the person has read them and says they accept, call again with accept: true: the acceptance is recorded with a signed receipt (accepting twice changes nothing).',
+  credential: 'owner',
+  inputSchema: z.object({ accept: z.boolean().optional() }).strict(),
+  outputSchema: z.object({
+    version: z.string(),
+    sha256: z.string(),
+    text: z.string(),
+    accepted: z.boolean(),
+    accepted_at: z.string().nullable(),
+    receipt_id: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: (input, deps) => {
+    const terms = currentTerms();
+    const owner = ownerOf(deps);
+    const state = input.accept
+      ? deps.service.acceptTerms(owner, terms)
+      : deps.service.termsAcceptance(owner, terms.version);
+    const structured = {
+      version: terms.version,
+      sha256: createHash('sha256').update(terms.text).digest('hex'),
+      text: terms.text,
+      accepted: state !== null,
+      accepted_at: state?.accepted_at ?? null,
+      receipt_id: state?.receipt_id ?? null,
+    };
+    const status = state
+      ? `Accepted on ${state.accepted_at} (receipt ${state.receipt_id}).`
+      : 'Not accepted yet: after the person reads and accepts them, call svc_terms with accept: true.';
+    return { text: `${terms.text}\n\n${status}`, structured };
   },
 });

@@ -92,6 +92,25 @@ describe('svc mcp over stdio', () => {
       agent_token: { valid: true, handle: 'helper' },
       agents: 1,
     });
+    const node = await call('svc_node');
+    expect(node.structuredContent).toMatchObject({ newly_registered: true, organization_nodes: 1 });
+    expect((await call('svc_node')).structuredContent).toMatchObject({
+      newly_registered: false,
+      organization_nodes: 1,
+    });
+    const terms = await call('svc_terms');
+    expect(terms.structuredContent).toMatchObject({ accepted: false, receipt_id: null });
+    expect(text(terms)).toContain('terms of use');
+    const accepted = await call('svc_terms', { accept: true });
+    const receipt = (accepted.structuredContent as { receipt_id: string }).receipt_id;
+    expect(accepted.structuredContent).toMatchObject({ accepted: true });
+    expect((await call('svc_verify', { proof_id: receipt })).structuredContent).toMatchObject({
+      authentic: true,
+      kind: 'terms.accept',
+    });
+    expect((await call('svc_terms', { accept: true })).structuredContent).toMatchObject({
+      receipt_id: receipt,
+    });
     const grant = await call('svc_grant', {
       agent: 'Report Bot',
       columns: ['id', 'balance'],
