@@ -687,3 +687,156 @@ export const OverviewSchema = z
   .openapi('Overview');
 
 export const ScopeSchema = z.enum(SCOPES);
+
+// ---------------------------------------------------------------- extensions for tools over HTTP
+
+export const WhoamiSchema = z
+  .union([
+    z.object({
+      kind: z.literal('agent'),
+      org_id: z.string(),
+      handle: z.string(),
+      jti: z.string(),
+      grant: z.object({
+        table: z.string(),
+        columns: z.array(z.string()),
+        classifications: z.array(z.string()).nullable(),
+        where: z.record(z.string(), WhereValue),
+        expiresAt: z.string(),
+      }),
+    }),
+    z.object({
+      kind: z.literal('organization_key'),
+      org_id: z.string().nullable(),
+      org_name: z.string().nullable(),
+      scopes: z.array(z.string()),
+    }),
+  ])
+  .openapi('Whoami');
+
+export const GrantViewSchema = z.object({
+  jti: z.string(),
+  table: z.string(),
+  columns: z.array(z.string()),
+  classifications: z.array(z.string()).nullable(),
+  where: z.record(z.string(), WhereValue),
+  created_at: z.string(),
+  expires_at: z.string(),
+  status: z.enum(['active', 'expired', 'revoked']),
+});
+
+export const PolicyBoardSchema = z
+  .object({
+    ok: z.boolean(),
+    count: z.number().int(),
+    agents: z.array(
+      AgentSchema.extend({
+        grants: z.array(GrantViewSchema),
+        last_read: z.object({ audit_id: z.string(), at: z.string(), outcome: z.string() }).nullable(),
+      }),
+    ),
+  })
+  .openapi('PolicyBoard');
+
+export const ProofsQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .optional()
+    .openapi({ param: { name: 'limit', in: 'query' } }),
+  before: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .openapi({ param: { name: 'before', in: 'query' } }),
+});
+
+export const ProofListSchema = z
+  .object({
+    ok: z.boolean(),
+    count: z.number().int(),
+    proofs: z.array(
+      z.object({ id: z.string(), kind: z.string(), chain_index: z.number().int(), signed_at: z.string() }),
+    ),
+    next_before: z.number().int().nullable(),
+  })
+  .openapi('ProofList');
+
+export const RetrieveRequest = z
+  .object({
+    table: ReadRequest.shape.table.optional(),
+    columns: ReadRequest.shape.columns.optional(),
+    where: ReadRequest.shape.where,
+    limit: ReadRequest.shape.limit,
+    purpose: ReadRequest.shape.purpose,
+  })
+  .strict()
+  .openapi('RetrieveRequest');
+
+export const RetrieveResponse = z
+  .object({
+    table: z.string(),
+    plan: AccessDecisionSchema.omit({ proof_id: true, receipt: true }),
+    rows: ReadResponse.shape.rows,
+    count: z.number().int(),
+    audit: AuditRef.nullable(),
+  })
+  .openapi('Retrieval');
+
+export const NodeRequest = z
+  .object({
+    machine_id: z.string().regex(/^[0-9a-f]{32}$/, 'machine_id is 32 lowercase hex characters'),
+    hostname: ShortText(255),
+    platform: ShortText(32),
+    arch: ShortText(32),
+  })
+  .strict()
+  .openapi('NodeRequest');
+
+export const NodeRegistration = z
+  .object({
+    node: z.object({
+      node_id: z.string(),
+      machine_id: z.string(),
+      hostname: z.string(),
+      platform: z.string(),
+      arch: z.string(),
+      registered_at: z.string(),
+      last_seen_at: z.string(),
+    }),
+    newly_registered: z.boolean(),
+    organization_nodes: z.number().int(),
+  })
+  .openapi('NodeRegistration');
+
+export const TermsAcceptRequest = z
+  .object({ version: z.string().regex(/^[0-9A-Za-z.-]{1,32}$/), text: z.string().min(1).max(100_000) })
+  .strict()
+  .openapi('TermsAcceptRequest');
+
+export const TermsAcceptance = z
+  .object({
+    version: z.string(),
+    sha256: z.string(),
+    accepted_at: z.string(),
+    receipt_id: z.string(),
+    newly_accepted: z.boolean(),
+  })
+  .openapi('TermsAcceptance');
+
+export const TermsVersionParam = z.object({
+  version: z
+    .string()
+    .regex(/^[0-9A-Za-z.-]{1,32}$/)
+    .openapi({ param: { name: 'version', in: 'path' } }),
+});
+
+export const TermsState = z
+  .object({
+    version: z.string(),
+    acceptance: z.object({ accepted_at: z.string(), receipt_id: z.string() }).nullable(),
+  })
+  .openapi('TermsState');

@@ -369,21 +369,25 @@ export function buildProgram(): Command {
 
 /** stdio mode: stdout carries protocol only; diagnostics go to stderr. */
 async function serveMcpOverStdio(): Promise<void> {
-  const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([
+  const [{ StdioServerTransport }, { createMcpServer }, { localBackend, remoteBackend }] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('../tools/server.ts'),
+    import('../tools/backend.ts'),
   ]);
-  const service = openService();
+  // SVC_BASE_URL points the tools at a remote `svc serve`; otherwise they use the local store.
+  const baseUrl = process.env.SVC_BASE_URL?.trim();
+  const service = baseUrl ? undefined : openService();
+  const backend = service ? localBackend(service) : remoteBackend(baseUrl!);
   const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
   const server = createMcpServer(() => ({
-    service,
-    dataDir: service.dataDir,
+    backend,
     ownerBearer: bearer(process.env.SVC_API_KEY),
     agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
+    credentialSource: 'environment',
   }));
   const stop = () => {
     void server.close().finally(() => {
-      service.close();
+      service?.close();
       process.exit(EXIT.ok);
     });
   };

@@ -1,23 +1,24 @@
 // Where a tool's credential comes from, and the tool error that says what to do without one.
-import type { Principal } from '../backend/credentials.ts';
 import type { ToolDeps } from './registry.ts';
 
 export class MissingCredential extends Error {}
 
-export function ownerOf(deps: ToolDeps): Principal {
+/** The organization key's bearer, or the tool error that says how to configure one. */
+export function ownerOf(deps: ToolDeps): string {
   if (!deps.ownerBearer) {
     throw new MissingCredential(
       'This tool needs an organization key. Set SVC_API_KEY in the MCP server environment to a key that `npx svc org create --name NAME` or `npx svc key create` printed.',
     );
   }
-  return deps.service.authenticate(deps.ownerBearer);
+  return deps.ownerBearer;
 }
 
-export function agentOf(deps: ToolDeps): Principal {
+/** The agent grant token's bearer, or the tool error that says how to configure one. */
+export function agentOf(deps: ToolDeps): string {
   if (!deps.agentBearer) {
     throw new MissingCredential(
       'This tool needs an agent grant token. Set SVC_AGENT_TOKEN in the MCP server environment to the token svc_grant returned.',
     );
   }
-  return deps.service.authenticate(deps.agentBearer);
+  return deps.agentBearer;
 }

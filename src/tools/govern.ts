@@ -6,17 +6,6 @@ import { PROOFS_PAGE_MAX } from '../backend/governance.ts';
 import { defineTool } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 
-const GrantView = z.object({
-  jti: z.string(),
-  table: z.string(),
-  columns: z.array(z.string()),
-  classifications: z.array(z.string()).nullable(),
-  where: z.record(z.string(), S.WhereValue),
-  created_at: z.string(),
-  expires_at: z.string(),
-  status: z.enum(['active', 'expired', 'revoked']),
-});
-
 export const svcGrant = defineTool({
   name: 'svc_grant',
   group: 'govern',
@@ -27,8 +16,8 @@ export const svcGrant = defineTool({
   inputSchema: S.GrantRequest,
   outputSchema: S.GrantResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps) => {
-    const grant = deps.service.createGrant(ownerOf(deps), input);
+  handler: async (input, deps) => {
+    const grant = await deps.backend.createGrant(ownerOf(deps), input);
     return {
       text: `Agent \`${grant.handle}\` may read ${input.columns.join(', ')} of ${input.table ?? 'agent_demo_records'} until ${grant.expires_at}. Grant token (shown once, give it to the agent as SVC_AGENT_TOKEN): ${grant.grant_token}\nReceipt: ${grant.receipt_id}`,
       structured: grant,
@@ -46,8 +35,8 @@ export const svcRevoke = defineTool({
   inputSchema: S.RevokeRequest,
   outputSchema: S.RevokeResponse,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  handler: (input, deps) => {
-    const result = deps.service.revokeAgent(ownerOf(deps), input.target);
+  handler: async (input, deps) => {
+    const result = await deps.backend.revokeAgent(ownerOf(deps), input.target);
     return {
       text: result.receipt_id
         ? `Revoked ${result.target} ${result.handle}: ${result.revoked_jtis.length} grant(s) ended. Receipt: ${result.receipt_id}`
@@ -55,17 +44,6 @@ export const svcRevoke = defineTool({
       structured: result,
     };
   },
-});
-
-const PolicyBoard = z.object({
-  ok: z.boolean(),
-  count: z.number().int(),
-  agents: z.array(
-    S.AgentSchema.extend({
-      grants: z.array(GrantView),
-      last_read: z.object({ audit_id: z.string(), at: z.string(), outcome: z.string() }).nullable(),
-    }),
-  ),
 });
 
 export const svcPolicy = defineTool({
@@ -76,10 +54,10 @@ export const svcPolicy = defineTool({
     'Shows every agent of the organization: its status, its grants (table, columns, classifications, filter, expiry, status) and its last read. Read-only. Use it before svc_grant to avoid duplicates and before svc_revoke to find a handle or jti.',
   credential: 'owner',
   inputSchema: z.object({}).strict(),
-  outputSchema: PolicyBoard,
+  outputSchema: S.PolicyBoardSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: (_input, deps) => {
-    const board = deps.service.policyBoard(ownerOf(deps));
+  handler: async (_input, deps) => {
+    const board = await deps.backend.policyBoard(ownerOf(deps));
     const lines = board.agents.map((a) => {
       const active = a.grants.filter((g) => g.status === 'active');
       const reach = active.map((g) => `${g.table}(${g.columns.join(', ')})`).join('; ') || 'no active grant';
@@ -102,22 +80,13 @@ export const svcRegisterTable = defineTool({
   inputSchema: S.TableSchema,
   outputSchema: S.TableSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps) => {
-    const table = deps.service.registerTable(ownerOf(deps), input);
+  handler: async (input, deps) => {
+    const table = await deps.backend.registerTable(ownerOf(deps), input);
     return {
       text: `Registered ${table.name}: ${table.columns.map((c) => `${c.name} (${c.classification}, ${c.storage})`).join(', ')}.`,
       structured: table,
     };
   },
-});
-
-const ProofList = z.object({
-  ok: z.boolean(),
-  count: z.number().int(),
-  proofs: z.array(
-    z.object({ id: z.string(), kind: z.string(), chain_index: z.number().int(), signed_at: z.string() }),
-  ),
-  next_before: z.number().int().nullable(),
 });
 
 export const svcProofs = defineTool({
@@ -133,10 +102,10 @@ export const svcProofs = defineTool({
       before: z.number().int().min(1).optional(),
     })
     .strict(),
-  outputSchema: ProofList,
+  outputSchema: S.ProofListSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: (input, deps) => {
-    const page = deps.service.listProofs(ownerOf(deps), input);
+  handler: async (input, deps) => {
+    const page = await deps.backend.listProofs(ownerOf(deps), input);
     return {
       text: page.count
         ? page.proofs.map((p) => `${p.signed_at} ${p.kind} ${p.id}`).join('\n')
@@ -156,8 +125,8 @@ export const svcVerify = defineTool({
   inputSchema: S.VerifyRequest,
   outputSchema: S.VerifyResponse,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: (input, deps) => {
-    const verdict = deps.service.verify(input.proof_id);
+  handler: async (input, deps) => {
+    const verdict = await deps.backend.verify(input.proof_id);
     return {
       text: verdict.found
         ? `${input.proof_id}: authentic=${verdict.authentic}, unaltered=${verdict.unaltered}${verdict.signer ? `, signed by ${verdict.signer.signing_kid}` : ''}`

@@ -14,6 +14,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Service } from '../backend/service.ts';
 import { API_KEY_PREFIX, AGENT_TOKEN_PREFIX } from '../backend/credentials.ts';
 import { createMcpServer } from './server.ts';
+import { localBackend } from './backend.ts';
 import type { ToolDeps } from './registry.ts';
 
 function bearerOf(header: string | undefined): AuthInfo | undefined {
@@ -22,9 +23,10 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
 }
 
 function depsFor(service: Service) {
+  const backend = localBackend(service);
   return (token: string | undefined): ToolDeps => ({
-    service,
-    dataDir: service.dataDir,
+    backend,
+    credentialSource: 'request',
     ownerBearer: token?.startsWith(API_KEY_PREFIX) ? `Bearer ${token}` : undefined,
     agentBearer: token?.startsWith(AGENT_TOKEN_PREFIX) ? `Bearer ${token}` : undefined,
   });

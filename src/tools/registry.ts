@@ -2,7 +2,7 @@
 // per implemented tool, and the loop that registers them. Declarations are plain data: listing,
 // snapshotting and generating the README table start nothing.
 import type { z } from 'zod';
-import type { Service } from '../backend/service.ts';
+import type { Backend } from './backend.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -51,12 +51,13 @@ export type CredentialTag = 'none' | 'owner' | 'grant';
 
 /** What a handler gets when it is called (never at listing time). */
 export interface ToolDeps {
-  service: Service;
-  /** `Bearer ...` of the organization key, when this process has one. */
+  backend: Backend;
+  /** `Bearer ...` of the organization key, when this caller has one. */
   ownerBearer: string | undefined;
-  /** `Bearer ...` of the agent grant token, when this process has one. */
+  /** `Bearer ...` of the agent grant token, when this caller has one. */
   agentBearer: string | undefined;
-  dataDir: string;
+  /** Where the bearers came from: this process's environment, or the HTTP request. */
+  credentialSource: 'environment' | 'request';
 }
 
 export interface ToolResult<T> {

@@ -15,8 +15,8 @@ export const svcDecide = defineTool({
   inputSchema: S.ComputeRequest,
   outputSchema: S.AccessDecisionSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps) => {
-    const decision = deps.service.compute(agentOf(deps), input, true);
+  handler: async (input, deps) => {
+    const decision = await deps.backend.compute(agentOf(deps), input);
     const withheld = decision.withheld.columns.length
       ? `; withheld: ${decision.withheld.columns.join(', ')}`
       : '';
@@ -46,10 +46,8 @@ export const svcRead = defineTool({
   inputSchema: S.ReadRequest,
   outputSchema: S.ReadResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps) => {
-    const agent = agentOf(deps);
-    if (agent.kind !== 'agent') throw new Error('unreachable: agentOf returns agent principals');
-    const result = deps.service.read(agent, agent.handle, input);
+  handler: async (input, deps) => {
+    const result = await deps.backend.read(agentOf(deps), input);
     return {
       text: `${result.count} row(s); audit ${result.audit.id}\n${asTable(input.columns, result.rows)}`,
       structured: result,
@@ -74,19 +72,11 @@ export const svcRetrieve = defineTool({
   description:
     'Returns rows as a compact table holding only the columns this agent may see; any requested column it may not see is named as withheld, with the reason, and never read. Without `columns` it uses every column of the grant. Use it to put governed data into a prompt; the read is audited like svc_read.',
   credential: 'grant',
-  inputSchema: z
-    .object({
-      table: S.ReadRequest.shape.table.optional(),
-      columns: S.ReadRequest.shape.columns.optional(),
-      where: S.ReadRequest.shape.where,
-      limit: S.ReadRequest.shape.limit,
-      purpose: S.ReadRequest.shape.purpose,
-    })
-    .strict(),
+  inputSchema: S.RetrieveRequest,
   outputSchema: Retrieval,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handler: (input, deps) => {
-    const result = deps.service.retrieve(agentOf(deps), input);
+  handler: async (input, deps) => {
+    const result = await deps.backend.retrieve(agentOf(deps), input);
     const withheld = result.plan.withheld.columns.map((column) => ({
       column,
       reason: result.plan.reasons.find((r) => r.endsWith(`:${column}`))?.split(':')[0] ?? 'not_granted',

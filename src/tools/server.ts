@@ -4,6 +4,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { MissingCredential } from './credentials.ts';
+import { SvcApiError } from '../sdk/client.ts';
 import { TOOLS } from './index.ts';
 import type { ToolDeps } from './registry.ts';
 
@@ -14,8 +15,9 @@ export const SERVER_VERSION = '0.1.0';
 function toolError(error: unknown): CallToolResult {
   let text: string;
   if (error instanceof MissingCredential) text = error.message;
-  else if (error instanceof ServiceError) {
-    const { error: code, message, ...details } = error.toBody();
+  else if (error instanceof ServiceError || error instanceof SvcApiError) {
+    // Local refusals and a remote service's error bodies read the same to the model.
+    const { error: code, message, ...details } = error instanceof ServiceError ? error.toBody() : error.body;
     const extra = Object.keys(details).length ? `\n${JSON.stringify(details)}` : '';
     text = `${String(code)}: ${String(message)}${extra}`;
   } else {

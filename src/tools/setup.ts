@@ -1,6 +1,5 @@
 // Setup tools: the first call, which tells the model what this computer has and what to do next.
 import { z } from 'zod';
-import { ServiceError } from '../backend/errors.ts';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { defineTool, type ToolDeps } from './registry.ts';
@@ -9,14 +8,18 @@ import { machineFacts } from '../config/machine.ts';
 
 const CredentialState = z.object({
   present: z.boolean(),
-  source: z.enum(['SVC_API_KEY', 'SVC_AGENT_TOKEN']).nullable(),
+  source: z.enum(['SVC_API_KEY', 'SVC_AGENT_TOKEN', 'request']).nullable(),
   valid: z.boolean(),
   problem: z.string().nullable(),
 });
 
 const GettingStarted = z.object({
-  data_dir: z.string(),
-  key_store: z.object({ kind: z.literal('file'), location: z.string() }),
+  service: z.object({
+    kind: z.enum(['local', 'remote']),
+    data_dir: z.string().nullable(),
+    key_store: z.string().nullable(),
+    base_url: z.string().nullable(),
+  }),
   organization_key: CredentialState.extend({
     org_id: z.string().nullable(),
     org_name: z.string().nullable(),
@@ -33,15 +36,13 @@ const GettingStarted = z.object({
   next_steps: z.array(z.string()),
 });
 
-function check(deps: ToolDeps, bearer: string | undefined) {
-  if (!bearer) return { principal: undefined, problem: null };
+/** Who a configured credential is; a credential that does not authenticate says why. */
+async function identify(deps: ToolDeps, bearer: string | undefined) {
+  if (!bearer) return { who: undefined, problem: null };
   try {
-    return { principal: deps.service.authenticate(bearer), problem: null };
+    return { who: await deps.backend.whoami(bearer), problem: null };
   } catch (error) {
-    return {
-      principal: undefined,
-      problem: error instanceof ServiceError ? error.message : 'unreadable credential',
-    };
+    return { who: undefined, problem: error instanceof Error ? error.message : 'unreadable credential' };
   }
 }
 
@@ -50,22 +51,22 @@ export const svcGetStarted = defineTool({
   group: 'setup',
   title: 'Get started with svc',
   description:
-    'Call this first, with no arguments. It reports the state of svc on this computer (where its data lives, where its keys are kept, whether an organization key and an agent grant token are configured and valid, the agents and tables of the organization) and the next steps to take, as text and as data.',
+    'Call this first, with no arguments. It reports the state of svc for this client (the service it talks to, where its data and keys live, whether an organization key and an agent grant token are configured and valid, the agents and tables of the organization) and the next steps to take, as text and as data.',
   credential: 'none',
   inputSchema: z.object({}).strict(),
   outputSchema: GettingStarted,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: (_input, deps) => {
-    const owner = check(deps, deps.ownerBearer);
-    const agent = check(deps, deps.agentBearer);
-    const ownerInfo = owner.principal ? deps.service.whoami(owner.principal) : undefined;
-    const agentInfo = agent.principal?.kind === 'agent' ? agent.principal : undefined;
+  handler: async (_input, deps) => {
+    const owner = await identify(deps, deps.ownerBearer);
+    const agent = await identify(deps, deps.agentBearer);
+    const org = owner.who?.kind === 'organization_key' ? owner.who : undefined;
+    const me = agent.who?.kind === 'agent' ? agent.who : undefined;
     let agents: number | null = null;
     let tables: string[] | null = null;
-    if (owner.principal?.kind === 'org_key' && owner.principal.orgId) {
+    if (org?.org_id && deps.ownerBearer) {
       try {
-        agents = deps.service.listAgents(owner.principal).count;
-        tables = deps.service.listTables(owner.principal).tables.map((t) => t.name);
+        agents = await deps.backend.agentCount(deps.ownerBearer);
+        tables = await deps.backend.tableNames(deps.ownerBearer);
       } catch {
         // A key without the governance scope can still say who it is; the counts stay unknown.
       }
@@ -76,44 +77,54 @@ export const svcGetStarted = defineTool({
         'Create an organization with `npx svc org create --name NAME` and set its key as SVC_API_KEY in this MCP server’s environment.',
       );
     }
-    if (owner.problem) next.push(`Fix SVC_API_KEY: ${owner.problem}`);
-    if (agent.problem) next.push(`Fix SVC_AGENT_TOKEN: ${agent.problem}`);
-    if (owner.principal && agents === 0) next.push('Grant a first agent with svc_grant.');
-    if (owner.principal && agents)
+    if (owner.problem) next.push(`Fix the organization key: ${owner.problem}`);
+    if (agent.problem) next.push(`Fix the agent token: ${agent.problem}`);
+    if (org && agents === 0) next.push('Grant a first agent with svc_grant.');
+    if (org && agents)
       next.push('Review agents and their reach with svc_policy; check receipts with svc_proofs.');
-    if (agentInfo) next.push('Ask before reading with svc_decide, then read with svc_read or svc_retrieve.');
+    if (org) next.push('Register this machine with svc_node, and show the terms with svc_terms.');
+    if (me) next.push('Ask before reading with svc_decide, then read with svc_read or svc_retrieve.');
     if (!next.length) next.push('Verify any proof with svc_verify.');
 
+    const location = deps.backend.location;
+    const source = (bearer: string | undefined, env: 'SVC_API_KEY' | 'SVC_AGENT_TOKEN') =>
+      bearer ? (deps.credentialSource === 'request' ? ('request' as const) : env) : null;
     const structured = {
-      data_dir: deps.dataDir,
-      key_store: { kind: 'file' as const, location: deps.service.ctx.vault.location },
+      service: {
+        kind: location.kind,
+        data_dir: location.kind === 'local' ? location.data_dir : null,
+        key_store: location.kind === 'local' ? location.key_store : null,
+        base_url: location.kind === 'remote' ? location.base_url : null,
+      },
       organization_key: {
         present: Boolean(deps.ownerBearer),
-        source: deps.ownerBearer ? ('SVC_API_KEY' as const) : null,
-        valid: Boolean(owner.principal),
+        source: source(deps.ownerBearer, 'SVC_API_KEY'),
+        valid: Boolean(org),
         problem: owner.problem,
-        org_id: ownerInfo?.org_id ?? null,
-        org_name: ownerInfo && 'org_name' in ownerInfo ? (ownerInfo.org_name ?? null) : null,
-        scopes: ownerInfo && 'scopes' in ownerInfo ? (ownerInfo.scopes ?? []) : [],
+        org_id: org?.org_id ?? null,
+        org_name: org?.org_name ?? null,
+        scopes: org?.scopes ?? [],
       },
       agent_token: {
         present: Boolean(deps.agentBearer),
-        source: deps.agentBearer ? ('SVC_AGENT_TOKEN' as const) : null,
-        valid: Boolean(agentInfo),
+        source: source(deps.agentBearer, 'SVC_AGENT_TOKEN'),
+        valid: Boolean(me),
         problem: agent.problem,
-        handle: agentInfo?.handle ?? null,
-        table: agentInfo?.grant.table ?? null,
-        columns: agentInfo?.grant.columns ?? [],
-        expires_at: agentInfo?.grant.expiresAt ?? null,
+        handle: me?.handle ?? null,
+        table: me?.grant.table ?? null,
+        columns: me?.grant.columns ?? [],
+        expires_at: me?.grant.expiresAt ?? null,
       },
       agents,
       tables,
       next_steps: next,
     };
+    const where =
+      location.kind === 'local' ? `${location.data_dir} (keys in ${location.key_store})` : location.base_url;
     const text = [
-      `svc data: ${structured.data_dir} (keys in ${structured.key_store.location})`,
-      `Organization key: ${structured.organization_key.valid ? `valid, ${structured.organization_key.org_name ?? 'no organization'}` : structured.organization_key.present ? 'invalid' : 'not set'}`,
-      `Agent token: ${agentInfo ? `valid, agent ${agentInfo.handle} on ${agentInfo.grant.table}` : structured.agent_token.present ? 'invalid' : 'not set'}`,
+      `svc service: ${location.kind}, ${where}`,
+      `Organization key: ${org ? `valid, ${org.org_name ?? 'bound to no organization'}` : deps.ownerBearer ? 'invalid' : 'not set'}`,
+      `Agent token: ${me ? `valid, agent ${me.handle} on ${me.grant.table}` : deps.agentBearer ? 'invalid' : 'not set'}`,
       ...(agents !== null ? [`Agents: ${agents}; tables: ${tables?.join(', ')}`] : []),
       'Next:',
       ...next.map((step) => `- ${step}`),
@@ -146,8 +157,8 @@ export const svcNode = defineTool({
     organization_nodes: z.number().int(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: (_input, deps) => {
-    const result = deps.service.registerNode(ownerOf(deps), machineFacts());
+  handler: async (_input, deps) => {
+    const result = await deps.backend.registerNode(ownerOf(deps), machineFacts());
     const { node } = result;
     return {
       text: `${result.newly_registered ? 'Registered' : 'Already registered'}: ${node.hostname} (${node.platform}/${node.arch}) as ${node.node_id}; the organization has ${result.organization_nodes} node(s).`,
@@ -181,12 +192,12 @@ export const svcTerms = defineTool({
     receipt_id: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handler: (input, deps) => {
+  handler: async (input, deps) => {
     const terms = currentTerms();
     const owner = ownerOf(deps);
     const state = input.accept
-      ? deps.service.acceptTerms(owner, terms)
-      : deps.service.termsAcceptance(owner, terms.version);
+      ? await deps.backend.acceptTerms(owner, terms)
+      : await deps.backend.termsAcceptance(owner, terms.version);
     const structured = {
       version: terms.version,
       sha256: createHash('sha256').update(terms.text).digest('hex'),

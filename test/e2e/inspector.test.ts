@@ -35,9 +35,12 @@ it('lists every registered tool', async () => {
 
 it('calls svc_get_started', async () => {
   const { stdout } = await inspector('--method', 'tools/call', '--tool-name', 'svc_get_started');
-  const result = JSON.parse(stdout) as { isError?: boolean; structuredContent: { data_dir: string } };
+  const result = JSON.parse(stdout) as {
+    isError?: boolean;
+    structuredContent: { service: { data_dir: string } };
+  };
   expect(result.isError).toBeFalsy();
-  expect(result.structuredContent.data_dir).toBe(home.dir);
+  expect(result.structuredContent.service.data_dir).toBe(home.dir);
 });
 
 it('exits non-zero when the tool answers an error', async () => {

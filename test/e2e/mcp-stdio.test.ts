@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
+import { startServer } from '../../src/backend/http/server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
@@ -88,6 +89,7 @@ describe('svc mcp over stdio', () => {
     };
     const started = await call('svc_get_started');
     expect(started.structuredContent).toMatchObject({
+      service: { kind: 'local', data_dir: home.dir },
       organization_key: { valid: true, org_name: 'Acme' },
       agent_token: { valid: true, handle: 'helper' },
       agents: 1,
@@ -149,6 +151,24 @@ describe('svc mcp over stdio', () => {
     expect(verdict.structuredContent).toMatchObject({ authentic: true, unaltered: true });
     const revoked = await call('svc_revoke', { target: 'report-bot' });
     expect(revoked.structuredContent).toMatchObject({ target: 'agent', handle: 'report-bot' });
+  });
+
+  it('with SVC_BASE_URL the same process talks to a remote svc serve', async () => {
+    const remote = await startServer({ service: new Service({ dataDir: home.dir }), port: 0 });
+    try {
+      const client = await connect({ SVC_BASE_URL: remote.url, SVC_API_KEY: apiKey });
+      await client.listTools();
+      const started = await client.callTool({ name: 'svc_get_started', arguments: {} });
+      expect(started.structuredContent).toMatchObject({
+        service: { kind: 'remote', base_url: remote.url, data_dir: null },
+      });
+      const policy = await client.callTool({ name: 'svc_policy', arguments: {} });
+      expect(policy.isError).toBeFalsy();
+      expect((policy.structuredContent as { count: number }).count).toBeGreaterThan(0);
+      await client.close();
+    } finally {
+      await remote.close();
+    }
   });
 
   it('a tool without its credential answers a tool error that says what to do', async () => {

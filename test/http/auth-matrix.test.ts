@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers.ts';
 import { generateFabricKeyPair } from '../../src/sdk/fabric.ts';
 
-type Kind = 'org' | 'agent';
+type Kind = 'org' | 'agent' | 'any';
 interface Endpoint {
   method: string;
   path: (ids: Ids) => string;
@@ -107,6 +107,23 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/v1/recovery/state', kind: 'org' },
   { method: 'GET', path: () => '/v1/overview', kind: 'org' },
   { method: 'GET', path: () => '/v1/usage/invoice', kind: 'org' },
+  { method: 'GET', path: () => '/api/v1/whoami', kind: 'any' },
+  { method: 'GET', path: () => '/api/v1/policy', kind: 'org' },
+  { method: 'GET', path: () => '/api/v1/proofs', kind: 'org' },
+  {
+    method: 'POST',
+    path: () => '/api/v1/nodes',
+    kind: 'org',
+    body: () => ({ machine_id: 'a'.repeat(32), hostname: 'h', platform: 'linux', arch: 'x64' }),
+  },
+  {
+    method: 'POST',
+    path: () => '/api/v1/terms',
+    kind: 'org',
+    body: () => ({ version: '2026-11-01', text: 'terms' }),
+  },
+  { method: 'GET', path: () => '/api/v1/terms/2026-11-01', kind: 'org' },
+  { method: 'POST', path: () => '/api/access/retrieve', kind: 'agent', body: () => ({ columns: ['id'] }) },
   { method: 'POST', path: () => '/api/access/compute', kind: 'agent', body: () => ({ columns: ['id'] }) },
   {
     method: 'POST',
@@ -219,13 +236,15 @@ describe.each(ENDPOINTS.map((e) => [name(e), e] as const))('%s', (_label, endpoi
     ['a revoked organization key', () => creds.revokedOrgKey, undefined, 401],
     ['a revoked agent token', () => creds.revokedToken, undefined, 401],
     ['an expired agent token', () => creds.expiredToken, undefined, 401],
-    [
+  ];
+  if (endpoint.kind !== 'any') {
+    cases.push([
       'the other credential kind',
       () => (endpoint.kind === 'org' ? creds.agentToken : creds.orgKey),
       undefined,
       403,
-    ],
-  ];
+    ]);
+  }
   if (endpoint.owned && endpoint.kind === 'org')
     cases.push(['another organization’s key', () => creds.otherOrgKey, undefined, 403]);
   if (endpoint.owned && endpoint.kind === 'agent') {
@@ -243,7 +262,7 @@ describe.each(ENDPOINTS.map((e) => [name(e), e] as const))('%s', (_label, endpoi
   });
 
   it('the right credential is not refused', async () => {
-    const r = await call(endpoint, endpoint.kind === 'org' ? creds.orgKey : creds.agentToken);
+    const r = await call(endpoint, endpoint.kind === 'agent' ? creds.agentToken : creds.orgKey);
     // Not refused, and not broken: any answer here is the endpoint's own (2xx, or a 4xx about the input).
     expect([401, 403]).not.toContain(r.status);
     expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);

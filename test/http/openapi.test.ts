@@ -57,6 +57,13 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/tables/{name}/rows',
         'GET /access/proofs/{id}',
         'GET /.well-known/svc-keys.json',
+        'GET /api/v1/whoami',
+        'GET /api/v1/policy',
+        'GET /api/v1/proofs',
+        'POST /api/access/retrieve',
+        'POST /api/v1/nodes',
+        'POST /api/v1/terms',
+        'GET /api/v1/terms/{version}',
       ].sort(),
     );
     const extensions = operations
@@ -71,6 +78,13 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/tables/{name}/rows',
         'GET /access/proofs/{id}',
         'GET /.well-known/svc-keys.json',
+        'GET /api/v1/whoami',
+        'GET /api/v1/policy',
+        'GET /api/v1/proofs',
+        'POST /api/access/retrieve',
+        'POST /api/v1/nodes',
+        'POST /api/v1/terms',
+        'GET /api/v1/terms/{version}',
       ].sort(),
     );
     // The request schema is the validating one: its limits appear in the document.

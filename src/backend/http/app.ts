@@ -98,6 +98,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 const SECURITY: Record<Credential, { [scheme: string]: string[] }[]> = {
   org: [{ OrganizationKey: [] }],
   agent: [{ AgentToken: [] }],
+  any: [{ OrganizationKey: [] }, { AgentToken: [] }],
   none: [],
 };
 

@@ -6,7 +6,8 @@ import type { Principal } from '../credentials.ts';
 import { parseCsv } from '../csv.ts';
 import * as S from '../schemas.ts';
 
-export type Credential = 'org' | 'agent' | 'none';
+/** `any`: either credential kind (the endpoint answers about the caller). */
+export type Credential = 'org' | 'agent' | 'any' | 'none';
 
 interface Input<P, Q, B> {
   service: Service;
@@ -273,6 +274,104 @@ export const ENDPOINTS: Endpoint[] = [
     errors: [400, 401, 403, 404],
     handle: ({ service, principal, params, body }) =>
       service.loadRows(principal, params.name, body.format === 'json' ? body.rows : parseCsv(body.csv)),
+  }),
+
+  // ---------------------------------------------------------------- extensions the MCP tools use over HTTP
+  endpoint({
+    operationId: 'whoami',
+    method: 'get',
+    path: '/api/v1/whoami',
+    tag: 'governance',
+    summary: 'Who this credential is (never the credential itself)',
+    credential: 'any',
+    extension: true,
+    ok: { status: 200, schema: S.WhoamiSchema, description: 'the caller' },
+    errors: [401],
+    handle: ({ service, principal }) => service.whoami(principal),
+  }),
+  endpoint({
+    operationId: 'getPolicyBoard',
+    method: 'get',
+    path: '/api/v1/policy',
+    tag: 'governance',
+    summary: 'Every agent with its grants, their reach and its last read',
+    credential: 'org',
+    extension: true,
+    ok: { status: 200, schema: S.PolicyBoardSchema, description: 'the board' },
+    errors: [401, 403],
+    handle: ({ service, principal }) => service.policyBoard(principal),
+  }),
+  endpoint({
+    operationId: 'listProofs',
+    method: 'get',
+    path: '/api/v1/proofs',
+    tag: 'proofs',
+    summary: "The organization's signed receipts, newest first",
+    credential: 'org',
+    extension: true,
+    query: S.ProofsQuery,
+    ok: { status: 200, schema: S.ProofListSchema, description: 'one page of receipts' },
+    errors: [400, 401, 403],
+    handle: ({ service, principal, query }) => service.listProofs(principal, query),
+  }),
+  endpoint({
+    operationId: 'retrieve',
+    method: 'post',
+    path: '/api/access/retrieve',
+    tag: 'governance',
+    summary: 'Read only what the grant allows; name what is withheld',
+    credential: 'agent',
+    extension: true,
+    body: S.RetrieveRequest,
+    ok: {
+      status: 200,
+      schema: S.RetrieveResponse,
+      description: 'the plan, the allowed rows and the audit row',
+    },
+    errors: [400, 401, 403, 404],
+    handle: ({ service, principal, body }) => service.retrieve(principal, body),
+  }),
+  endpoint({
+    operationId: 'registerNode',
+    method: 'post',
+    path: '/api/v1/nodes',
+    tag: 'governance',
+    summary: 'Register (or refresh) a machine as a node of the organization',
+    credential: 'org',
+    extension: true,
+    body: S.NodeRequest,
+    ok: { status: 200, schema: S.NodeRegistration, description: 'the node' },
+    errors: [400, 401, 403],
+    handle: ({ service, principal, body }) => service.registerNode(principal, body),
+  }),
+  endpoint({
+    operationId: 'acceptTerms',
+    method: 'post',
+    path: '/api/v1/terms',
+    tag: 'governance',
+    summary: 'Record acceptance of a version of the terms, with a signed receipt',
+    credential: 'org',
+    extension: true,
+    body: S.TermsAcceptRequest,
+    ok: { status: 200, schema: S.TermsAcceptance, description: 'accepted (idempotent)' },
+    errors: [400, 401, 403],
+    handle: ({ service, principal, body }) => service.acceptTerms(principal, body),
+  }),
+  endpoint({
+    operationId: 'getTermsAcceptance',
+    method: 'get',
+    path: '/api/v1/terms/{version}',
+    tag: 'governance',
+    summary: 'Whether the organization accepted a version of the terms',
+    credential: 'org',
+    extension: true,
+    params: S.TermsVersionParam,
+    ok: { status: 200, schema: S.TermsState, description: 'the acceptance, or null' },
+    errors: [400, 401, 403],
+    handle: ({ service, principal, params }) => ({
+      version: params.version,
+      acceptance: service.termsAcceptance(principal, params.version),
+    }),
   }),
 
   // ---------------------------------------------------------------- second group: documents, proofs

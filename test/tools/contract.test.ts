@@ -1,0 +1,164 @@
+// One contract for the tools, run against both backends: the service in this process over the
+// local store, and a remote `svc serve` over real loopback HTTP (what SVC_BASE_URL selects).
+import { afterAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
+import { createMcpServer } from '../../src/tools/server.ts';
+import { localBackend, remoteBackend, type Backend } from '../../src/tools/backend.ts';
+
+interface World {
+  backend: Backend;
+  apiKey: string;
+  agentToken: string;
+  close(): Promise<void>;
+}
+
+async function world(kind: 'local' | 'remote'): Promise<World> {
+  const home = tempDir();
+  const service = new Service({ dataDir: home.dir });
+  const apiKey = service.createOrg('Acme').api_key;
+  const agentToken = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
+    agent: 'Helper',
+    columns: ['id', 'region', 'email'],
+  }).grant_token;
+  let server: RunningServer | undefined;
+  if (kind === 'remote') server = await startServer({ service, port: 0 });
+  return {
+    backend: server ? remoteBackend(server.url) : localBackend(service),
+    apiKey,
+    agentToken,
+    async close() {
+      if (server) await server.close();
+      else service.close();
+      home.cleanup();
+    },
+  };
+}
+
+async function clientFor(w: World, credentials: { owner?: boolean; agent?: boolean }): Promise<Client> {
+  const server = createMcpServer(() => ({
+    backend: w.backend,
+    ownerBearer: credentials.owner ? `Bearer ${w.apiKey}` : undefined,
+    agentBearer: credentials.agent ? `Bearer ${w.agentToken}` : undefined,
+    credentialSource: 'environment',
+  }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'contract', version: '1' });
+  await client.connect(clientSide);
+  await client.listTools(); // so the client checks every structuredContent against its schema
+  return client;
+}
+
+const text = (r: Awaited<ReturnType<Client['callTool']>>) =>
+  (r.content as { text: string }[]).map((c) => c.text).join('\n');
+
+describe.each(['local', 'remote'] as const)('tools over the %s backend', (kind) => {
+  let w: World;
+  afterAll(() => w?.close());
+
+  it('runs the whole tool catalog with the same answers', async () => {
+    w = await world(kind);
+    const client = await clientFor(w, { owner: true, agent: true });
+    const call = async (name: string, args: Record<string, unknown> = {}) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
+      return result.structuredContent as Record<string, any>;
+    };
+
+    const started = await call('svc_get_started');
+    expect(started).toMatchObject({
+      service: { kind },
+      organization_key: { valid: true, org_name: 'Acme', source: 'SVC_API_KEY' },
+      agent_token: { valid: true, handle: 'helper', columns: ['id', 'region', 'email'] },
+      agents: 1,
+      tables: ['agent_demo_records'],
+    });
+    expect(await call('svc_node')).toMatchObject({ newly_registered: true, organization_nodes: 1 });
+    expect(await call('svc_terms')).toMatchObject({ accepted: false });
+    const accepted = await call('svc_terms', { accept: true });
+    expect(accepted).toMatchObject({ accepted: true, receipt_id: expect.stringMatching(/^rcpt_/) });
+    expect(await call('svc_terms')).toMatchObject({ accepted: true, receipt_id: accepted.receipt_id });
+
+    expect(await call('svc_grant', { agent: 'Second', columns: ['id'] })).toMatchObject({ handle: 'second' });
+    expect(
+      await call('svc_register_table', {
+        name: 'notes',
+        columns: [{ name: 'id', classification: 'public', storage: 'plaintext' }],
+      }),
+    ).toMatchObject({ name: 'notes' });
+    expect(await call('svc_decide', { columns: ['id', 'phone'] })).toMatchObject({
+      decision: 'degrade',
+      withheld: { columns: ['phone'] },
+      proof_id: expect.stringMatching(/^rcpt_/),
+    });
+    const read = await call('svc_read', {
+      table: 'agent_demo_records',
+      columns: ['id', 'email'],
+      where: { region: 'us' },
+      limit: 4,
+    });
+    expect(read).toMatchObject({ count: 4, audit: { id: expect.stringMatching(/^aud_/) } });
+    expect(await call('svc_retrieve', { columns: ['id', 'balance'], limit: 2 })).toMatchObject({
+      decision: 'degrade',
+      columns: ['id'],
+      withheld: [{ column: 'balance', reason: 'not_granted' }],
+      count: 2,
+    });
+    const board = await call('svc_policy');
+    expect(board.count).toBe(2);
+    expect(board.agents[0]).toMatchObject({
+      handle: 'helper',
+      last_read: { audit_id: expect.stringMatching(/^aud_/) },
+    });
+    const proofs = await call('svc_proofs', { limit: 3 });
+    expect(proofs.proofs.map((p: { kind: string }) => p.kind)).toEqual([
+      'access.compute',
+      'agent.grant',
+      'terms.accept',
+    ]);
+    expect(await call('svc_verify', { proof_id: read.audit.id })).toMatchObject({
+      authentic: true,
+      chain: 'audit',
+    });
+    expect(await call('svc_revoke', { target: 'second' })).toMatchObject({
+      target: 'agent',
+      revoked_jtis: [expect.any(String)],
+    });
+  });
+
+  it('reports refusals as tool errors with the same code and details', async () => {
+    const client = await clientFor(w, { agent: true });
+    const refused = await client.callTool({
+      name: 'svc_read',
+      arguments: { table: 'agent_demo_records', columns: ['notes'] },
+    });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/^scope_violation: /);
+    expect(text(refused)).toContain('"denied_columns":["notes"]');
+    const noOwner = await client.callTool({ name: 'svc_policy', arguments: {} });
+    expect(noOwner.isError).toBe(true);
+    expect(text(noOwner)).toContain('SVC_API_KEY');
+  });
+
+  it('a bad credential is named in svc_get_started and refused by the tools', async () => {
+    const bad = createMcpServer(() => ({
+      backend: w.backend,
+      ownerBearer: `Bearer ndp_${'A'.repeat(43)}`,
+      agentBearer: undefined,
+      credentialSource: 'environment',
+    }));
+    const [c, s] = InMemoryTransport.createLinkedPair();
+    await bad.connect(s);
+    const client = new Client({ name: 'contract', version: '1' });
+    await client.connect(c);
+    const started = await client.callTool({ name: 'svc_get_started', arguments: {} });
+    expect(started.structuredContent).toMatchObject({ organization_key: { present: true, valid: false } });
+    const policy = await client.callTool({ name: 'svc_policy', arguments: {} });
+    expect(policy.isError).toBe(true);
+    expect(text(policy)).toMatch(/^unauthorized: /);
+  });
+});
