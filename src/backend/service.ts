@@ -1,7 +1,7 @@
 // The service core in one object: every interface (HTTP, CLI, MCP, SDK-in-process) calls this.
 import { join } from 'node:path';
 import { ensureDataDir } from '../config/paths.ts';
-import { FileKeyVault, VaultError, type KeyVault } from '../vault/index.ts';
+import { openVault, VaultError, type KeyVault, type OpenedVault, type VaultKind } from '../vault/index.ts';
 import { Store, type StoreOptions } from './store/db.ts';
 import { ServiceSigner, sha256Hex } from './signer.ts';
 import { Chains } from './chains.ts';
@@ -33,29 +33,29 @@ const STORE_KEYS = ['service-signing-ed25519', 'data-columns', 'capsules'] as co
  * whose keys/ was lost or replaced would otherwise sign and seal under new keys, and every older
  * receipt and sealed value would stop checking out.
  */
-function checkKeysMatchStore(ctx: Context): void {
-  ctx.store.transaction(() => {
+function checkKeysMatchStore(store: Store, vault: KeyVault, clock: Clock): void {
+  store.transaction(() => {
     for (const name of STORE_KEYS) {
-      const secret = ctx.vault.secret(name);
+      const secret = vault.secret(name);
       const fingerprint = sha256Hex(Buffer.concat([Buffer.from('svc-key-fingerprint\u0000'), secret])).slice(
         0,
         16,
       );
-      const recorded = ctx.store.get<{ fingerprint: string }>(
+      const recorded = store.get<{ fingerprint: string }>(
         'SELECT fingerprint FROM key_fingerprints WHERE name = ?',
         name,
       );
       if (!recorded) {
-        ctx.store.run(
+        store.run(
           'INSERT INTO key_fingerprints (name, fingerprint, recorded_at) VALUES (?, ?, ?)',
           name,
           fingerprint,
-          ctx.clock().toISOString(),
+          clock().toISOString(),
         );
       } else if (recorded.fingerprint !== fingerprint) {
         throw new VaultError(
           'corrupt_key',
-          `key \`${name}\` in ${ctx.vault.location} is not the one this store was written with; restore keys/ from the backup that matches svc.db`,
+          `key \`${name}\` in ${vault.location} is not the one this store was written with; restore keys/ from the backup that matches svc.db`,
         );
       }
     }
@@ -65,25 +65,34 @@ function checkKeysMatchStore(ctx: Context): void {
 export class Service {
   readonly ctx: Context;
   readonly dataDir: string;
+  /** Where the keys live: the OS keychain, or key files in the data dir (the fallback). */
+  readonly vaultKind: VaultKind;
+  readonly vaultFallbackReason: string | null;
 
   constructor(options: ServiceOptions) {
     this.dataDir = ensureDataDir(options.dataDir);
-    const vault = options.vault ?? new FileKeyVault(this.dataDir);
+    const opened: OpenedVault = options.vault
+      ? { vault: options.vault, kind: 'file', fallback_reason: 'a vault given by the caller' }
+      : openVault(this.dataDir);
+    this.vaultKind = opened.kind;
+    this.vaultFallbackReason = opened.fallback_reason;
     const store = new Store(join(this.dataDir, 'svc.db'), options.store);
-    const signer = new ServiceSigner(vault);
-    this.ctx = {
-      store,
-      vault,
-      signer,
-      chains: new Chains(store, signer),
-      clock: options.clock ?? (() => new Date()),
-    };
     try {
-      checkKeysMatchStore(this.ctx);
+      // Keys are created (first run) and checked under the store's write lock, so processes
+      // starting together on a new data dir agree on one set of keys.
+      checkKeysMatchStore(store, opened.vault, options.clock ?? (() => new Date()));
     } catch (error) {
       store.close();
       throw error;
     }
+    const signer = new ServiceSigner(opened.vault);
+    this.ctx = {
+      store,
+      vault: opened.vault,
+      signer,
+      chains: new Chains(store, signer),
+      clock: options.clock ?? (() => new Date()),
+    };
   }
 
   close(): void {

@@ -13,7 +13,14 @@ export type Whoami = Out<'whoami'>;
 
 export interface Backend {
   readonly location:
-    { kind: 'local'; data_dir: string; key_store: string } | { kind: 'remote'; base_url: string };
+    | {
+        kind: 'local';
+        data_dir: string;
+        key_store: string;
+        key_store_kind: 'keychain' | 'file';
+        key_store_note: string | null;
+      }
+    | { kind: 'remote'; base_url: string };
   whoami(bearer: string): Promise<Whoami>;
   agentCount(bearer: string): Promise<number>;
   tableNames(bearer: string): Promise<string[]>;
@@ -35,7 +42,13 @@ export interface Backend {
 export function localBackend(service: Service): Backend {
   const as = (bearer: string) => service.authenticate(bearer);
   return {
-    location: { kind: 'local', data_dir: service.dataDir, key_store: service.ctx.vault.location },
+    location: {
+      kind: 'local',
+      data_dir: service.dataDir,
+      key_store: service.ctx.vault.location,
+      key_store_kind: service.vaultKind,
+      key_store_note: service.vaultFallbackReason,
+    },
     whoami: async (b) => service.whoami(as(b)),
     agentCount: async (b) => service.listAgents(as(b)).count,
     tableNames: async (b) => service.listTables(as(b)).tables.map((t) => t.name),

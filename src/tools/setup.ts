@@ -18,6 +18,9 @@ const GettingStarted = z.object({
     kind: z.enum(['local', 'remote']),
     data_dir: z.string().nullable(),
     key_store: z.string().nullable(),
+    key_store_kind: z.enum(['keychain', 'file']).nullable(),
+    /** Why keys are in files rather than the OS keychain, when they are. */
+    key_store_note: z.string().nullable(),
     base_url: z.string().nullable(),
   }),
   organization_key: CredentialState.extend({
@@ -94,6 +97,8 @@ export const svcGetStarted = defineTool({
         kind: location.kind,
         data_dir: location.kind === 'local' ? location.data_dir : null,
         key_store: location.kind === 'local' ? location.key_store : null,
+        key_store_kind: location.kind === 'local' ? location.key_store_kind : null,
+        key_store_note: location.kind === 'local' ? location.key_store_note : null,
         base_url: location.kind === 'remote' ? location.base_url : null,
       },
       organization_key: {

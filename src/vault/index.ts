@@ -7,10 +7,12 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readdirSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { KeychainVault } from './keychain.ts';
 
 export class VaultError extends Error {
   readonly code: 'invalid_name' | 'corrupt_key' | 'unavailable';
@@ -93,5 +95,40 @@ export class FileKeyVault implements KeyVault {
     const key = this.read(file);
     if (!key) throw new VaultError('unavailable', `key file ${file} vanished after creation`);
     return key;
+  }
+}
+
+export type VaultKind = 'keychain' | 'file';
+
+export interface OpenedVault {
+  vault: KeyVault;
+  kind: VaultKind;
+  /** Why the file store is in use, when it is. */
+  fallback_reason: string | null;
+}
+
+/**
+ * The vault for a data dir: a data dir that already has key files keeps them (its store was
+ * written with them); otherwise the OS keychain when one answers, else key files (mode 0600).
+ * SVC_VAULT=file or SVC_VAULT=keychain forces one.
+ */
+export function openVault(dataDir: string, env: NodeJS.ProcessEnv = process.env): OpenedVault {
+  const forced = env.SVC_VAULT?.trim();
+  const file = () => new FileKeyVault(dataDir);
+  if (forced === 'file') return { vault: file(), kind: 'file', fallback_reason: 'SVC_VAULT=file' };
+  if (forced !== 'keychain' && hasKeyFiles(dataDir)) {
+    return { vault: file(), kind: 'file', fallback_reason: 'this data dir already keeps its keys in files' };
+  }
+  const probe = KeychainVault.available(dataDir);
+  if (probe.ok) return { vault: new KeychainVault(dataDir), kind: 'keychain', fallback_reason: null };
+  if (forced === 'keychain') throw new VaultError('unavailable', `SVC_VAULT=keychain but ${probe.reason}`);
+  return { vault: file(), kind: 'file', fallback_reason: `no OS keychain: ${probe.reason}` };
+}
+
+function hasKeyFiles(dataDir: string): boolean {
+  try {
+    return readdirSync(join(dataDir, 'keys')).some((name) => name.endsWith('.key'));
+  } catch {
+    return false;
   }
 }

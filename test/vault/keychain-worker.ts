@@ -1,0 +1,64 @@
+// Runs inside a dbus session with a real gnome-keyring daemon (see keychain.test.ts) and reports
+// what it saw as one JSON line.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Service } from '../../src/backend/service.ts';
+import { KeychainVault } from '../../src/vault/keychain.ts';
+import { createMcpServer } from '../../src/tools/server.ts';
+import { localBackend } from '../../src/tools/backend.ts';
+
+const dataDir = process.argv[2]!;
+const first = new Service({ dataDir });
+const org = first.createOrg('Keychain Org');
+const owner = first.authenticate(`Bearer ${org.api_key}`);
+const grant = first.createGrant(owner, { agent: 'Keyed', columns: ['id', 'email'] });
+const agent = first.authenticate(`Bearer ${grant.grant_token}`);
+const proof = first.compute(agent, { columns: ['id'] }, true).proof_id!;
+const read = first.read(agent, grant.handle, { table: 'agent_demo_records', columns: ['email'], limit: 1 });
+const firstKid = first.ctx.signer.kid;
+const summary: Record<string, unknown> = {
+  kind: first.vaultKind,
+  note: first.vaultFallbackReason,
+  key_files: existsSync(join(dataDir, 'keys')),
+  email: read.rows[0]?.email,
+};
+first.close();
+
+const again = new Service({ dataDir });
+summary.same_kid = again.ctx.signer.kid === firstKid;
+summary.reopened_kind = again.vaultKind;
+summary.proof_authentic = again.verify(proof).authentic;
+summary.email_again = again.read(again.authenticate(`Bearer ${grant.grant_token}`), grant.handle, {
+  table: 'agent_demo_records',
+  columns: ['email'],
+  limit: 1,
+}).rows[0]?.email;
+
+const server = createMcpServer(() => ({
+  backend: localBackend(again),
+  ownerBearer: `Bearer ${org.api_key}`,
+  agentBearer: undefined,
+  credentialSource: 'environment',
+}));
+const [c, s] = InMemoryTransport.createLinkedPair();
+await server.connect(s);
+const client = new Client({ name: 'keychain', version: '1' });
+await client.connect(c);
+const started = await client.callTool({ name: 'svc_get_started', arguments: {} });
+summary.get_started = (started.structuredContent as { service: unknown }).service;
+await client.close();
+
+again.close();
+// Keys gone from the keychain: the store refuses to run on new ones rather than sign with them.
+const names = ['service-signing-ed25519', 'data-columns', 'capsules'];
+new KeychainVault(dataDir).forget(names);
+try {
+  new Service({ dataDir }).close();
+  summary.lost_keys = 'accepted';
+} catch (error) {
+  summary.lost_keys = (error as Error).message;
+}
+new KeychainVault(dataDir).forget(names);
+process.stdout.write(`${JSON.stringify(summary)}\n`);
