@@ -6,6 +6,7 @@ import { MEMBER_ROLES } from './capsules.ts';
 import { RECOVERY_EVENT_KINDS } from './recovery.ts';
 import { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX } from './governance.ts';
 import { SCOPES } from './credentials.ts';
+import { READ_METHODS, SOURCE_SCHEMES, WRITE_METHODS } from './sources.ts';
 
 const KID = /^[0-9a-f]{16}$/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -840,3 +841,65 @@ export const TermsState = z
     acceptance: z.object({ accepted_at: z.string(), receipt_id: z.string() }).nullable(),
   })
   .openapi('TermsState');
+
+// ---------------------------------------------------------------- sources (external APIs)
+
+export const SourceRequest = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'name is lowercase letters, digits, - and _'),
+    base_url: z.url({ protocol: /^https?$/ }).max(2048),
+    scheme: z.enum(SOURCE_SCHEMES),
+    header_name: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/)
+      .optional(),
+    credential: z.string().min(1).max(8192),
+  })
+  .strict()
+  .openapi('SourceRequest');
+
+export const SourceView = z
+  .object({
+    source_id: z.string(),
+    name: z.string(),
+    base_url: z.string(),
+    scheme: z.enum(SOURCE_SCHEMES),
+    header_name: z.string().nullable(),
+    credential: z.string(),
+    created_at: z.string(),
+  })
+  .openapi('Source');
+
+export const SourceList = z
+  .object({ ok: z.boolean(), count: z.number().int(), sources: z.array(SourceView) })
+  .openapi('SourceList');
+
+export const SourceCallRequest = z
+  .object({
+    method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
+    path: z.string().max(2048),
+    query: z.record(z.string().max(128), z.string().max(2048)).optional(),
+    body: z.unknown().optional(),
+  })
+  .strict()
+  .openapi('SourceCallRequest');
+
+export const SourceNameParam = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/)
+    .openapi({ param: { name: 'name', in: 'path' } }),
+});
+
+export const SourceCallResult = z
+  .object({
+    source: z.string(),
+    method: z.string(),
+    url: z.string(),
+    status: z.number().int(),
+    content_type: z.string().nullable(),
+    body: z.string(),
+    truncated: z.boolean(),
+    receipt_id: z.string(),
+  })
+  .openapi('SourceCallResult');

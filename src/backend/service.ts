@@ -16,6 +16,7 @@ import * as capsules from './capsules.ts';
 import * as recovery from './recovery.ts';
 import * as usage from './usage.ts';
 import * as setup from './setup.ts';
+import * as sources from './sources.ts';
 import type { Principal } from './credentials.ts';
 
 export interface ServiceOptions {
@@ -135,6 +136,20 @@ export class Service {
 
   termsAcceptance(principal: Principal, version: string) {
     return setup.termsAcceptance(this.ctx, credentials.requireOrgKey(principal, 'governance'), version);
+  }
+
+  // ------------------------------------------------------------ sources (external APIs)
+
+  registerSource(principal: Principal, input: sources.SourceInput) {
+    return sources.registerSource(this.ctx, credentials.requireOrgKey(principal, 'governance'), input);
+  }
+
+  listSources(principal: Principal) {
+    return sources.listSources(this.ctx, credentials.requireOrgKey(principal, 'governance'));
+  }
+
+  callSource(principal: Principal, input: sources.CallInput) {
+    return sources.callSource(this.ctx, credentials.requireOrgKey(principal, 'governance'), input);
   }
 
   // ------------------------------------------------------------ governance

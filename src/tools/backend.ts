@@ -5,6 +5,7 @@ import type { Service } from '../backend/service.ts';
 import type { ComputeInput, GrantInput, ReadInput } from '../backend/governance.ts';
 import type { TableInfo } from '../backend/tables.ts';
 import type { MachineFacts, Terms } from '../backend/setup.ts';
+import type { CallInput, SourceInput } from '../backend/sources.ts';
 import { SvcClient } from '../sdk/client.ts';
 
 type Out<K extends keyof Service> = Service[K] extends (...args: never[]) => infer R ? Awaited<R> : never;
@@ -36,6 +37,9 @@ export interface Backend {
   registerNode(bearer: string, facts: MachineFacts): Promise<Out<'registerNode'>>;
   acceptTerms(bearer: string, terms: Terms): Promise<Out<'acceptTerms'>>;
   termsAcceptance(bearer: string, version: string): Promise<Out<'termsAcceptance'>>;
+  registerSource(bearer: string, input: SourceInput): Promise<Out<'registerSource'>>;
+  listSources(bearer: string): Promise<Out<'listSources'>>;
+  callSource(bearer: string, input: CallInput): Promise<Out<'callSource'>>;
 }
 
 /** The service in this process: every call authenticates the bearer, then calls the core. */
@@ -67,6 +71,9 @@ export function localBackend(service: Service): Backend {
     registerNode: async (b, facts) => service.registerNode(as(b), facts),
     acceptTerms: async (b, terms) => service.acceptTerms(as(b), terms),
     termsAcceptance: async (b, version) => service.termsAcceptance(as(b), version),
+    registerSource: async (b, input) => service.registerSource(as(b), input),
+    listSources: async (b) => service.listSources(as(b)),
+    callSource: (b, input) => service.callSource(as(b), input),
   };
 }
 
@@ -110,5 +117,9 @@ export function remoteBackend(baseUrl: string): Backend {
           `/api/v1/terms/${encodeURIComponent(version)}`,
         )
       ).acceptance,
+    registerSource: (b, input) => client(b).call('POST', '/api/v1/sources', input),
+    listSources: (b) => client(b).call('GET', '/api/v1/sources'),
+    callSource: (b, { source, ...call }) =>
+      client(b).call('POST', `/api/v1/sources/${encodeURIComponent(source)}/call`, call),
   };
 }

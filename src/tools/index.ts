@@ -3,6 +3,7 @@ import { CATALOG, type ToolDefinition } from './registry.ts';
 import { svcGetStarted, svcNode, svcTerms } from './setup.ts';
 import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
 import { svcDecide, svcRead, svcRetrieve } from './scoped-agent.ts';
+import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
 const implemented = [
   svcGetStarted,
@@ -17,6 +18,10 @@ const implemented = [
   svcDecide,
   svcRead,
   svcRetrieve,
+  svcConnectSource,
+  svcApiList,
+  svcApiRead,
+  svcApiWrite,
 ];
 const catalogOrder = Object.values(CATALOG).flat();
 

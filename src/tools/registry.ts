@@ -58,6 +58,11 @@ export interface ToolDeps {
   agentBearer: string | undefined;
   /** Where the bearers came from: this process's environment, or the HTTP request. */
   credentialSource: 'environment' | 'request';
+  /**
+   * Asks the person to confirm through MCP form elicitation. `unsupported` when the client cannot
+   * elicit: the tool then needs an explicit `confirm: true` argument instead.
+   */
+  confirm(message: string): Promise<'accepted' | 'declined' | 'unsupported'>;
 }
 
 export interface ToolResult<T> {

@@ -31,8 +31,22 @@ function toolError(error: unknown): CallToolResult {
  * One MCP server with every implemented tool. `deps` is called per tool call with the bearer the
  * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
  */
-export function createMcpServer(deps: (bearerToken: string | undefined) => ToolDeps): McpServer {
+export function createMcpServer(
+  deps: (bearerToken: string | undefined) => Omit<ToolDeps, 'confirm'>,
+): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
+  const confirm: ToolDeps['confirm'] = async (message) => {
+    if (!server.server.getClientCapabilities()?.elicitation) return 'unsupported';
+    const answer = await server.server.elicitInput({
+      message,
+      requestedSchema: {
+        type: 'object',
+        properties: { confirm: { type: 'boolean', title: 'Go ahead', description: message } },
+        required: ['confirm'],
+      },
+    });
+    return answer.action === 'accept' && answer.content?.confirm === true ? 'accepted' : 'declined';
+  };
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
@@ -45,7 +59,7 @@ export function createMcpServer(deps: (bearerToken: string | undefined) => ToolD
       },
       async (input: unknown, extra: { authInfo?: { token?: string } }): Promise<CallToolResult> => {
         try {
-          const result = await tool.handler(input as never, deps(extra.authInfo?.token));
+          const result = await tool.handler(input as never, { ...deps(extra.authInfo?.token), confirm });
           return {
             content: [{ type: 'text', text: result.text }],
             structuredContent: result.structured as Record<string, unknown>,

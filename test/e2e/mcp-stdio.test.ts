@@ -149,6 +149,20 @@ describe('svc mcp over stdio', () => {
     expect(latest[0]!.kind).toBe('access.compute');
     const verdict = await call('svc_verify', { proof_id: latest[0]!.id });
     expect(verdict.structuredContent).toMatchObject({ authentic: true, unaltered: true });
+    const source = await call('svc_connect_source', {
+      name: 'crm',
+      base_url: 'https://api.example.test/',
+      scheme: 'header',
+      header_name: 'X-Api-Key',
+      credential: 'k-123456',
+    });
+    expect(source.structuredContent).toMatchObject({
+      name: 'crm',
+      scheme: 'header',
+      credential: 'set (8 characters, never shown)',
+    });
+    const sources = await call('svc_api_list');
+    expect(JSON.stringify(sources)).not.toContain('k-123456');
     const revoked = await call('svc_revoke', { target: 'report-bot' });
     expect(revoked.structuredContent).toMatchObject({ target: 'agent', handle: 'report-bot' });
   });

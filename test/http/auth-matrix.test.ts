@@ -108,6 +108,19 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', path: () => '/v1/overview', kind: 'org' },
   { method: 'GET', path: () => '/v1/usage/invoice', kind: 'org' },
   { method: 'GET', path: () => '/api/v1/whoami', kind: 'any' },
+  {
+    method: 'POST',
+    path: () => '/api/v1/sources',
+    kind: 'org',
+    body: () => ({ name: 'api', base_url: 'http://127.0.0.1:9/', scheme: 'bearer', credential: 'x' }),
+  },
+  { method: 'GET', path: () => '/api/v1/sources', kind: 'org' },
+  {
+    method: 'POST',
+    path: () => '/api/v1/sources/none/call',
+    kind: 'org',
+    body: () => ({ method: 'GET', path: 'x' }),
+  },
   { method: 'GET', path: () => '/api/v1/policy', kind: 'org' },
   { method: 'GET', path: () => '/api/v1/proofs', kind: 'org' },
   {

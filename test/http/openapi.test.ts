@@ -64,6 +64,9 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/nodes',
         'POST /api/v1/terms',
         'GET /api/v1/terms/{version}',
+        'POST /api/v1/sources',
+        'GET /api/v1/sources',
+        'POST /api/v1/sources/{name}/call',
       ].sort(),
     );
     const extensions = operations
@@ -85,6 +88,9 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/nodes',
         'POST /api/v1/terms',
         'GET /api/v1/terms/{version}',
+        'POST /api/v1/sources',
+        'GET /api/v1/sources',
+        'POST /api/v1/sources/{name}/call',
       ].sort(),
     );
     // The request schema is the validating one: its limits appear in the document.

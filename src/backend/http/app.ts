@@ -161,16 +161,16 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
       (c.req.valid as (t: string) => unknown)(target);
     app.openapi(
       route,
-      (c) =>
+      async (c) =>
         c.json(
-          e.handle({
+          (await e.handle({
             service,
             principal: c.get('principal'),
             params: e.params ? validated(c, 'param') : {},
             query: e.query ? validated(c, 'query') : {},
             body: e.body ? validated(c, 'json') : undefined,
             origin: new URL(c.req.url).origin,
-          }) as object,
+          })) as object,
           e.ok.status,
         ) as never,
     );
@@ -235,11 +235,19 @@ export function openApiDocument(app: OpenAPIHono<Env>) {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as { name: string },
     },
     servers: [{ url: 'http://127.0.0.1:8787', description: 'local svc serve' }],
-    tags: ['governance', 'fabric', 'tables', 'documents', 'proofs', 'capsules', 'recovery', 'usage'].map(
-      (name) => ({
-        name,
-        description: `${name} endpoints`,
-      }),
-    ),
+    tags: [
+      'governance',
+      'fabric',
+      'tables',
+      'sources',
+      'documents',
+      'proofs',
+      'capsules',
+      'recovery',
+      'usage',
+    ].map((name) => ({
+      name,
+      description: `${name} endpoints`,
+    })),
   });
 }

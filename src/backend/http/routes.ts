@@ -374,6 +374,47 @@ export const ENDPOINTS: Endpoint[] = [
     }),
   }),
 
+  endpoint({
+    operationId: 'registerSource',
+    method: 'post',
+    path: '/api/v1/sources',
+    tag: 'sources',
+    summary: 'Register an external HTTP API; its credential is sealed and never returned',
+    credential: 'org',
+    extension: true,
+    body: S.SourceRequest,
+    ok: { status: 201, schema: S.SourceView, description: 'registered' },
+    errors: [400, 401, 403, 409],
+    handle: ({ service, principal, body }) => service.registerSource(principal, body),
+  }),
+  endpoint({
+    operationId: 'listSources',
+    method: 'get',
+    path: '/api/v1/sources',
+    tag: 'sources',
+    summary: 'Registered external APIs (credentials never shown)',
+    credential: 'org',
+    extension: true,
+    ok: { status: 200, schema: S.SourceList, description: 'sources' },
+    errors: [401, 403],
+    handle: ({ service, principal }) => service.listSources(principal),
+  }),
+  endpoint({
+    operationId: 'callSource',
+    method: 'post',
+    path: '/api/v1/sources/{name}/call',
+    tag: 'sources',
+    summary: 'Call a registered API with its credential injected; the answer is masked and receipted',
+    credential: 'org',
+    extension: true,
+    params: S.SourceNameParam,
+    body: S.SourceCallRequest,
+    ok: { status: 200, schema: S.SourceCallResult, description: "the API's answer" },
+    errors: [400, 401, 403, 404, 410],
+    handle: ({ service, principal, params, body }) =>
+      service.callSource(principal, { ...body, source: params.name }),
+  }),
+
   // ---------------------------------------------------------------- second group: documents, proofs
   endpoint({
     operationId: 'computeDocuments',

@@ -1,0 +1,225 @@
+// Registered sources: external HTTP APIs called on the organization's behalf. The credential is
+// sealed at rest, injected into each request by the service, and masked in anything it returns.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { request } from 'undici';
+import { ServiceError } from './errors.ts';
+import { newId, nowIso, type Context } from './context.ts';
+import type { OrgCaller } from './credentials.ts';
+
+export const SOURCE_SCHEMES = ['bearer', 'header', 'basic'] as const;
+export type SourceScheme = (typeof SOURCE_SCHEMES)[number];
+export const READ_METHODS = ['GET', 'HEAD'] as const;
+export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type SourceMethod = (typeof READ_METHODS)[number] | (typeof WRITE_METHODS)[number];
+
+/** What a call returns at most, so an API cannot flood a model's context. */
+export const RESPONSE_BODY_LIMIT = 64 * 1024;
+const CALL_TIMEOUT_MS = 15_000;
+const MASK = '[credential]';
+
+interface SourceRow {
+  id: string;
+  name: string;
+  base_url: string;
+  scheme: SourceScheme;
+  header_name: string | null;
+  sealed_credential: string;
+  credential_length: number;
+  created_at: string;
+}
+
+export interface SourceInput {
+  name: string;
+  base_url: string;
+  scheme: SourceScheme;
+  header_name?: string | undefined;
+  credential: string;
+}
+
+function sourceKey(ctx: Context, orgId: string): Buffer {
+  return Buffer.from(
+    hkdfSync('sha256', ctx.vault.secret('data-columns'), orgId, 'svc-source-credential-v1', 32),
+  );
+}
+
+function seal(ctx: Context, orgId: string, sourceId: string, credential: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sourceKey(ctx, orgId), iv);
+  cipher.setAAD(Buffer.from(sourceId));
+  return Buffer.concat([iv, cipher.update(credential, 'utf8'), cipher.final(), cipher.getAuthTag()]).toString(
+    'base64',
+  );
+}
+
+function open(ctx: Context, orgId: string, row: SourceRow): string {
+  const raw = Buffer.from(row.sealed_credential, 'base64');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sourceKey(ctx, orgId), raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(row.id));
+    decipher.setAuthTag(raw.subarray(raw.length - 16));
+    return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString(
+      'utf8',
+    );
+  } catch {
+    throw new ServiceError('internal', `the credential of source ${row.name} failed its integrity check`);
+  }
+}
+
+const view = (row: SourceRow) => ({
+  source_id: row.id,
+  name: row.name,
+  base_url: row.base_url,
+  scheme: row.scheme,
+  header_name: row.header_name,
+  credential: `set (${row.credential_length} characters, never shown)`,
+  created_at: row.created_at,
+});
+
+export function registerSource(ctx: Context, caller: OrgCaller, input: SourceInput) {
+  if (input.scheme === 'header' && !input.header_name) {
+    throw new ServiceError(
+      'invalid_request',
+      'scheme `header` needs header_name, the header that carries the credential',
+    );
+  }
+  const base = new URL(input.base_url);
+  if (base.protocol !== 'https:' && base.protocol !== 'http:') {
+    throw new ServiceError('invalid_request', 'base_url must be an http or https URL', { field: 'base_url' });
+  }
+  if (base.username || base.password || base.search || base.hash) {
+    throw new ServiceError('invalid_request', 'base_url carries no credentials, query or fragment', {
+      field: 'base_url',
+    });
+  }
+  return ctx.store.transaction(() => {
+    if (ctx.store.get('SELECT 1 AS x FROM sources WHERE org_id = ? AND name = ?', caller.orgId, input.name)) {
+      throw new ServiceError('conflict', `a source named ${input.name} exists`);
+    }
+    const id = newId('src');
+    ctx.store.run(
+      `INSERT INTO sources (id, org_id, name, base_url, scheme, header_name, sealed_credential, credential_length, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      caller.orgId,
+      input.name,
+      base.href.replace(/\/?$/, '/'),
+      input.scheme,
+      input.header_name ?? null,
+      seal(ctx, caller.orgId, id, input.credential),
+      input.credential.length,
+      nowIso(ctx),
+    );
+    return view(ctx.store.get<SourceRow>('SELECT * FROM sources WHERE id = ?', id)!);
+  });
+}
+
+export function listSources(ctx: Context, caller: OrgCaller) {
+  const sources = ctx.store
+    .all<SourceRow>('SELECT * FROM sources WHERE org_id = ? ORDER BY name', caller.orgId)
+    .map(view);
+  return { ok: true, count: sources.length, sources };
+}
+
+export interface CallInput {
+  source: string;
+  method: SourceMethod;
+  path: string;
+  query?: Record<string, string> | undefined;
+  body?: unknown;
+}
+
+/** The target URL: `path` resolved under the source's base URL, never outside it. */
+function target(row: SourceRow, path: string, query: Record<string, string> | undefined): URL {
+  const base = new URL(row.base_url);
+  const url = new URL(path.replace(/^\/+/, ''), base);
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) {
+    throw new ServiceError('invalid_request', `path must stay under ${row.base_url}`, { field: 'path' });
+  }
+  for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+  return url;
+}
+
+/** Calls the source with its credential injected; the answer never carries the credential. */
+export async function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
+  const row = ctx.store.get<SourceRow>(
+    'SELECT * FROM sources WHERE org_id = ? AND name = ?',
+    caller.orgId,
+    input.source,
+  );
+  if (!row) throw new ServiceError('not_found', `no source ${input.source}: list them with svc_api_list`);
+  const url = target(row, input.path, input.query);
+  const credential = open(ctx, caller.orgId, row);
+  const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
+  if (row.scheme === 'bearer') headers.authorization = `Bearer ${credential}`;
+  else if (row.scheme === 'basic')
+    headers.authorization = `Basic ${Buffer.from(credential).toString('base64')}`;
+  else headers[row.header_name!.toLowerCase()] = credential;
+  let body: string | undefined;
+  if (input.body !== undefined && input.method !== 'GET' && input.method !== 'HEAD') {
+    body = typeof input.body === 'string' ? input.body : JSON.stringify(input.body);
+    headers['content-type'] =
+      typeof input.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
+  }
+  let response;
+  try {
+    response = await request(url, {
+      method: input.method,
+      headers,
+      body: body ?? null,
+      headersTimeout: CALL_TIMEOUT_MS,
+      bodyTimeout: CALL_TIMEOUT_MS,
+    });
+  } catch (error) {
+    throw new ServiceError(
+      'gone',
+      `the source did not answer: ${mask((error as Error).message, credential)}`,
+    );
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let truncated = false;
+  for await (const chunk of response.body) {
+    const buffer = chunk as Buffer;
+    if (size + buffer.length > RESPONSE_BODY_LIMIT) {
+      chunks.push(buffer.subarray(0, RESPONSE_BODY_LIMIT - size));
+      truncated = true;
+      response.body.destroy();
+      break;
+    }
+    chunks.push(buffer);
+    size += buffer.length;
+  }
+  const text = mask(Buffer.concat(chunks).toString('utf8'), credential);
+  const contentType = response.headers['content-type'];
+  const result = {
+    source: row.name,
+    method: input.method,
+    url: url.href,
+    status: response.statusCode,
+    content_type: typeof contentType === 'string' ? contentType : null,
+    body: text,
+    truncated,
+  };
+  const receipt = ctx.chains.append('service', {
+    kind: 'api.call',
+    org_id: caller.orgId,
+    signed_at: nowIso(ctx),
+    body: {
+      org_id: caller.orgId,
+      source: row.name,
+      method: input.method,
+      path: url.pathname,
+      status: response.statusCode,
+    },
+  });
+  return { ...result, receipt_id: receipt.receipt_id };
+}
+
+/** Replaces every occurrence of the credential (and its Basic form) with a marker. */
+function mask(text: string, credential: string): string {
+  let out = text;
+  for (const form of [credential, Buffer.from(credential).toString('base64')]) {
+    if (form.length >= 4) out = out.split(form).join(MASK);
+  }
+  return out;
+}

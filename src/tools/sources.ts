@@ -1,0 +1,108 @@
+// Govern tools for external APIs: register a source (its credential kept sealed by the service),
+// list sources, and call them, reads freely and writes only after the person confirms.
+import { z } from 'zod';
+import * as S from '../backend/schemas.ts';
+import { defineTool } from './registry.ts';
+import { ownerOf } from './credentials.ts';
+import { ServiceError } from '../backend/errors.ts';
+import { READ_METHODS, WRITE_METHODS } from '../backend/sources.ts';
+
+export const svcConnectSource = defineTool({
+  name: 'svc_connect_source',
+  group: 'govern',
+  title: 'Register an external API',
+  description:
+    'Registers an external HTTP API the organization uses: a name, its base URL, how it authenticates (bearer token, a named header, or basic user:password) and the credential. The service seals the credential and injects it into calls made with svc_api_read and svc_api_write; it is never returned, shown or logged. List sources with svc_api_list.',
+  credential: 'owner',
+  inputSchema: S.SourceRequest,
+  outputSchema: S.SourceView,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: async (input, deps) => {
+    const source = await deps.backend.registerSource(ownerOf(deps), input);
+    return {
+      text: `Registered ${source.name} at ${source.base_url} (${source.scheme}); the credential is sealed and will not be shown again.`,
+      structured: source,
+    };
+  },
+});
+
+export const svcApiList = defineTool({
+  name: 'svc_api_list',
+  group: 'govern',
+  title: 'List external APIs',
+  description:
+    'Lists the external APIs registered with svc_connect_source: name, base URL and authentication scheme. Credentials are never shown. Call one with svc_api_read (GET, HEAD) or svc_api_write (POST, PUT, PATCH, DELETE).',
+  credential: 'owner',
+  inputSchema: z.object({}).strict(),
+  outputSchema: S.SourceList,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (_input, deps) => {
+    const list = await deps.backend.listSources(ownerOf(deps));
+    return {
+      text: list.count
+        ? list.sources.map((s) => `- ${s.name}: ${s.base_url} (${s.scheme})`).join('\n')
+        : 'No sources yet: register one with svc_connect_source.',
+      structured: list,
+    };
+  },
+});
+
+const callShape = {
+  source: S.SourceNameParam.shape.name,
+  path: S.SourceCallRequest.shape.path,
+  query: S.SourceCallRequest.shape.query,
+};
+
+function describeCall(r: { method: string; url: string; status: number; body: string; truncated: boolean }) {
+  return `${r.method} ${r.url} -> ${r.status}${r.truncated ? ' (body truncated)' : ''}\n${r.body}`;
+}
+
+export const svcApiRead = defineTool({
+  name: 'svc_api_read',
+  group: 'govern',
+  title: 'Read from an external API',
+  description:
+    "Sends a GET or HEAD to a registered API, under its base URL, with the API's credential injected by the service; the answer (status and up to 64 KiB of body) comes back with the credential masked, and the call is receipted. Use svc_api_list to find sources; to change anything use svc_api_write.",
+  credential: 'owner',
+  inputSchema: z.object({ ...callShape, method: z.enum(READ_METHODS).default('GET') }).strict(),
+  outputSchema: S.SourceCallResult,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  handler: async (input, deps) => {
+    const result = await deps.backend.callSource(ownerOf(deps), input);
+    return { text: describeCall(result), structured: result };
+  },
+});
+
+export const svcApiWrite = defineTool({
+  name: 'svc_api_write',
+  group: 'govern',
+  title: 'Change something through an external API',
+  description:
+    "Sends a POST, PUT, PATCH or DELETE to a registered API with the API's credential injected by the service. The person confirms first: through the client's confirmation form when it supports one, otherwise by the caller passing confirm: true after asking the person. The answer comes back with the credential masked, and the call is receipted.",
+  credential: 'owner',
+  inputSchema: z
+    .object({
+      ...callShape,
+      method: z.enum(WRITE_METHODS),
+      body: S.SourceCallRequest.shape.body,
+      confirm: z.boolean().optional(),
+    })
+    .strict(),
+  outputSchema: S.SourceCallResult,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  handler: async (input, deps) => {
+    const owner = ownerOf(deps);
+    const { confirm, ...call } = input;
+    const asked = await deps.confirm(`${call.method} ${call.path} on ${call.source}: go ahead?`);
+    if (asked === 'declined')
+      throw new ServiceError('forbidden', 'the person declined this change; nothing was sent');
+    if (asked === 'unsupported' && confirm !== true) {
+      throw new ServiceError(
+        'invalid_request',
+        'this change needs the person’s confirmation: ask them, then call again with confirm: true',
+      );
+    }
+    const result = await deps.backend.callSource(owner, call);
+    return { text: describeCall(result), structured: result };
+  },
+});
