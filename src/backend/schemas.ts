@@ -903,3 +903,40 @@ export const SourceCallResult = z
     receipt_id: z.string(),
   })
   .openapi('SourceCallResult');
+
+// ---------------------------------------------------------------- connecting a computer (RFC 8628)
+
+export const ConnectStartRequest = z
+  .object({
+    machine_id: z.string().regex(/^[0-9a-f]{32}$/),
+    hostname: ShortText(255),
+    platform: ShortText(32),
+    arch: ShortText(32),
+  })
+  .strict()
+  .openapi('ConnectStartRequest');
+
+export const ConnectStart = z
+  .object({
+    device_code: z.string(),
+    user_code: z.string(),
+    verification_path: z.string(),
+    verification_uri: z.string(),
+    expires_in: z.number().int(),
+    interval: z.number().int(),
+  })
+  .openapi('ConnectStart');
+
+export const ConnectPollRequest = z
+  .object({ device_code: z.string().regex(/^[A-Za-z0-9_-]{43}$/) })
+  .strict()
+  .openapi('ConnectPollRequest');
+
+export const ConnectPoll = z
+  .object({
+    status: z.enum(['pending', 'approved', 'denied', 'expired']),
+    api_key: z.string().optional(),
+    org_id: z.string().optional(),
+    node_id: z.string().optional(),
+  })
+  .openapi('ConnectPoll');

@@ -17,6 +17,7 @@ import * as recovery from './recovery.ts';
 import * as usage from './usage.ts';
 import * as setup from './setup.ts';
 import * as sources from './sources.ts';
+import * as connect from './connect.ts';
 import type { Principal } from './credentials.ts';
 
 export interface ServiceOptions {
@@ -136,6 +137,25 @@ export class Service {
 
   termsAcceptance(principal: Principal, version: string) {
     return setup.termsAcceptance(this.ctx, credentials.requireOrgKey(principal, 'governance'), version);
+  }
+
+  // ------------------------------------------------------------ connecting a computer (no credential to start)
+
+  startConnect(machine: setup.MachineFacts) {
+    return connect.startConnect(this.ctx, machine);
+  }
+
+  describeConnect(userCode: string) {
+    return connect.describeRequest(this.ctx, userCode);
+  }
+
+  decideConnect(userCode: string, decision: 'approve' | 'deny', approverBearer?: string) {
+    const approver = decision === 'approve' ? this.authenticate(approverBearer) : undefined;
+    return connect.decide(this.ctx, userCode, decision, approver);
+  }
+
+  pollConnect(deviceCode: string) {
+    return connect.pollConnect(this.ctx, deviceCode);
   }
 
   // ------------------------------------------------------------ sources (external APIs)

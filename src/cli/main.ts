@@ -4,7 +4,9 @@ import { extname } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
-import { resolveDataDir } from '../config/paths.ts';
+import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
+import { openVault } from '../vault/index.ts';
+import { ORG_KEY_CREDENTIAL } from '../tools/credentials.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ComputeRequest, GrantRequest, TableSchema } from '../backend/schemas.ts';
 // The HTTP server, the MCP server and the CSV reader load only for the commands that use them:
@@ -378,12 +380,15 @@ async function serveMcpOverStdio(): Promise<void> {
   const baseUrl = process.env.SVC_BASE_URL?.trim();
   const service = baseUrl ? undefined : openService();
   const backend = service ? localBackend(service) : remoteBackend(baseUrl!);
+  // This computer's vault keeps the organization key svc_connect received.
+  const machineVault = service ? service.ctx.vault : openVault(ensureDataDir(resolveDataDir())).vault;
   const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
   const server = createMcpServer(() => ({
     backend,
-    ownerBearer: bearer(process.env.SVC_API_KEY),
+    ownerBearer: bearer(process.env.SVC_API_KEY) ?? bearer(machineVault.getCredential(ORG_KEY_CREDENTIAL)),
     agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
     credentialSource: 'environment',
+    machineVault,
   }));
   const stop = () => {
     void server.close().finally(() => {

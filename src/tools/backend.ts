@@ -7,6 +7,7 @@ import type { TableInfo } from '../backend/tables.ts';
 import type { MachineFacts, Terms } from '../backend/setup.ts';
 import type { CallInput, SourceInput } from '../backend/sources.ts';
 import { SvcClient } from '../sdk/client.ts';
+import { startServer, type RunningServer } from '../backend/http/server.ts';
 
 type Out<K extends keyof Service> = Service[K] extends (...args: never[]) => infer R ? Awaited<R> : never;
 
@@ -40,11 +41,23 @@ export interface Backend {
   registerSource(bearer: string, input: SourceInput): Promise<Out<'registerSource'>>;
   listSources(bearer: string): Promise<Out<'listSources'>>;
   callSource(bearer: string, input: CallInput): Promise<Out<'callSource'>>;
+  /** Starts linking this computer; the verification URI is on a service the browser can reach. */
+  startConnect(machine: MachineFacts): Promise<ConnectStart>;
+  pollConnect(deviceCode: string): Promise<Out<'pollConnect'>>;
+}
+
+export interface ConnectStart {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  expires_in: number;
+  interval: number;
 }
 
 /** The service in this process: every call authenticates the bearer, then calls the core. */
 export function localBackend(service: Service): Backend {
   const as = (bearer: string) => service.authenticate(bearer);
+  let approvalServer: Promise<RunningServer> | undefined;
   return {
     location: {
       kind: 'local',
@@ -74,6 +87,14 @@ export function localBackend(service: Service): Backend {
     registerSource: async (b, input) => service.registerSource(as(b), input),
     listSources: async (b) => service.listSources(as(b)),
     callSource: (b, input) => service.callSource(as(b), input),
+    startConnect: async (machine) => {
+      // No `svc serve` is needed: the approval page is served from this process, on loopback,
+      // for as long as it runs.
+      approvalServer ??= startServer({ service, port: 0, closeService: false });
+      const started = service.startConnect(machine);
+      return { ...started, verification_uri: (await approvalServer).url + started.verification_path };
+    },
+    pollConnect: async (deviceCode) => service.pollConnect(deviceCode),
   };
 }
 
@@ -121,5 +142,7 @@ export function remoteBackend(baseUrl: string): Backend {
     listSources: (b) => client(b).call('GET', '/api/v1/sources'),
     callSource: (b, { source, ...call }) =>
       client(b).call('POST', `/api/v1/sources/${encodeURIComponent(source)}/call`, call),
+    startConnect: (machine) => client().call('POST', '/api/v1/connect/device', machine),
+    pollConnect: (deviceCode) => client().call('POST', '/api/v1/connect/token', { device_code: deviceCode }),
   };
 }

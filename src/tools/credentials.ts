@@ -1,13 +1,16 @@
 // Where a tool's credential comes from, and the tool error that says what to do without one.
 import type { ToolDeps } from './registry.ts';
 
+/** The vault entry where svc_connect keeps this computer's organization key. */
+export const ORG_KEY_CREDENTIAL = 'org-key';
+
 export class MissingCredential extends Error {}
 
 /** The organization key's bearer, or the tool error that says how to configure one. */
 export function ownerOf(deps: ToolDeps): string {
   if (!deps.ownerBearer) {
     throw new MissingCredential(
-      'This tool needs an organization key. Set SVC_API_KEY in the MCP server environment to a key that `npx svc org create --name NAME` or `npx svc key create` printed.',
+      'This tool needs an organization key. Run svc_connect to link this computer to your organization, or set SVC_API_KEY in the MCP server environment to a key that `npx svc org create --name NAME` printed.',
     );
   }
   return deps.ownerBearer;

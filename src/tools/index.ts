@@ -1,11 +1,12 @@
 // The implemented tools, in catalog order. Catalog names not listed here are pending (README).
 import { CATALOG, type ToolDefinition } from './registry.ts';
-import { svcGetStarted, svcNode, svcTerms } from './setup.ts';
+import { svcConnect, svcGetStarted, svcNode, svcTerms } from './setup.ts';
 import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
 import { svcDecide, svcRead, svcRetrieve } from './scoped-agent.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
 const implemented = [
+  svcConnect,
   svcGetStarted,
   svcNode,
   svcTerms,

@@ -3,6 +3,7 @@
 // snapshotting and generating the README table start nothing.
 import type { z } from 'zod';
 import type { Backend } from './backend.ts';
+import type { KeyVault } from '../vault/index.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -63,6 +64,10 @@ export interface ToolDeps {
    * elicit: the tool then needs an explicit `confirm: true` argument instead.
    */
   confirm(message: string): Promise<'accepted' | 'declined' | 'unsupported'>;
+  /** Asks the client to open a URL for the person (MCP URL elicitation), when it can. */
+  openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unsupported'>;
+  /** This computer's own vault, where svc_connect keeps the organization key; absent over HTTP. */
+  machineVault?: KeyVault | undefined;
 }
 
 export interface ToolResult<T> {

@@ -1,5 +1,6 @@
 // The MCP server: registers every implemented tool on the SDK's McpServer, with its credential
 // check and one mapping from core errors to tool errors.
+import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../backend/errors.ts';
@@ -32,7 +33,7 @@ function toolError(error: unknown): CallToolResult {
  * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
  */
 export function createMcpServer(
-  deps: (bearerToken: string | undefined) => Omit<ToolDeps, 'confirm'>,
+  deps: (bearerToken: string | undefined) => Omit<ToolDeps, 'confirm' | 'openUrl'>,
 ): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
   const confirm: ToolDeps['confirm'] = async (message) => {
@@ -47,6 +48,17 @@ export function createMcpServer(
     });
     return answer.action === 'accept' && answer.content?.confirm === true ? 'accepted' : 'declined';
   };
+  const openUrl: ToolDeps['openUrl'] = async (message, url) => {
+    const elicitation = server.server.getClientCapabilities()?.elicitation as { url?: object } | undefined;
+    if (!elicitation?.url) return 'unsupported';
+    const answer = await server.server.elicitInput({
+      mode: 'url',
+      message,
+      url,
+      elicitationId: randomUUID(),
+    });
+    return answer.action === 'accept' ? 'accepted' : 'declined';
+  };
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
@@ -59,7 +71,11 @@ export function createMcpServer(
       },
       async (input: unknown, extra: { authInfo?: { token?: string } }): Promise<CallToolResult> => {
         try {
-          const result = await tool.handler(input as never, { ...deps(extra.authInfo?.token), confirm });
+          const result = await tool.handler(input as never, {
+            ...deps(extra.authInfo?.token),
+            confirm,
+            openUrl,
+          });
           return {
             content: [{ type: 'text', text: result.text }],
             structuredContent: result.structured as Record<string, unknown>,

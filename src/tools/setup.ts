@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { defineTool, type ToolDeps } from './registry.ts';
-import { ownerOf } from './credentials.ts';
+import { ORG_KEY_CREDENTIAL, ownerOf } from './credentials.ts';
+import { ServiceError } from '../backend/errors.ts';
 import { machineFacts } from '../config/machine.ts';
 
 const CredentialState = z.object({
@@ -215,5 +216,110 @@ export const svcTerms = defineTool({
       ? `Accepted on ${state.accepted_at} (receipt ${state.receipt_id}).`
       : 'Not accepted yet: after the person reads and accepts them, call svc_terms with accept: true.';
     return { text: `${terms.text}\n\n${status}`, structured };
+  },
+});
+
+/** Requests this process started and has not finished, so a later call resumes instead of restarting. */
+const pendingConnects = new Map<
+  string,
+  { device_code: string; verification_uri: string; expires_at: number; interval: number }
+>();
+
+const ConnectResult = z.object({
+  status: z.enum(['connected', 'pending', 'denied', 'expired', 'cancelled']),
+  user_code: z.string(),
+  verification_uri: z.string(),
+  org_id: z.string().nullable(),
+  node_id: z.string().nullable(),
+  key_store: z.string().nullable(),
+});
+
+export const svcConnect = defineTool({
+  name: 'svc_connect',
+  group: 'setup',
+  title: 'Link this computer to the organization',
+  description:
+    'Links this computer to the organization by browser approval (like signing in a TV): it returns a verification URL and a short code, opens the URL for the person when the client can, and waits while the person checks the machine name and code in the browser and approves with an organization key (or denies). On approval a new organization key bound to this computer is stored in the OS keychain (or the documented fallback) and never shown; the owner tools then work without SVC_API_KEY. If it returns pending, show the person the URL and code and call it again to keep waiting.',
+  credential: 'none',
+  inputSchema: z.object({ wait_seconds: z.number().int().min(0).max(600).optional() }).strict(),
+  outputSchema: ConnectResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  handler: async (input, deps) => {
+    const vault = deps.machineVault;
+    if (!vault) {
+      throw new ServiceError(
+        'forbidden',
+        'svc_connect links the computer that runs `svc mcp` over stdio; run it there',
+      );
+    }
+    const now = Date.now();
+    for (const [code, pending] of pendingConnects)
+      if (pending.expires_at <= now) pendingConnects.delete(code);
+    let [userCode, pending] = [...pendingConnects.entries()].at(-1) ?? [];
+    if (!userCode || !pending) {
+      const started = await deps.backend.startConnect(machineFacts());
+      userCode = started.user_code;
+      pending = {
+        device_code: started.device_code,
+        verification_uri: started.verification_uri,
+        expires_at: now + started.expires_in * 1000,
+        interval: started.interval,
+      };
+      pendingConnects.set(userCode, pending);
+      const opened = await deps.openUrl(
+        `Open this page to approve connecting this computer; check that it shows the code ${userCode}.`,
+        pending.verification_uri,
+      );
+      if (opened === 'declined') {
+        pendingConnects.delete(userCode);
+        return {
+          text: 'Connecting was cancelled; nothing changed.',
+          structured: {
+            status: 'cancelled' as const,
+            user_code: userCode,
+            verification_uri: pending.verification_uri,
+            org_id: null,
+            node_id: null,
+            key_store: null,
+          },
+        };
+      }
+    }
+    const base = { user_code: userCode, verification_uri: pending.verification_uri };
+    const deadline = Math.min(pending.expires_at, now + (input.wait_seconds ?? 300) * 1000);
+    for (;;) {
+      const state = await deps.backend.pollConnect(pending.device_code);
+      if (state.status === 'approved') {
+        pendingConnects.delete(userCode);
+        vault.putCredential(ORG_KEY_CREDENTIAL, state.api_key!);
+        return {
+          text: `Connected: this computer is node ${state.node_id} of organization ${state.org_id}. Its organization key is kept in ${vault.location}; it is not shown.`,
+          structured: {
+            status: 'connected' as const,
+            ...base,
+            org_id: state.org_id!,
+            node_id: state.node_id!,
+            key_store: vault.location,
+          },
+        };
+      }
+      if (state.status !== 'pending') {
+        pendingConnects.delete(userCode);
+        return {
+          text:
+            state.status === 'denied'
+              ? 'The person denied connecting this computer; nothing changed.'
+              : 'The code expired; call svc_connect again for a new one.',
+          structured: { status: state.status, ...base, org_id: null, node_id: null, key_store: null },
+        };
+      }
+      if (Date.now() >= deadline) {
+        return {
+          text: `Waiting for approval: open ${pending.verification_uri} and check the code ${userCode}. Call svc_connect again to keep waiting.`,
+          structured: { status: 'pending' as const, ...base, org_id: null, node_id: null, key_store: null },
+        };
+      }
+      await new Promise((resolve) => setTimeout(resolve, pending.interval * 1000));
+    }
   },
 });

@@ -8,6 +8,7 @@ import {
   openSync,
   readFileSync,
   readdirSync,
+  renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
@@ -28,6 +29,10 @@ export class VaultError extends Error {
 export interface KeyVault {
   /** Returns the secret named `name`, creating it on first use. */
   secret(name: string): Buffer;
+  /** Keeps a credential this machine was given (the organization key from svc_connect). */
+  putCredential(name: string, value: string): void;
+  /** A kept credential, or undefined. */
+  getCredential(name: string): string | undefined;
   /** Where the keys live, for status pages (never the keys themselves). */
   readonly location: string;
 }
@@ -55,6 +60,31 @@ export class FileKeyVault implements KeyVault {
     const key = this.read(file) ?? this.create(file);
     this.cache.set(name, key);
     return key;
+  }
+
+  putCredential(name: string, value: string): void {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
+    // Atomic replace: a crash leaves the old credential or the new one, never a torn file.
+    const file = join(this.location, `${name}.cred`);
+    const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const fd = openSync(temp, 'wx', 0o600);
+    try {
+      writeSync(fd, value);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+  }
+
+  getCredential(name: string): string | undefined {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
+    try {
+      return readFileSync(join(this.location, `${name}.cred`), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new VaultError('unavailable', `cannot read credential ${name}`);
+    }
   }
 
   private read(file: string): Buffer | undefined {

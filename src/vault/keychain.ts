@@ -52,9 +52,24 @@ export class KeychainVault implements KeyVault {
     return stored;
   }
 
+  putCredential(name: string, value: string): void {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
+    new Entry(SERVICE, `${this.scope}/credential/${name}`).setPassword(value);
+  }
+
+  getCredential(name: string): string | undefined {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
+    try {
+      return new Entry(SERVICE, `${this.scope}/credential/${name}`).getPassword() ?? undefined;
+    } catch (error) {
+      throw new VaultError('unavailable', `the keychain could not be read: ${(error as Error).message}`);
+    }
+  }
+
   /** Removes every key of this data dir from the keychain (used when a data dir is deleted). */
-  forget(names: readonly string[]): void {
+  forget(names: readonly string[], credentials: readonly string[] = []): void {
     for (const name of names) new Entry(SERVICE, `${this.scope}/${name}`).deletePassword();
+    for (const name of credentials) new Entry(SERVICE, `${this.scope}/credential/${name}`).deletePassword();
     this.cache.clear();
   }
 

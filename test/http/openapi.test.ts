@@ -67,6 +67,8 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/sources',
         'GET /api/v1/sources',
         'POST /api/v1/sources/{name}/call',
+        'POST /api/v1/connect/device',
+        'POST /api/v1/connect/token',
       ].sort(),
     );
     const extensions = operations
@@ -91,6 +93,8 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/sources',
         'GET /api/v1/sources',
         'POST /api/v1/sources/{name}/call',
+        'POST /api/v1/connect/device',
+        'POST /api/v1/connect/token',
       ].sort(),
     );
     // The request schema is the validating one: its limits appear in the document.

@@ -3,6 +3,7 @@
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { mountMcp } from '../../tools/http.ts';
+import { mountConnectPages } from './connect-pages.ts';
 import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
 import { ServiceError } from '../errors.ts';
@@ -189,6 +190,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
 
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
   mountMcp(app as unknown as Hono, service);
+  mountConnectPages(app as unknown as Hono, service);
 
   app.notFound((c) =>
     c.json(

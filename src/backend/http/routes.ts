@@ -415,6 +415,40 @@ export const ENDPOINTS: Endpoint[] = [
       service.callSource(principal, { ...body, source: params.name }),
   }),
 
+  endpoint({
+    operationId: 'startConnect',
+    method: 'post',
+    path: '/api/v1/connect/device',
+    tag: 'governance',
+    summary: 'Start linking a computer (RFC 8628 device authorization): a device code and a user code',
+    credential: 'none',
+    extension: true,
+    body: S.ConnectStartRequest,
+    ok: {
+      status: 200,
+      schema: S.ConnectStart,
+      description: 'codes, the approval page and the polling interval',
+    },
+    errors: [400],
+    handle: ({ service, body, origin }) => {
+      const started = service.startConnect(body);
+      return { ...started, verification_uri: origin + started.verification_path };
+    },
+  }),
+  endpoint({
+    operationId: 'pollConnect',
+    method: 'post',
+    path: '/api/v1/connect/token',
+    tag: 'governance',
+    summary: 'Poll a connection: pending, denied, expired, or approved with the new key (delivered once)',
+    credential: 'none',
+    extension: true,
+    body: S.ConnectPollRequest,
+    ok: { status: 200, schema: S.ConnectPoll, description: 'the state' },
+    errors: [400, 404, 410],
+    handle: ({ service, body }) => service.pollConnect(body.device_code),
+  }),
+
   // ---------------------------------------------------------------- second group: documents, proofs
   endpoint({
     operationId: 'computeDocuments',

@@ -17,6 +17,8 @@ export async function startServer(options: {
   host?: string;
   port?: number;
   allowedHosts?: string[];
+  /** Whether close() also closes the service (default); false when the caller keeps using it. */
+  closeService?: boolean;
 }): Promise<RunningServer> {
   const app = createApp({ service: options.service, allowedHosts: options.allowedHosts ?? [] });
   const host = options.host ?? '127.0.0.1';
@@ -48,7 +50,9 @@ export async function startServer(options: {
         server.close(() => resolve());
         http.closeIdleConnections();
         setTimeout(() => http.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-      }).then(() => options.service.close());
+      }).then(() => {
+        if (options.closeService !== false) options.service.close();
+      });
       return closing;
     },
   };

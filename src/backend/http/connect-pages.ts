@@ -1,0 +1,119 @@
+// The approval page of svc_connect: shows the machine asking and its code, with Approve (needs an
+// organization key) and Deny. Plain HTML served by svc, no scripts; the app's Host/Origin guard
+// stops other sites from posting to it.
+import type { Hono } from 'hono';
+import type { Service } from '../service.ts';
+import { ServiceError } from '../errors.ts';
+
+const escape = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)} · svc</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1b1f24}
+h1{font-size:1.4rem}.code{font:600 1.8rem ui-monospace,monospace;letter-spacing:.15em}
+.machine{background:#f3f4f6;border-radius:.5rem;padding:.75rem 1rem}
+label{display:block;margin:1rem 0 .25rem}input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
+.actions{display:flex;gap:1rem;margin-top:1.25rem}button{padding:.6rem 1.4rem;font:inherit;border-radius:.4rem;border:1px solid #888;cursor:pointer}
+button[value=approve]{background:#1f6feb;color:#fff;border-color:#1f6feb}.note{color:#57606a;font-size:.9rem}
+</style></head><body>${body}</body></html>`;
+}
+
+const HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'x-frame-options': 'DENY',
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  'cache-control': 'no-store',
+  // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on the form post,
+  // which the Origin guard refuses.
+  'referrer-policy': 'same-origin',
+};
+
+export function mountConnectPages(app: Hono, service: Service): void {
+  app.get('/connect', (c) => {
+    const code = c.req.query('code') ?? '';
+    if (!code) {
+      return c.body(
+        page(
+          'Connect a computer',
+          `<h1>Connect a computer</h1><form method="get"><label for="code">The code your assistant shows</label>
+<input id="code" name="code" autocomplete="off" required><div class="actions"><button>Continue</button></div></form>`,
+        ),
+        200,
+        HEADERS,
+      );
+    }
+    let request;
+    try {
+      request = service.describeConnect(code);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      return c.body(
+        page('Unknown code', `<h1>Unknown code</h1><p>${escape(error.message)}</p>`),
+        404,
+        HEADERS,
+      );
+    }
+    if (request.status !== 'pending') {
+      const said = { approved: 'was approved', denied: 'was denied', expired: 'has expired' }[request.status];
+      return c.body(
+        page(
+          'Code used',
+          `<h1>This code ${said}</h1><p>Ask your assistant to run svc_connect again for a new code.</p>`,
+        ),
+        410,
+        HEADERS,
+      );
+    }
+    return c.body(
+      page(
+        'Connect this computer?',
+        `<h1>Connect this computer to your organization?</h1>
+<div class="machine"><div>Computer: <strong id="machine">${escape(request.hostname)}</strong> (${escape(request.platform)})</div>
+<div>Code: <span class="code" id="user-code">${escape(request.user_code)}</span></div></div>
+<p class="note">Approve only if your assistant shows this same code. The code expires at ${escape(request.expires_at)}.</p>
+<form method="post" action="/connect"><input type="hidden" name="code" value="${escape(request.user_code)}">
+<label for="api_key">Organization key (ndp_…), to approve</label>
+<input id="api_key" name="api_key" type="password" autocomplete="off">
+<div class="actions"><button name="decision" value="approve">Approve</button><button name="decision" value="deny">Deny</button></div></form>`,
+      ),
+      200,
+      HEADERS,
+    );
+  });
+
+  app.post('/connect', async (c) => {
+    const form = await c.req.parseBody();
+    const code = typeof form.code === 'string' ? form.code : '';
+    const decision = form.decision === 'approve' ? 'approve' : form.decision === 'deny' ? 'deny' : undefined;
+    const apiKey = typeof form.api_key === 'string' ? form.api_key.trim() : '';
+    if (!decision || !code)
+      return c.body(page('Bad request', '<h1>Choose Approve or Deny</h1>'), 400, HEADERS);
+    try {
+      const outcome = service.decideConnect(
+        code,
+        decision,
+        decision === 'approve' ? `Bearer ${apiKey}` : undefined,
+      );
+      const message =
+        outcome.status === 'approved'
+          ? `<h1 id="result">Approved</h1><p>${escape(outcome.hostname)} is connected. You can close this page; your assistant continues.</p>`
+          : '<h1 id="result">Denied</h1><p>Nothing was connected. You can close this page.</p>';
+      return c.body(page(outcome.status === 'approved' ? 'Approved' : 'Denied', message), 200, HEADERS);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      return c.body(
+        page('Not approved', `<h1 id="result">Not approved</h1><p>${escape(error.message)}</p>`),
+        error.status as 400,
+        HEADERS,
+      );
+    }
+  });
+}
