@@ -25,6 +25,15 @@ export interface GrantScope {
   classifications: string[] | null;
   where: Record<string, WhereValue>;
   expiresAt: string;
+  /** Registered sources the agent may call through the service (svc_use), never seeing the secret. */
+  capabilities: Capability[];
+}
+
+export interface Capability {
+  source: string;
+  methods: string[];
+  /** Calls must target a path under this prefix of the source's base URL ('' for any). */
+  path_prefix: string;
 }
 
 export type WhereValue = string | number | boolean | null;
@@ -155,6 +164,7 @@ interface GrantRow {
   where_json: string | null;
   expires_at: string;
   revoked_at: string | null;
+  capabilities: string | null;
   handle: string;
   status: string;
 }
@@ -163,7 +173,7 @@ function authenticateAgentToken(ctx: Context, secret: string): AgentPrincipal {
   const hash = sha256Hex(secret);
   const row = ctx.store.get<GrantRow>(
     `SELECT g.jti, g.token_hash, g.agent_id, g.org_id, g.table_name, g.columns, g.classifications, g.where_json,
-            g.expires_at, g.revoked_at, a.handle, a.status
+            g.expires_at, g.revoked_at, g.capabilities, a.handle, a.status
        FROM agent_grants g JOIN agents a ON a.id = g.agent_id WHERE g.token_hash = ?`,
     hash,
   );
@@ -192,6 +202,7 @@ function authenticateAgentToken(ctx: Context, secret: string): AgentPrincipal {
       classifications: parseJson<string[] | null>(row.classifications, null),
       where: parseJson<Record<string, WhereValue>>(row.where_json, {}),
       expiresAt: row.expires_at,
+      capabilities: parseJson<Capability[]>(row.capabilities, []),
     },
   };
 }

@@ -4,6 +4,7 @@ import { hasPassed, newId, nowIso, type Context } from './context.ts';
 import {
   issueAgentToken,
   type AgentPrincipal,
+  type Capability,
   type GrantScope,
   type OrgCaller,
   type WhereValue,
@@ -26,6 +27,9 @@ export interface GrantInput {
   classifications?: string[] | undefined;
   where?: Record<string, WhereValue> | undefined;
   ttl_seconds?: number | undefined;
+  /** Extension: registered sources the agent may call with svc_use, never seeing their secret. */
+  capabilities?:
+    { source: string; methods?: string[] | undefined; path_prefix?: string | undefined }[] | undefined;
 }
 
 export interface GrantResult {
@@ -66,6 +70,26 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
   checkColumnsInScope(table, input.columns, input.classifications);
   const where = input.where ?? {};
   checkWhere(table, where);
+  const capabilities = (input.capabilities ?? []).map((c) => ({
+    source: c.source,
+    methods: [...new Set(c.methods ?? ['GET'])],
+    path_prefix: (c.path_prefix ?? '').replace(/^\/+/, ''),
+  }));
+  const unknownSources = capabilities
+    .map((c) => c.source)
+    .filter(
+      (name) =>
+        !ctx.store.get('SELECT 1 AS x FROM sources WHERE org_id = ? AND name = ?', caller.orgId, name),
+    );
+  if (unknownSources.length) {
+    throw new ServiceError(
+      'invalid_request',
+      `capabilities name unregistered sources: ${unknownSources.join(', ')}`,
+      {
+        field: 'capabilities',
+      },
+    );
+  }
   const ttl = input.ttl_seconds ?? DEFAULT_GRANT_TTL_SECONDS;
   const now = ctx.clock();
   const expiresAt = new Date(now.getTime() + ttl * 1000).toISOString();
@@ -84,8 +108,8 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
       now.toISOString(),
     );
     ctx.store.run(
-      `INSERT INTO agent_grants (jti, agent_id, org_id, token_hash, table_name, columns, classifications, where_json, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO agent_grants (jti, agent_id, org_id, token_hash, table_name, columns, classifications, where_json, created_at, expires_at, capabilities)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       token.jti,
       agentId,
       caller.orgId,
@@ -96,6 +120,7 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
       JSON.stringify(where),
       now.toISOString(),
       expiresAt,
+      capabilities.length ? JSON.stringify(capabilities) : null,
     );
     const receipt = ctx.chains.append('service', {
       kind: 'agent.grant',
@@ -111,6 +136,7 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
         classifications: input.classifications ?? null,
         where,
         expires_at: expiresAt,
+        capabilities,
       },
     });
     return {
@@ -557,6 +583,7 @@ export function policyBoard(ctx: Context, caller: OrgCaller) {
     created_at: string;
     expires_at: string;
     revoked_at: string | null;
+    capabilities: string | null;
   }>('SELECT * FROM agent_grants WHERE org_id = ? ORDER BY created_at', caller.orgId);
   const agents = roster(ctx, caller).agents.map((agent) => {
     const lastRead = ctx.store.get<{ id: string; signed_at: string; payload: string }>(
@@ -575,6 +602,7 @@ export function policyBoard(ctx: Context, caller: OrgCaller) {
           columns: JSON.parse(g.columns) as string[],
           classifications: g.classifications ? (JSON.parse(g.classifications) as string[]) : null,
           where: g.where_json ? (JSON.parse(g.where_json) as Record<string, WhereValue>) : {},
+          capabilities: g.capabilities ? (JSON.parse(g.capabilities) as Capability[]) : [],
           created_at: g.created_at,
           expires_at: g.expires_at,
           status: (g.revoked_at

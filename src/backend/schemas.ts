@@ -59,6 +59,19 @@ export const ReceiptSchema = z
 
 // ---------------------------------------------------------------- governance
 
+export const CapabilitySchema = z
+  .object({
+    source: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+    methods: z
+      .array(z.enum([...READ_METHODS, ...WRITE_METHODS]))
+      .min(1)
+      .max(6)
+      .optional(),
+    path_prefix: z.string().max(512).optional(),
+  })
+  .strict()
+  .openapi('Capability', { description: 'Extension: a registered source the agent may call with svc_use' });
+
 export const GrantRequest = z
   .object({
     agent: z
@@ -73,6 +86,7 @@ export const GrantRequest = z
     classifications: z.array(ShortText(64)).min(1).max(16).optional(),
     where: Where.optional(),
     ttl_seconds: z.number().int().min(60).max(MAX_GRANT_TTL_SECONDS).optional().openapi({ example: 3600 }),
+    capabilities: z.array(CapabilitySchema).max(32).optional(),
   })
   .strict()
   .openapi('GrantRequest');
@@ -704,6 +718,9 @@ export const WhoamiSchema = z
         classifications: z.array(z.string()).nullable(),
         where: z.record(z.string(), WhereValue),
         expiresAt: z.string(),
+        capabilities: z.array(
+          z.object({ source: z.string(), methods: z.array(z.string()), path_prefix: z.string() }),
+        ),
       }),
     }),
     z.object({
@@ -717,6 +734,9 @@ export const WhoamiSchema = z
 
 export const GrantViewSchema = z.object({
   jti: z.string(),
+  capabilities: z.array(
+    z.object({ source: z.string(), methods: z.array(z.string()), path_prefix: z.string() }),
+  ),
   table: z.string(),
   columns: z.array(z.string()),
   classifications: z.array(z.string()).nullable(),
@@ -883,6 +903,17 @@ export const SourceCallRequest = z
   })
   .strict()
   .openapi('SourceCallRequest');
+
+export const UseRequest = z
+  .object({
+    source: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+    method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
+    path: z.string().max(2048),
+    query: z.record(z.string().max(128), z.string().max(2048)).optional(),
+    body: z.unknown().optional(),
+  })
+  .strict()
+  .openapi('UseRequest');
 
 export const SourceNameParam = z.object({
   name: z

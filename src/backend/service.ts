@@ -172,6 +172,10 @@ export class Service {
     return sources.callSource(this.ctx, credentials.requireOrgKey(principal, 'governance'), input);
   }
 
+  useCapability(principal: Principal, input: sources.CallInput) {
+    return sources.useCapability(this.ctx, credentials.requireAgent(principal), input);
+  }
+
   // ------------------------------------------------------------ governance
 
   createGrant(principal: Principal, input: governance.GrantInput) {

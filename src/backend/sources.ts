@@ -4,7 +4,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import { request } from 'undici';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
-import type { OrgCaller } from './credentials.ts';
+import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 
 export const SOURCE_SCHEMES = ['bearer', 'header', 'basic'] as const;
 export type SourceScheme = (typeof SOURCE_SCHEMES)[number];
@@ -140,7 +140,38 @@ function target(row: SourceRow, path: string, query: Record<string, string> | un
 }
 
 /** Calls the source with its credential injected; the answer never carries the credential. */
-export async function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
+export function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
+  return call(ctx, caller.orgId, { key_id: caller.keyId }, input);
+}
+
+/**
+ * svc_use: an agent calls a source its grant names, for a method and under a path the grant
+ * allows; the service injects the credential, which the agent never receives.
+ */
+export function useCapability(ctx: Context, agent: AgentPrincipal, input: CallInput) {
+  const path = input.path.replace(/^\/+/, '');
+  const allowed = agent.grant.capabilities.some(
+    (c) => c.source === input.source && c.methods.includes(input.method) && path.startsWith(c.path_prefix),
+  );
+  if (!allowed) {
+    throw new ServiceError(
+      'scope_violation',
+      `this grant does not allow ${input.method} ${path} on ${input.source}`,
+      {
+        denied_capability: { source: input.source, method: input.method, path },
+      },
+    );
+  }
+  return call(
+    ctx,
+    agent.orgId,
+    { agent_id: agent.agentId, handle: agent.handle, jti: agent.jti },
+    { ...input, path },
+  );
+}
+
+async function call(ctx: Context, orgId: string, actor: Record<string, string>, input: CallInput) {
+  const caller = { orgId };
   const row = ctx.store.get<SourceRow>(
     'SELECT * FROM sources WHERE org_id = ? AND name = ?',
     caller.orgId,
@@ -206,6 +237,7 @@ export async function callSource(ctx: Context, caller: OrgCaller, input: CallInp
     signed_at: nowIso(ctx),
     body: {
       org_id: caller.orgId,
+      ...actor,
       source: row.name,
       method: input.method,
       path: url.pathname,

@@ -41,6 +41,7 @@ export interface Backend {
   registerSource(bearer: string, input: SourceInput): Promise<Out<'registerSource'>>;
   listSources(bearer: string): Promise<Out<'listSources'>>;
   callSource(bearer: string, input: CallInput): Promise<Out<'callSource'>>;
+  useCapability(bearer: string, input: CallInput): Promise<Out<'useCapability'>>;
   /** Starts linking this computer; the verification URI is on a service the browser can reach. */
   startConnect(machine: MachineFacts): Promise<ConnectStart>;
   pollConnect(deviceCode: string): Promise<Out<'pollConnect'>>;
@@ -87,6 +88,7 @@ export function localBackend(service: Service): Backend {
     registerSource: async (b, input) => service.registerSource(as(b), input),
     listSources: async (b) => service.listSources(as(b)),
     callSource: (b, input) => service.callSource(as(b), input),
+    useCapability: (b, input) => service.useCapability(as(b), input),
     startConnect: async (machine) => {
       // No `svc serve` is needed: the approval page is served from this process, on loopback,
       // for as long as it runs.
@@ -142,6 +144,7 @@ export function remoteBackend(baseUrl: string): Backend {
     listSources: (b) => client(b).call('GET', '/api/v1/sources'),
     callSource: (b, { source, ...call }) =>
       client(b).call('POST', `/api/v1/sources/${encodeURIComponent(source)}/call`, call),
+    useCapability: (b, input) => client(b).call('POST', '/api/access/use', input),
     startConnect: (machine) => client().call('POST', '/api/v1/connect/device', machine),
     pollConnect: (deviceCode) => client().call('POST', '/api/v1/connect/token', { device_code: deviceCode }),
   };

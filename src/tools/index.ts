@@ -2,7 +2,7 @@
 import { CATALOG, type ToolDefinition } from './registry.ts';
 import { svcConnect, svcGetStarted, svcNode, svcTerms } from './setup.ts';
 import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
-import { svcDecide, svcRead, svcRetrieve } from './scoped-agent.ts';
+import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
 const implemented = [
@@ -19,6 +19,7 @@ const implemented = [
   svcDecide,
   svcRead,
   svcRetrieve,
+  svcUse,
   svcConnectSource,
   svcApiList,
   svcApiRead,

@@ -102,3 +102,22 @@ export const svcRetrieve = defineTool({
     };
   },
 });
+
+export const svcUse = defineTool({
+  name: 'svc_use',
+  group: 'scoped-agent',
+  title: 'Use a capability without its secret',
+  description:
+    "Calls a registered external API that this agent's grant allows (source, method and path prefix), without ever receiving its secret: the service injects the credential and masks it if the API echoes it back. The answer holds the status and up to 64 KiB of body; the call is receipted. A call outside the grant is refused as scope_violation; see the grant's capabilities with svc_get_started.",
+  credential: 'grant',
+  inputSchema: S.UseRequest,
+  outputSchema: S.SourceCallResult,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  handler: async (input, deps) => {
+    const result = await deps.backend.useCapability(agentOf(deps), input);
+    return {
+      text: `${result.method} ${result.url} -> ${result.status}${result.truncated ? ' (body truncated)' : ''}\n${result.body}`,
+      structured: result,
+    };
+  },
+});

@@ -34,6 +34,9 @@ const GettingStarted = z.object({
     table: z.string().nullable(),
     columns: z.array(z.string()),
     expires_at: z.string().nullable(),
+    capabilities: z.array(
+      z.object({ source: z.string(), methods: z.array(z.string()), path_prefix: z.string() }),
+    ),
   }),
   agents: z.number().int().nullable(),
   tables: z.array(z.string()).nullable(),
@@ -120,6 +123,7 @@ export const svcGetStarted = defineTool({
         table: me?.grant.table ?? null,
         columns: me?.grant.columns ?? [],
         expires_at: me?.grant.expiresAt ?? null,
+        capabilities: me?.grant.capabilities ?? [],
       },
       agents,
       tables,

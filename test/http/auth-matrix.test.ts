@@ -137,6 +137,12 @@ const ENDPOINTS: Endpoint[] = [
   },
   { method: 'GET', path: () => '/api/v1/terms/2026-11-01', kind: 'org' },
   { method: 'POST', path: () => '/api/access/retrieve', kind: 'agent', body: () => ({ columns: ['id'] }) },
+  {
+    method: 'POST',
+    path: () => '/api/access/use',
+    kind: 'agent',
+    body: () => ({ source: 'crm', method: 'GET', path: 'x' }),
+  },
   { method: 'POST', path: () => '/api/access/compute', kind: 'agent', body: () => ({ columns: ['id'] }) },
   {
     method: 'POST',
@@ -188,14 +194,21 @@ beforeAll(async () => {
   h.service.revokeApiKey(revokedKey.key_id);
   creds.revokedOrgKey = revokedKey.api_key;
 
-  const grant = async (key: string, agent: string, ttl = 86_400) => {
+  const grant = async (key: string, agent: string, ttl = 86_400, extra: Record<string, unknown> = {}) => {
     const r = await h.request('POST', '/api/v1/governance/grant', {
       token: key,
-      body: { agent, columns: ['id'], ttl_seconds: ttl },
+      body: { agent, columns: ['id'], ttl_seconds: ttl, ...extra },
     });
     return r.body as { grant_token: string; handle: string; jti: string };
   };
-  const agent = await grant(mine.api_key, 'Owner Agent');
+  // A source nothing listens on: the owner agent's svc_use reaches it and answers 410, not 401/403.
+  await h.request('POST', '/api/v1/sources', {
+    token: mine.api_key,
+    body: { name: 'crm', base_url: 'http://127.0.0.1:9/', scheme: 'bearer', credential: 'secret' },
+  });
+  const agent = await grant(mine.api_key, 'Owner Agent', 86_400, {
+    capabilities: [{ source: 'crm', methods: ['GET'] }],
+  });
   creds.agentToken = agent.grant_token;
   const sibling = await grant(mine.api_key, 'Sibling Agent');
   creds.siblingToken = sibling.grant_token;

@@ -69,6 +69,7 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/sources/{name}/call',
         'POST /api/v1/connect/device',
         'POST /api/v1/connect/token',
+        'POST /api/access/use',
       ].sort(),
     );
     const extensions = operations
@@ -95,6 +96,7 @@ describe('GET /openapi.json', () => {
         'POST /api/v1/sources/{name}/call',
         'POST /api/v1/connect/device',
         'POST /api/v1/connect/token',
+        'POST /api/access/use',
       ].sort(),
     );
     // The request schema is the validating one: its limits appear in the document.

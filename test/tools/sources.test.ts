@@ -168,6 +168,51 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
     expect(seen.slice(before).map((r) => `${r.method} ${r.url}`)).toEqual(['DELETE /v2/x']);
   });
 
+  it('svc_use: an agent calls what its grant allows, never seeing the secret', async () => {
+    const grant = await backend.createGrant(`Bearer ${apiKey}`, {
+      agent: 'Crm Reader',
+      columns: ['id'],
+      capabilities: [{ source: 'crm', methods: ['GET'], path_prefix: 'contacts' }],
+    });
+    const server = createMcpServer(() => ({
+      backend,
+      ownerBearer: undefined,
+      agentBearer: `Bearer ${grant.grant_token}`,
+      credentialSource: 'environment',
+    }));
+    const [c, s] = InMemoryTransport.createLinkedPair();
+    await server.connect(s);
+    const agent = new Client({ name: 'use', version: '1' });
+    await agent.connect(c);
+    await agent.listTools();
+    const started = await agent.callTool({ name: 'svc_get_started', arguments: {} });
+    expect(started.structuredContent).toMatchObject({
+      agent_token: { capabilities: [{ source: 'crm', methods: ['GET'], path_prefix: 'contacts' }] },
+    });
+    const before = seen.length;
+    const used = await agent.callTool({
+      name: 'svc_use',
+      arguments: { source: 'crm', method: 'GET', path: 'contacts/42' },
+    });
+    expect(used.isError, text(used)).toBeFalsy();
+    expect(used.structuredContent).toMatchObject({ status: 200, method: 'GET' });
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/v2/contacts/42', authorized: true });
+    for (const args of [
+      { source: 'crm', method: 'DELETE', path: 'contacts/42' },
+      { source: 'crm', method: 'GET', path: 'admin/users' },
+      { source: 'billing', method: 'GET', path: 'contacts' },
+    ]) {
+      const refused = await agent.callTool({ name: 'svc_use', arguments: args });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/^scope_violation: /);
+    }
+    expect(seen.length - before).toBe(1);
+    const receipt = JSON.parse(JSON.stringify(used.structuredContent)) as { receipt_id: string };
+    const proof = await backend.verify(receipt.receipt_id);
+    expect(proof).toMatchObject({ authentic: true, kind: 'api.call' });
+    expect(JSON.stringify([started, used]) + logged.join('\n')).not.toContain(SECRET);
+  });
+
   it('paths cannot leave the base URL', async () => {
     const mcp = await client(backend, apiKey);
     for (const path of ['../admin', '/../../etc', 'http://127.0.0.1:1/x']) {

@@ -375,6 +375,25 @@ export const ENDPOINTS: Endpoint[] = [
   }),
 
   endpoint({
+    operationId: 'useCapability',
+    method: 'post',
+    path: '/api/access/use',
+    tag: 'sources',
+    summary: 'An agent calls a source its grant allows; the service injects the credential',
+    credential: 'agent',
+    extension: true,
+    body: S.UseRequest,
+    ok: { status: 200, schema: S.SourceCallResult, description: "the API's answer, credential masked" },
+    errors: [400, 401, 403, 404, 410],
+    errorBodies: {
+      403: {
+        schema: S.ErrorBody,
+        description: 'scope_violation with denied_capability, or the wrong credential',
+      },
+    },
+    handle: ({ service, principal, body }) => service.useCapability(principal, body),
+  }),
+  endpoint({
     operationId: 'registerSource',
     method: 'post',
     path: '/api/v1/sources',
