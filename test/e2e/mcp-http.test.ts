@@ -1,5 +1,6 @@
 // MCP over `svc serve`: Streamable HTTP at /mcp and legacy SSE at /sse, with the SDK's own
-// clients over real loopback HTTP. Credentials come from each request's bearer only.
+// clients over real loopback HTTP; every tool is called over each. Credentials come from each
+// request's bearer only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,79 +10,101 @@ import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
-
-const home = tempDir();
-let server: RunningServer;
-let apiKey: string;
-let agentToken: string;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  const service = new Service({ dataDir: home.dir });
-  apiKey = service.createOrg('Acme').api_key;
-  agentToken = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
-    agent: 'Helper',
-    columns: ['id', 'email'],
-  }).grant_token;
-  server = await startServer({ service, port: 0 });
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  await server.close();
-  home.cleanup();
-});
+import { runEveryTool, startEchoApi } from '../tools/scenario.ts';
 
 type Kind = 'streamable' | 'sse';
-async function connect(kind: Kind, token?: string): Promise<Client> {
-  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
-  const transport =
-    kind === 'streamable'
-      ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } })
-      : new SSEClientTransport(new URL(`${server.url}/sse`), {
-          requestInit: { headers },
-          eventSourceInit: {
-            fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, ...headers } }),
-          },
-        });
-  const client = new Client({ name: 'svc-http-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
 
-describe.each(['streamable', 'sse'] as const)('%s', (kind) => {
+describe.each(['streamable', 'sse'] as const)('%s', (kind: Kind) => {
+  const home = tempDir();
+  let server: RunningServer;
+  let apiKey: string;
+  let agentToken: string;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    const service = new Service({ dataDir: home.dir });
+    apiKey = service.createOrg('Acme').api_key;
+    agentToken = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
+      agent: 'Helper',
+      columns: ['id', 'region', 'email'],
+    }).grant_token;
+    server = await startServer({ service, port: 0 });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await server.close();
+    home.cleanup();
+  });
+
+  /** HTTP carries one bearer per request: an organization key or a grant token. */
+  async function connect(token?: string): Promise<Client> {
+    const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+    const transport =
+      kind === 'streamable'
+        ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } })
+        : new SSEClientTransport(new URL(`${server.url}/sse`), {
+            requestInit: { headers },
+            eventSourceInit: {
+              fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, ...headers } }),
+            },
+          });
+    const client = new Client({ name: 'svc-http-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
   it('initializes, answers ping, lists the tools', async () => {
-    const client = await connect(kind);
+    const client = await connect();
     await expect(client.request({ method: 'ping' }, EmptyResultSchema)).resolves.toEqual({});
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
   });
 
-  it('runs owner tools with an organization key and agent tools with a grant token', async () => {
-    const owner = await connect(kind, apiKey);
-    await owner.listTools();
-    const policy = await owner.callTool({ name: 'svc_policy', arguments: {} });
-    expect(policy.isError).toBeFalsy();
-    expect(policy.structuredContent).toMatchObject({ count: 1 });
-    const agent = await connect(kind, agentToken);
-    await agent.listTools();
-    const decision = await agent.callTool({ name: 'svc_decide', arguments: { columns: ['id', 'phone'] } });
-    expect(decision.structuredContent).toMatchObject({ decision: 'degrade' });
-    const read = await agent.callTool({
-      name: 'svc_read',
-      arguments: { table: 'agent_demo_records', columns: ['email'], limit: 2 },
-    });
-    expect(read.structuredContent).toMatchObject({ count: 2 });
-  });
-
   it('grants nothing to a connection without a bearer, whatever the server process holds', async () => {
-    const client = await connect(kind);
+    const client = await connect();
     const result = await client.callTool({ name: 'svc_policy', arguments: {} });
     expect(result.isError).toBe(true);
+    const connectTool = await client.callTool({ name: 'svc_connect', arguments: {} });
+    expect(connectTool.isError).toBe(true);
+  });
+
+  it('calls every tool: owner tools with the organization key, agent tools with the grant token', async () => {
+    const api = await startEchoApi();
+    try {
+      const owner = await connect(apiKey);
+      const agent = await connect(agentToken);
+      await owner.listTools();
+      await agent.listTools();
+      // One HTTP client carries one bearer, so the scenario's calls are routed by credential tag.
+      const agentTools = new Set(TOOLS.filter((t) => t.credential === 'grant').map((t) => t.name));
+      const router = {
+        listTools: () => owner.listTools(),
+        callTool: (params: { name: string; arguments?: Record<string, unknown> }) =>
+          (agentTools.has(params.name) ? agent : owner).callTool(params),
+      } as unknown as Client;
+      await runEveryTool(router, (token) => connect(token), {
+        serviceKind: 'local',
+        apiUrl: api.url,
+        agentTokenVisible: false,
+      });
+      expect(api.calls).toHaveLength(3);
+    } finally {
+      await api.close();
+    }
   });
 });
 
 describe('Streamable HTTP guards', () => {
+  const home = tempDir();
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ service: new Service({ dataDir: home.dir }), port: 0 });
+  });
+  afterAll(async () => {
+    await server.close();
+    home.cleanup();
+  });
   const initialize = {
     jsonrpc: '2.0',
     id: 1,

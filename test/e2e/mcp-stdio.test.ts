@@ -11,6 +11,7 @@ import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { startServer } from '../../src/backend/http/server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
+import { runEveryTool, startEchoApi } from '../tools/scenario.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 const home = tempDir();
@@ -79,92 +80,17 @@ describe('svc mcp over stdio', () => {
   });
 
   it('calls every tool; each structuredContent matches its outputSchema', async () => {
-    const client = await connect({ SVC_API_KEY: apiKey, SVC_AGENT_TOKEN: agentToken });
-    await client.listTools(); // the client validates structuredContent against the listed schemas
-    const call = async (name: string, args: Record<string, unknown> = {}) => {
-      const result = await client.callTool({ name, arguments: args });
-      expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
-      expect(result.structuredContent).toBeDefined();
-      return result;
-    };
-    const started = await call('svc_get_started');
-    expect(started.structuredContent).toMatchObject({
-      service: { kind: 'local', data_dir: home.dir },
-      organization_key: { valid: true, org_name: 'Acme' },
-      agent_token: { valid: true, handle: 'helper' },
-      agents: 1,
-    });
-    const node = await call('svc_node');
-    expect(node.structuredContent).toMatchObject({ newly_registered: true, organization_nodes: 1 });
-    expect((await call('svc_node')).structuredContent).toMatchObject({
-      newly_registered: false,
-      organization_nodes: 1,
-    });
-    const terms = await call('svc_terms');
-    expect(terms.structuredContent).toMatchObject({ accepted: false, receipt_id: null });
-    expect(text(terms)).toContain('terms of use');
-    const accepted = await call('svc_terms', { accept: true });
-    const receipt = (accepted.structuredContent as { receipt_id: string }).receipt_id;
-    expect(accepted.structuredContent).toMatchObject({ accepted: true });
-    expect((await call('svc_verify', { proof_id: receipt })).structuredContent).toMatchObject({
-      authentic: true,
-      kind: 'terms.accept',
-    });
-    expect((await call('svc_terms', { accept: true })).structuredContent).toMatchObject({
-      receipt_id: receipt,
-    });
-    const grant = await call('svc_grant', {
-      agent: 'Report Bot',
-      columns: ['id', 'balance'],
-      ttl_seconds: 600,
-    });
-    expect(grant.structuredContent).toMatchObject({ handle: 'report-bot' });
-    await call('svc_register_table', {
-      name: 'vendors',
-      columns: [
-        { name: 'id', classification: 'public', storage: 'plaintext' },
-        { name: 'iban', classification: 'financial', storage: 'encrypted' },
-      ],
-    });
-    const decision = await call('svc_decide', { columns: ['id', 'email', 'phone'] });
-    expect(decision.structuredContent).toMatchObject({
-      decision: 'degrade',
-      withheld: { columns: ['phone'] },
-    });
-    const read = await call('svc_read', { table: 'agent_demo_records', columns: ['id', 'email'], limit: 3 });
-    expect(read.structuredContent).toMatchObject({ count: 3 });
-    const retrieved = await call('svc_retrieve', { columns: ['id', 'email', 'notes'], limit: 2 });
-    expect(retrieved.structuredContent).toMatchObject({
-      decision: 'degrade',
-      columns: ['id', 'email'],
-      withheld: [{ column: 'notes', reason: 'not_granted' }],
-      count: 2,
-    });
-    expect(text(retrieved)).toContain('| id | email |');
-    expect(text(retrieved)).not.toMatch(/Synthetic account/);
-    const policy = await call('svc_policy');
-    expect((policy.structuredContent as { count: number }).count).toBe(2);
-    const proofs = await call('svc_proofs', { limit: 5 });
-    const latest = (proofs.structuredContent as { proofs: { id: string; kind: string }[] }).proofs;
-    expect(latest[0]!.kind).toBe('access.compute');
-    const verdict = await call('svc_verify', { proof_id: latest[0]!.id });
-    expect(verdict.structuredContent).toMatchObject({ authentic: true, unaltered: true });
-    const source = await call('svc_connect_source', {
-      name: 'crm',
-      base_url: 'https://api.example.test/',
-      scheme: 'header',
-      header_name: 'X-Api-Key',
-      credential: 'k-123456',
-    });
-    expect(source.structuredContent).toMatchObject({
-      name: 'crm',
-      scheme: 'header',
-      credential: 'set (8 characters, never shown)',
-    });
-    const sources = await call('svc_api_list');
-    expect(JSON.stringify(sources)).not.toContain('k-123456');
-    const revoked = await call('svc_revoke', { target: 'report-bot' });
-    expect(revoked.structuredContent).toMatchObject({ target: 'agent', handle: 'report-bot' });
+    const api = await startEchoApi();
+    try {
+      const client = await connect({ SVC_API_KEY: apiKey, SVC_AGENT_TOKEN: agentToken });
+      await runEveryTool(client, (token) => connect({ SVC_AGENT_TOKEN: token }), {
+        serviceKind: 'local',
+        apiUrl: api.url,
+      });
+      expect(api.calls).toHaveLength(3);
+    } finally {
+      await api.close();
+    }
   });
 
   it('with SVC_BASE_URL the same process talks to a remote svc serve', async () => {

@@ -8,6 +8,7 @@ import { Service } from '../../src/backend/service.ts';
 import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
 import { localBackend, remoteBackend, type Backend } from '../../src/tools/backend.ts';
+import { runEveryTool, startEchoApi } from './scenario.ts';
 
 interface World {
   backend: Backend;
@@ -53,6 +54,20 @@ async function clientFor(w: World, credentials: { owner?: boolean; agent?: boole
   return client;
 }
 
+async function clientForToken(w: World, token: string): Promise<Client> {
+  const server = createMcpServer(() => ({
+    backend: w.backend,
+    ownerBearer: undefined,
+    agentBearer: `Bearer ${token}`,
+    credentialSource: 'environment',
+  }));
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'contract-agent', version: '1' });
+  await client.connect(clientSide);
+  return client;
+}
+
 const text = (r: Awaited<ReturnType<Client['callTool']>>) =>
   (r.content as { text: string }[]).map((c) => c.text).join('\n');
 
@@ -60,74 +75,20 @@ describe.each(['local', 'remote'] as const)('tools over the %s backend', (kind) 
   let w: World;
   afterAll(() => w?.close());
 
-  it('runs the whole tool catalog with the same answers', async () => {
+  it('runs every tool with the same answers', async () => {
     w = await world(kind);
-    const client = await clientFor(w, { owner: true, agent: true });
-    const call = async (name: string, args: Record<string, unknown> = {}) => {
-      const result = await client.callTool({ name, arguments: args });
-      expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
-      return result.structuredContent as Record<string, any>;
-    };
-
-    const started = await call('svc_get_started');
-    expect(started).toMatchObject({
-      service: { kind },
-      organization_key: { valid: true, org_name: 'Acme', source: 'SVC_API_KEY' },
-      agent_token: { valid: true, handle: 'helper', columns: ['id', 'region', 'email'] },
-      agents: 1,
-      tables: ['agent_demo_records'],
-    });
-    expect(await call('svc_node')).toMatchObject({ newly_registered: true, organization_nodes: 1 });
-    expect(await call('svc_terms')).toMatchObject({ accepted: false });
-    const accepted = await call('svc_terms', { accept: true });
-    expect(accepted).toMatchObject({ accepted: true, receipt_id: expect.stringMatching(/^rcpt_/) });
-    expect(await call('svc_terms')).toMatchObject({ accepted: true, receipt_id: accepted.receipt_id });
-
-    expect(await call('svc_grant', { agent: 'Second', columns: ['id'] })).toMatchObject({ handle: 'second' });
-    expect(
-      await call('svc_register_table', {
-        name: 'notes',
-        columns: [{ name: 'id', classification: 'public', storage: 'plaintext' }],
-      }),
-    ).toMatchObject({ name: 'notes' });
-    expect(await call('svc_decide', { columns: ['id', 'phone'] })).toMatchObject({
-      decision: 'degrade',
-      withheld: { columns: ['phone'] },
-      proof_id: expect.stringMatching(/^rcpt_/),
-    });
-    const read = await call('svc_read', {
-      table: 'agent_demo_records',
-      columns: ['id', 'email'],
-      where: { region: 'us' },
-      limit: 4,
-    });
-    expect(read).toMatchObject({ count: 4, audit: { id: expect.stringMatching(/^aud_/) } });
-    expect(await call('svc_retrieve', { columns: ['id', 'balance'], limit: 2 })).toMatchObject({
-      decision: 'degrade',
-      columns: ['id'],
-      withheld: [{ column: 'balance', reason: 'not_granted' }],
-      count: 2,
-    });
-    const board = await call('svc_policy');
-    expect(board.count).toBe(2);
-    expect(board.agents[0]).toMatchObject({
-      handle: 'helper',
-      last_read: { audit_id: expect.stringMatching(/^aud_/) },
-    });
-    const proofs = await call('svc_proofs', { limit: 3 });
-    expect(proofs.proofs.map((p: { kind: string }) => p.kind)).toEqual([
-      'access.compute',
-      'agent.grant',
-      'terms.accept',
-    ]);
-    expect(await call('svc_verify', { proof_id: read.audit.id })).toMatchObject({
-      authentic: true,
-      chain: 'audit',
-    });
-    expect(await call('svc_revoke', { target: 'second' })).toMatchObject({
-      target: 'agent',
-      revoked_jtis: [expect.any(String)],
-    });
+    const api = await startEchoApi();
+    try {
+      const client = await clientFor(w, { owner: true, agent: true });
+      await runEveryTool(client, (token) => clientForToken(w, token), { serviceKind: kind, apiUrl: api.url });
+      expect(api.calls).toEqual([
+        'GET /api/contacts authorized',
+        'PATCH /api/contacts/1 authorized',
+        'GET /api/contacts/9 authorized',
+      ]);
+    } finally {
+      await api.close();
+    }
   });
 
   it('reports refusals as tool errors with the same code and details', async () => {
