@@ -116,7 +116,8 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--port <port>', 'port to bind (0 picks a free one)', '8787')
     .option('--allowed-host <name>', 'extra host name accepted in Host/Origin', collect, [])
-    .action(async (options: { host: string; port: string; allowedHost: string[] }) => {
+    .option('--json', 'print where everything is as one JSON line')
+    .action(async (options: JsonFlag & { host: string; port: string; allowedHost: string[] }) => {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new CommanderError(EXIT.usage, 'svc.usage', `--port must be 0 to 65535, not ${options.port}`);
@@ -129,14 +130,23 @@ export function buildProgram(): Command {
         port,
         allowedHosts: options.allowedHost,
       });
-      process.stdout.write(
+      const where = {
+        url: server.url,
+        data_dir: service.dataDir,
+        openapi: `${server.url}/openapi.json`,
+        keys: `${server.url}/.well-known/svc-keys.json`,
+        mcp: `${server.url}/mcp`,
+      };
+      print(
+        options,
+        where,
         [
           `svc is serving on ${server.url}`,
-          `  data dir:  ${service.dataDir}`,
-          `  OpenAPI:   ${server.url}/openapi.json`,
-          `  keys:      ${server.url}/.well-known/svc-keys.json`,
+          `  data dir:  ${where.data_dir}`,
+          `  OpenAPI:   ${where.openapi}`,
+          `  keys:      ${where.keys}`,
+          `  MCP:       ${where.mcp} (Streamable HTTP), ${server.url}/sse (SSE)`,
           '  first run: npx svc org create --name "My Org" --json   (prints an organization key)',
-          '',
         ].join('\n'),
       );
       const stop = (signal: string) => {
@@ -351,7 +361,8 @@ export function buildProgram(): Command {
     .description('run the MCP tool server over stdio (or print client configuration)')
     .option('--print-config', 'print ready-to-paste configuration for an MCP client')
     .option('--client <client>', `client format: ${MCP_CLIENTS.join(', ')}`, 'claude-desktop')
-    .action(async (options: { printConfig?: boolean; client: string }) => {
+    .option('--json', 'with --print-config: print {client, config} as JSON')
+    .action(async (options: JsonFlag & { printConfig?: boolean; client: string }) => {
       if (options.printConfig) {
         if (!(MCP_CLIENTS as readonly string[]).includes(options.client)) {
           throw new CommanderError(
@@ -360,7 +371,8 @@ export function buildProgram(): Command {
             `--client must be one of ${MCP_CLIENTS.join(', ')}`,
           );
         }
-        process.stdout.write(`${mcpConfig(options.client as McpClient)}\n`);
+        const config = mcpConfig(options.client as McpClient);
+        print(options, { client: options.client, config }, config);
         return;
       }
       await serveMcpOverStdio();

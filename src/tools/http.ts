@@ -24,7 +24,7 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
 
 function depsFor(service: Service) {
   const backend = localBackend(service);
-  return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl'> => ({
+  return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'> => ({
     backend,
     credentialSource: 'request',
     ownerBearer: token?.startsWith(API_KEY_PREFIX) ? `Bearer ${token}` : undefined,

@@ -64,6 +64,8 @@ export interface ToolDeps {
    * elicit: the tool then needs an explicit `confirm: true` argument instead.
    */
   confirm(message: string): Promise<'accepted' | 'declined' | 'unsupported'>;
+  /** Reports progress of long work to the client, when it asked for progress (a no-op otherwise). */
+  progress(done: number, total: number, message: string): Promise<void>;
   /** Asks the client to open a URL for the person (MCP URL elicitation), when it can. */
   openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unsupported'>;
   /** This computer's own vault, where svc_connect keeps the organization key; absent over HTTP. */

@@ -2,7 +2,7 @@
 // check and one mapping from core errors to tool errors.
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { MissingCredential } from './credentials.ts';
 import { SvcApiError } from '../sdk/client.ts';
@@ -11,6 +11,13 @@ import type { ToolDeps } from './registry.ts';
 
 export const SERVER_NAME = 'svc';
 export const SERVER_VERSION = '0.1.0';
+
+/** What the SDK hands a tool callback besides its arguments (the parts svc uses). */
+interface ToolExtra {
+  authInfo?: { token?: string };
+  _meta?: { progressToken?: string | number };
+  sendNotification(notification: ServerNotification): Promise<void>;
+}
 
 /** A tool error is a result the model reads: what went wrong and what to do next. */
 function toolError(error: unknown): CallToolResult {
@@ -33,7 +40,7 @@ function toolError(error: unknown): CallToolResult {
  * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
  */
 export function createMcpServer(
-  deps: (bearerToken: string | undefined) => Omit<ToolDeps, 'confirm' | 'openUrl'>,
+  deps: (bearerToken: string | undefined) => Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'>,
 ): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
   const confirm: ToolDeps['confirm'] = async (message) => {
@@ -69,12 +76,21 @@ export function createMcpServer(
         outputSchema: tool.outputSchema,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      async (input: unknown, extra: { authInfo?: { token?: string } }): Promise<CallToolResult> => {
+      async (input: unknown, extra: ToolExtra): Promise<CallToolResult> => {
+        const token = extra._meta?.progressToken;
+        const progress: ToolDeps['progress'] = async (done, total, message) => {
+          if (token === undefined) return;
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: done, total, message },
+          });
+        };
         try {
           const result = await tool.handler(input as never, {
             ...deps(extra.authInfo?.token),
             confirm,
             openUrl,
+            progress,
           });
           return {
             content: [{ type: 'text', text: result.text }],

@@ -317,6 +317,8 @@ export const svcConnect = defineTool({
           structured: { status: state.status, ...base, org_id: null, node_id: null, key_store: null },
         };
       }
+      const waited = Math.round((Date.now() - now) / 1000);
+      await deps.progress(waited, Math.round((deadline - now) / 1000), `waiting for approval of ${userCode}`);
       if (Date.now() >= deadline) {
         return {
           text: `Waiting for approval: open ${pending.verification_uri} and check the code ${userCode}. Call svc_connect again to keep waiting.`,

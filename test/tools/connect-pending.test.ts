@@ -1,0 +1,49 @@
+// svc_connect while nobody has approved yet: it reports progress while it waits, returns pending
+// with the URL and code, and a second call keeps waiting on the same code. (The browser flows are
+// in test/e2e/connect.test.ts.)
+import { afterAll, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { createMcpServer } from '../../src/tools/server.ts';
+import { localBackend } from '../../src/tools/backend.ts';
+
+const home = tempDir();
+const service = new Service({ dataDir: home.dir });
+afterAll(() => {
+  service.close();
+  home.cleanup();
+});
+
+it('waits with progress, then answers pending; calling again resumes the same code', async () => {
+  const server = createMcpServer(() => ({
+    backend: localBackend(service),
+    ownerBearer: undefined,
+    agentBearer: undefined,
+    credentialSource: 'environment',
+    machineVault: service.ctx.vault,
+  }));
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await server.connect(s);
+  const client = new Client({ name: 'pending', version: '1' });
+  await client.connect(c);
+  await client.listTools();
+  const progress: number[] = [];
+  const first = await client.callTool({ name: 'svc_connect', arguments: { wait_seconds: 2 } }, undefined, {
+    onprogress: (p) => void progress.push(p.progress),
+  });
+  expect(first.structuredContent).toMatchObject({
+    status: 'pending',
+    user_code: expect.stringMatching(/^[B-Z]{4}-[B-Z]{4}$/),
+    verification_uri: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/connect\?code=/),
+  });
+  expect(progress.length).toBeGreaterThan(0);
+  const again = await client.callTool({ name: 'svc_connect', arguments: { wait_seconds: 0 } });
+  expect((again.structuredContent as { user_code: string }).user_code).toBe(
+    (first.structuredContent as { user_code: string }).user_code,
+  );
+  const page = await fetch((first.structuredContent as { verification_uri: string }).verification_uri);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain((first.structuredContent as { user_code: string }).user_code);
+});
