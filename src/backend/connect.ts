@@ -2,10 +2,10 @@
 // (RFC 8628): the device starts a request and polls with its secret device code; a person opens
 // the verification page, checks the machine name and the short user code, and approves with an
 // organization key. The device then receives, once, a new organization key bound to its node.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { ServiceError } from './errors.ts';
 import { hasPassed, newId, nowIso, type Context } from './context.ts';
-import { createApiKey, requireOrgKey, type Principal } from './credentials.ts';
+import { createApiKey, requireOrgKey, type Principal, type Scope } from './credentials.ts';
 import { sha256Hex } from './signer.ts';
 import { registerNode, type MachineFacts } from './setup.ts';
 
@@ -25,7 +25,7 @@ interface RequestRow {
   expires_at: string;
   org_id: string | null;
   node_id: string | null;
-  sealed_key: string | null;
+  scopes: string | null;
 }
 
 function userCode(): string {
@@ -39,15 +39,14 @@ export function normalizeUserCode(code: string): string {
   return letters.length === 8 ? `${letters.slice(0, 4)}-${letters.slice(4)}` : letters;
 }
 
-function keyFor(ctx: Context, requestId: string): Buffer {
-  return Buffer.from(
-    hkdfSync('sha256', ctx.vault.secret('data-columns'), requestId, 'svc-connect-key-v1', 32),
-  );
-}
-
 export function startConnect(ctx: Context, machine: MachineFacts) {
   const deviceCode = randomBytes(32).toString('base64url');
   const now = ctx.clock();
+  // Anyone on this machine may start a request: requests that ended a day ago are dropped.
+  ctx.store.run(
+    "DELETE FROM connect_requests WHERE expires_at < ? AND status IN ('pending', 'denied', 'delivered')",
+    new Date(now.getTime() - 86_400_000).toISOString(),
+  );
   const request = {
     id: newId('conn'),
     user_code: userCode(),
@@ -115,16 +114,6 @@ export function decide(ctx: Context, code: string, decision: 'approve' | 'deny',
     const caller = requireOrgKey(approver, 'governance');
     const machine = JSON.parse(row.machine) as MachineFacts;
     const { node } = registerNode(ctx, caller, machine);
-    // The computer gets a key of its own, so it can be revoked without touching the approver's.
-    const { api_key } = createApiKey(ctx, { orgId: caller.orgId, scopes: ['*'] });
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', keyFor(ctx, row.id), iv);
-    const sealed = Buffer.concat([
-      iv,
-      cipher.update(api_key, 'utf8'),
-      cipher.final(),
-      cipher.getAuthTag(),
-    ]).toString('base64');
     ctx.chains.append('service', {
       kind: 'node.connect',
       org_id: caller.orgId,
@@ -136,19 +125,21 @@ export function decide(ctx: Context, code: string, decision: 'approve' | 'deny',
         approved_by_key: caller.keyId,
       },
     });
+    // The computer's key is made when it collects it, with the approver's scopes: approving never
+    // hands out more than the approver holds.
     ctx.store.run(
-      "UPDATE connect_requests SET status = 'approved', decided_at = ?, org_id = ?, node_id = ?, sealed_key = ? WHERE id = ?",
+      "UPDATE connect_requests SET status = 'approved', decided_at = ?, org_id = ?, node_id = ?, scopes = ? WHERE id = ?",
       now,
       caller.orgId,
       node.node_id,
-      sealed,
+      JSON.stringify(caller.scopes),
       row.id,
     );
     return { status: 'approved' as const, hostname: machine.hostname };
   });
 }
 
-/** The device's poll: the key leaves exactly once, then only its absence is remembered. */
+/** The device's poll: the key is made and leaves exactly once; afterwards only its id is kept. */
 export function pollConnect(ctx: Context, deviceCode: string) {
   return ctx.store.transaction(() => {
     const row = ctx.store.get<RequestRow>(
@@ -161,14 +152,14 @@ export function pollConnect(ctx: Context, deviceCode: string) {
     }
     if (row.status === 'denied') return { status: 'denied' as const };
     if (row.status === 'delivered') throw new ServiceError('gone', 'this connection was already delivered');
-    const raw = Buffer.from(row.sealed_key!, 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', keyFor(ctx, row.id), raw.subarray(0, 12));
-    decipher.setAuthTag(raw.subarray(raw.length - 16));
-    const apiKey = Buffer.concat([
-      decipher.update(raw.subarray(12, raw.length - 16)),
-      decipher.final(),
-    ]).toString('utf8');
-    ctx.store.run("UPDATE connect_requests SET status = 'delivered', sealed_key = NULL WHERE id = ?", row.id);
-    return { status: 'approved' as const, api_key: apiKey, org_id: row.org_id!, node_id: row.node_id! };
+    const scopes = JSON.parse(row.scopes ?? '[]') as Scope[];
+    const { api_key, key_id } = createApiKey(ctx, { orgId: row.org_id!, scopes });
+    ctx.store.run(
+      "UPDATE connect_requests SET status = 'delivered', key_id = ? WHERE id = ?",
+      key_id,
+      row.id,
+    );
+    ctx.store.run('UPDATE nodes SET key_id = ? WHERE id = ?', key_id, row.node_id);
+    return { status: 'approved' as const, api_key, key_id, org_id: row.org_id!, node_id: row.node_id! };
   });
 }

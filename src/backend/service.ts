@@ -1,7 +1,14 @@
 // The service core in one object: every interface (HTTP, CLI, MCP, SDK-in-process) calls this.
 import { join } from 'node:path';
 import { ensureDataDir } from '../config/paths.ts';
-import { openVault, VaultError, type KeyVault, type OpenedVault, type VaultKind } from '../vault/index.ts';
+import {
+  hasKeyFiles,
+  openVault,
+  VaultError,
+  type KeyVault,
+  type OpenedVault,
+  type VaultKind,
+} from '../vault/index.ts';
 import { Store, type StoreOptions } from './store/db.ts';
 import { ServiceSigner, sha256Hex } from './signer.ts';
 import { Chains } from './chains.ts';
@@ -80,6 +87,17 @@ export class Service {
     this.vaultFallbackReason = opened.fallback_reason;
     const store = new Store(join(this.dataDir, 'svc.db'), options.store);
     try {
+      // A store written with keychain keys, opened where no keychain answers, must not get new
+      // key files: they would be refused anyway, and would pin the data dir to files for good.
+      // (Key files made meanwhile by another process starting on the same new data dir are fine.)
+      const written = store.get<{ n: number }>('SELECT COUNT(*) AS n FROM key_fingerprints')!.n > 0;
+      const fallback = opened.kind === 'file' && opened.fallback_reason?.startsWith('no OS keychain');
+      if (written && fallback && !hasKeyFiles(this.dataDir)) {
+        throw new VaultError(
+          'unavailable',
+          `this store's keys are in the OS keychain, which does not answer here (${opened.fallback_reason}); unlock it and retry`,
+        );
+      }
       // Keys are created (first run) and checked under the store's write lock, so processes
       // starting together on a new data dir agree on one set of keys.
       checkKeysMatchStore(store, opened.vault, options.clock ?? (() => new Date()));

@@ -149,36 +149,56 @@ export function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
  * allows; the service injects the credential, which the agent never receives.
  */
 export function useCapability(ctx: Context, agent: AgentPrincipal, input: CallInput) {
-  const path = input.path.replace(/^\/+/, '');
-  const allowed = agent.grant.capabilities.some(
-    (c) => c.source === input.source && c.methods.includes(input.method) && path.startsWith(c.path_prefix),
+  const granted = agent.grant.capabilities.filter(
+    (c) => c.source === input.source && c.methods.includes(input.method),
   );
-  if (!allowed) {
-    throw new ServiceError(
-      'scope_violation',
-      `this grant does not allow ${input.method} ${path} on ${input.source}`,
-      {
-        denied_capability: { source: input.source, method: input.method, path },
-      },
-    );
-  }
+  // Checked on the resolved path (after `..` and escapes), segment by segment: `contacts` covers
+  // `contacts/7`, never `contacts-admin` nor `contacts/../admin`.
+  const allowPath = (relative: string) =>
+    granted.some((c) => {
+      const prefix = c.path_prefix.replace(/\/+$/, '');
+      return prefix === '' || relative === prefix || relative.startsWith(`${prefix}/`);
+    });
   return call(
     ctx,
     agent.orgId,
     { agent_id: agent.agentId, handle: agent.handle, jti: agent.jti },
-    { ...input, path },
+    input,
+    (relative) => {
+      if (!allowPath(relative)) {
+        throw new ServiceError(
+          'scope_violation',
+          `this grant does not allow ${input.method} ${relative} on ${input.source}`,
+          {
+            denied_capability: { source: input.source, method: input.method, path: relative },
+          },
+        );
+      }
+    },
   );
 }
 
-async function call(ctx: Context, orgId: string, actor: Record<string, string>, input: CallInput) {
+async function call(
+  ctx: Context,
+  orgId: string,
+  actor: Record<string, string>,
+  input: CallInput,
+  checkPath?: (relative: string) => void,
+) {
   const caller = { orgId };
   const row = ctx.store.get<SourceRow>(
     'SELECT * FROM sources WHERE org_id = ? AND name = ?',
     caller.orgId,
     input.source,
   );
+  if (!row && checkPath) {
+    throw new ServiceError('scope_violation', `this grant does not allow calls to ${input.source}`, {
+      denied_capability: { source: input.source, method: input.method, path: input.path },
+    });
+  }
   if (!row) throw new ServiceError('not_found', `no source ${input.source}: list them with svc_api_list`);
   const url = target(row, input.path, input.query);
+  checkPath?.(decodeURIComponent(url.pathname.slice(new URL(row.base_url).pathname.length)));
   const credential = open(ctx, caller.orgId, row);
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
   if (row.scheme === 'bearer') headers.authorization = `Bearer ${credential}`;

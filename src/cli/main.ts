@@ -395,13 +395,24 @@ async function serveMcpOverStdio(): Promise<void> {
   // This computer's vault keeps the organization key svc_connect received.
   const machineVault = service ? service.ctx.vault : openVault(ensureDataDir(resolveDataDir())).vault;
   const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
-  const server = createMcpServer(() => ({
-    backend,
-    ownerBearer: bearer(process.env.SVC_API_KEY) ?? bearer(machineVault.getCredential(ORG_KEY_CREDENTIAL)),
-    agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
-    credentialSource: 'environment',
-    machineVault,
-  }));
+  // The key svc_connect stored is read once it exists, then kept: a keychain read per tool call
+  // would cost every call a round trip to the keychain daemon.
+  let storedKey: string | undefined;
+  const ownerFromVault = () => {
+    storedKey ??= machineVault.getCredential(ORG_KEY_CREDENTIAL);
+    return storedKey;
+  };
+  const server = createMcpServer(() => {
+    const fromEnv = bearer(process.env.SVC_API_KEY);
+    return {
+      backend,
+      ownerBearer: fromEnv ?? bearer(ownerFromVault()),
+      ownerSource: fromEnv ? 'SVC_API_KEY' : 'keychain',
+      agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
+      credentialSource: 'environment',
+      machineVault,
+    };
+  });
   const stop = () => {
     void server.close().finally(() => {
       service?.close();

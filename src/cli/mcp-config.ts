@@ -17,10 +17,11 @@ const quote = (s: string) => (/^[\w./@:+-]+$/.test(s) ? s : `'${s.replaceAll("'"
 /** The configuration text for one client, in that client's own format. */
 export function mcpConfig(client: McpClient): string {
   const { command, args } = mcpLaunch();
-  const entry = { command, args, env: { SVC_API_KEY: '<organization key>' } };
+  // No credential in the config: svc_connect keeps the organization key in the OS keychain.
+  const entry = { command, args };
   switch (client) {
     case 'claude-code':
-      return `claude mcp add --scope user svc --env ${quote('SVC_API_KEY=<organization key>')} -- ${[command, ...args].map(quote).join(' ')}`;
+      return `claude mcp add --scope user svc -- ${[command, ...args].map(quote).join(' ')}`;
     case 'vscode':
       return JSON.stringify({ servers: { svc: { type: 'stdio', ...entry } } }, null, 2);
     case 'codex':
@@ -28,7 +29,6 @@ export function mcpConfig(client: McpClient): string {
         '[mcp_servers.svc]',
         `command = ${JSON.stringify(command)}`,
         `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`,
-        `env = { SVC_API_KEY = "<organization key>" }`,
       ].join('\n');
     case 'claude-desktop':
     case 'cursor':

@@ -32,6 +32,9 @@ function depsFor(service: Service) {
   });
 }
 
+/** Open Streamable HTTP sessions a server keeps at most: any local client can open them. */
+const MAX_SESSIONS = 64;
+
 const jsonRpcError = (code: number, message: string) => ({
   jsonrpc: '2.0',
   error: { code, message },
@@ -55,6 +58,9 @@ export function mountMcp(app: Hono, service: Service): void {
     const sessionId = c.req.header('mcp-session-id');
     const existing = sessionId ? streams.get(sessionId) : undefined;
     if (existing) return existing.handleRequest(c.req.raw, options);
+    if (!sessionId && streams.size >= MAX_SESSIONS) {
+      return c.json(jsonRpcError(-32000, 'Too many open sessions: close one and retry'), 503);
+    }
     if (sessionId || c.req.method !== 'POST' || !isInitializeRequest(body)) {
       return c.json(
         jsonRpcError(-32000, 'No valid session: start with an initialize request'),

@@ -57,6 +57,8 @@ export interface ToolDeps {
   ownerBearer: string | undefined;
   /** `Bearer ...` of the agent grant token, when this caller has one. */
   agentBearer: string | undefined;
+  /** Where the organization key came from, when known: the environment or the key svc_connect kept. */
+  ownerSource?: 'SVC_API_KEY' | 'keychain';
   /** Where the bearers came from: this process's environment, or the HTTP request. */
   credentialSource: 'environment' | 'request';
   /**

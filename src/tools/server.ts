@@ -6,6 +6,7 @@ import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/s
 import { ServiceError } from '../backend/errors.ts';
 import { MissingCredential } from './credentials.ts';
 import { SvcApiError } from '../sdk/client.ts';
+import { VaultError } from '../vault/index.ts';
 import { TOOLS } from './index.ts';
 import type { ToolDeps } from './registry.ts';
 
@@ -28,6 +29,8 @@ function toolError(error: unknown): CallToolResult {
     const { error: code, message, ...details } = error instanceof ServiceError ? error.toBody() : error.body;
     const extra = Object.keys(details).length ? `\n${JSON.stringify(details)}` : '';
     text = `${String(code)}: ${String(message)}${extra}`;
+  } else if (error instanceof VaultError) {
+    text = `key_store_unavailable: ${error.message}`;
   } else {
     console.error('[svc mcp] tool failed:', error);
     text = 'internal: the tool failed unexpectedly; it was logged on the server';
@@ -44,7 +47,10 @@ export function createMcpServer(
 ): McpServer {
   const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
   const confirm: ToolDeps['confirm'] = async (message) => {
-    if (!server.server.getClientCapabilities()?.elicitation) return 'unsupported';
+    // A client that declares elicitation without naming modes does forms (the original mode).
+    const elicitation = server.server.getClientCapabilities()?.elicitation as
+      { form?: object; url?: object } | undefined;
+    if (!elicitation || (!elicitation.form && elicitation.url)) return 'unsupported';
     const answer = await server.server.elicitInput({
       message,
       requestedSchema: {

@@ -9,7 +9,7 @@ import { machineFacts } from '../config/machine.ts';
 
 const CredentialState = z.object({
   present: z.boolean(),
-  source: z.enum(['SVC_API_KEY', 'SVC_AGENT_TOKEN', 'request']).nullable(),
+  source: z.enum(['SVC_API_KEY', 'SVC_AGENT_TOKEN', 'keychain', 'request']).nullable(),
   valid: z.boolean(),
   problem: z.string().nullable(),
 });
@@ -79,9 +79,9 @@ export const svcGetStarted = defineTool({
       }
     }
     const next: string[] = [];
-    if (!deps.ownerBearer && !deps.agentBearer) {
+    if (!deps.ownerBearer && deps.machineVault) {
       next.push(
-        'Create an organization with `npx svc org create --name NAME` and set its key as SVC_API_KEY in this MCP server’s environment.',
+        'Link this computer to your organization with svc_connect (browser approval). No organization yet? `npx svc org create --name NAME` makes one.',
       );
     }
     if (owner.problem) next.push(`Fix the organization key: ${owner.problem}`);
@@ -94,8 +94,11 @@ export const svcGetStarted = defineTool({
     if (!next.length) next.push('Verify any proof with svc_verify.');
 
     const location = deps.backend.location;
-    const source = (bearer: string | undefined, env: 'SVC_API_KEY' | 'SVC_AGENT_TOKEN') =>
-      bearer ? (deps.credentialSource === 'request' ? ('request' as const) : env) : null;
+    const source = (bearer: string | undefined, env: 'SVC_API_KEY' | 'SVC_AGENT_TOKEN') => {
+      if (!bearer) return null;
+      if (deps.credentialSource === 'request') return 'request' as const;
+      return env === 'SVC_API_KEY' && deps.ownerSource === 'keychain' ? ('keychain' as const) : env;
+    };
     const structured = {
       service: {
         kind: location.kind,
@@ -243,9 +246,9 @@ export const svcConnect = defineTool({
   group: 'setup',
   title: 'Link this computer to the organization',
   description:
-    'Links this computer to the organization by browser approval (like signing in a TV): it returns a verification URL and a short code, opens the URL for the person when the client can, and waits while the person checks the machine name and code in the browser and approves with an organization key (or denies). On approval a new organization key bound to this computer is stored in the OS keychain (or the documented fallback) and never shown; the owner tools then work without SVC_API_KEY. If it returns pending, show the person the URL and code and call it again to keep waiting.',
+    'Links this computer to the organization by browser approval (like signing in a TV): it returns a verification URL and a short code, opens the URL for the person when the client can, and waits while the person checks the machine name and code in the browser and approves with an organization key (or denies). On approval a new organization key bound to this computer is stored in the OS keychain (or the documented fallback) and never shown; the owner tools then work without SVC_API_KEY. It waits up to wait_seconds (default 45, at most 50, within the request timeouts of clients); if it returns pending, show the person the URL and code and call it again to keep waiting.',
   credential: 'none',
-  inputSchema: z.object({ wait_seconds: z.number().int().min(0).max(600).optional() }).strict(),
+  inputSchema: z.object({ wait_seconds: z.number().int().min(0).max(50).optional() }).strict(),
   outputSchema: ConnectResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
@@ -290,7 +293,7 @@ export const svcConnect = defineTool({
       }
     }
     const base = { user_code: userCode, verification_uri: pending.verification_uri };
-    const deadline = Math.min(pending.expires_at, now + (input.wait_seconds ?? 300) * 1000);
+    const deadline = Math.min(pending.expires_at, now + (input.wait_seconds ?? 45) * 1000);
     for (;;) {
       const state = await deps.backend.pollConnect(pending.device_code);
       if (state.status === 'approved') {

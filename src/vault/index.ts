@@ -49,6 +49,10 @@ export class FileKeyVault implements KeyVault {
 
   constructor(dataDir: string) {
     this.location = join(dataDir, 'keys');
+  }
+
+  /** The directory appears with the first key: opening a vault writes nothing. */
+  private ensureDir(): void {
     mkdirSync(this.location, { recursive: true, mode: 0o700 });
   }
 
@@ -65,6 +69,7 @@ export class FileKeyVault implements KeyVault {
   putCredential(name: string, value: string): void {
     if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
     // Atomic replace: a crash leaves the old credential or the new one, never a torn file.
+    this.ensureDir();
     const file = join(this.location, `${name}.cred`);
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const fd = openSync(temp, 'wx', 0o600);
@@ -100,6 +105,7 @@ export class FileKeyVault implements KeyVault {
   }
 
   private create(file: string): Buffer {
+    this.ensureDir();
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const fd = openSync(temp, 'wx', 0o600);
     try {
@@ -155,7 +161,8 @@ export function openVault(dataDir: string, env: NodeJS.ProcessEnv = process.env)
   return { vault: file(), kind: 'file', fallback_reason: `no OS keychain: ${probe.reason}` };
 }
 
-function hasKeyFiles(dataDir: string): boolean {
+/** Whether this data dir keeps keys as files (it was written without a keychain). */
+export function hasKeyFiles(dataDir: string): boolean {
   try {
     return readdirSync(join(dataDir, 'keys')).some((name) => name.endsWith('.key'));
   } catch {

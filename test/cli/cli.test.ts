@@ -654,6 +654,9 @@ describe('svc CLI', () => {
       expect(printed.stdout).toContain(marker);
       expect(printed.stdout).toContain(process.execPath);
       expect(printed.stdout).toMatch(/\/bin\/svc\.js/);
+      // No credential placeholder: svc_connect keeps the key in the keychain, and a pasted
+      // placeholder would shadow it.
+      expect(printed.stdout).not.toContain('SVC_API_KEY');
     }
     expect((await runSvc(['mcp', '--print-config', '--client', 'emacs'], env())).code).toBe(2);
   });

@@ -201,6 +201,9 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
       { source: 'crm', method: 'DELETE', path: 'contacts/42' },
       { source: 'crm', method: 'GET', path: 'admin/users' },
       { source: 'billing', method: 'GET', path: 'contacts' },
+      { source: 'crm', method: 'GET', path: 'contacts/../admin/users' },
+      { source: 'crm', method: 'GET', path: 'contacts/%2e%2e/admin/users' },
+      { source: 'crm', method: 'GET', path: 'contacts-admin/users' },
     ]) {
       const refused = await agent.callTool({ name: 'svc_use', arguments: args });
       expect(refused.isError).toBe(true);

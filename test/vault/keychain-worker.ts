@@ -1,5 +1,6 @@
 // Runs inside a dbus session with a real gnome-keyring daemon (see keychain.test.ts) and reports
 // what it saw as one JSON line.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -51,6 +52,15 @@ summary.get_started = (started.structuredContent as { service: unknown }).servic
 await client.close();
 
 again.close();
+// The same store opened where no keychain answers: refused, and no key files appear.
+const probe = `import { Service } from ${JSON.stringify(new URL('../../src/backend/service.ts', import.meta.url).pathname)};
+try { new Service({ dataDir: process.argv[1] }).close(); process.stdout.write('opened'); }
+catch (error) { process.stdout.write(error.message); }`;
+summary.without_keychain = spawnSync(process.execPath, ['--input-type=module', '-e', probe, dataDir], {
+  env: { PATH: process.env.PATH ?? '', DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus' },
+  encoding: 'utf8',
+}).stdout;
+summary.key_files_after = existsSync(join(dataDir, 'keys', 'service-signing-ed25519.key'));
 // Keys gone from the keychain: the store refuses to run on new ones rather than sign with them.
 const names = ['service-signing-ed25519', 'data-columns', 'capsules'];
 new KeychainVault(dataDir).forget(names);

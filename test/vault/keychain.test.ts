@@ -46,6 +46,8 @@ it('keeps the keys in a real gnome-keyring; reopening finds them; losing them is
   expect(seen.email).toMatch(/@example\.test$/);
   expect(seen.email_again).toBe(seen.email);
   expect(seen.lost_keys).toMatch(/not the one this store was written with/);
+  expect(seen.without_keychain).toMatch(/keys are in the OS keychain, which does not answer here/);
+  expect(seen.key_files_after).toBe(false);
   expect(existsSync(join(dir, 'keys'))).toBe(false);
 });
 

@@ -8,6 +8,8 @@ CREATE TABLE nodes (
   arch TEXT NOT NULL,
   registered_at TEXT NOT NULL,
   last_seen_at TEXT NOT NULL,
+  -- The organization key this machine received through svc_connect, when it did.
+  key_id TEXT,
   UNIQUE (org_id, machine_id)
 );
 

@@ -11,6 +11,8 @@ CREATE TABLE connect_requests (
   expires_at TEXT NOT NULL,
   org_id TEXT REFERENCES orgs(id),
   node_id TEXT,
-  sealed_key TEXT,
+  -- The approver's scopes: the computer's key gets these, made when the computer collects it.
+  scopes TEXT,
+  key_id TEXT,
   decided_at TEXT
 );
