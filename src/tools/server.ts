@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../backend/errors.ts';
-import { MissingCredential } from './credentials.ts';
+import { MissingCredential, agentOf, ownerOf } from './credentials.ts';
 import { SvcApiError } from '../sdk/client.ts';
 import { VaultError } from '../vault/index.ts';
 import { TOOLS } from './index.ts';
@@ -92,12 +92,11 @@ export function createMcpServer(
           });
         };
         try {
-          const result = await tool.handler(input as never, {
-            ...deps(extra.authInfo?.token),
-            confirm,
-            openUrl,
-            progress,
-          });
+          const toolDeps: ToolDeps = { ...deps(extra.authInfo?.token), confirm, openUrl, progress };
+          // The credential tag is enforced here, for every tool, before its handler runs.
+          if (tool.credential === 'owner') ownerOf(toolDeps);
+          if (tool.credential === 'grant') agentOf(toolDeps);
+          const result = await tool.handler(input as never, toolDeps);
           return {
             content: [{ type: 'text', text: result.text }],
             structuredContent: result.structured as Record<string, unknown>,

@@ -62,11 +62,16 @@ describe.each(['streamable', 'sse'] as const)('%s', (kind: Kind) => {
   });
 
   it('grants nothing to a connection without a bearer, whatever the server process holds', async () => {
+    // The serving process has an organization key in its environment: HTTP callers must not get it.
+    const saved = process.env.SVC_API_KEY;
+    process.env.SVC_API_KEY = apiKey;
     const client = await connect();
     const result = await client.callTool({ name: 'svc_policy', arguments: {} });
     expect(result.isError).toBe(true);
     const connectTool = await client.callTool({ name: 'svc_connect', arguments: {} });
     expect(connectTool.isError).toBe(true);
+    if (saved === undefined) delete process.env.SVC_API_KEY;
+    else process.env.SVC_API_KEY = saved;
   });
 
   it('calls every tool: owner tools with the organization key, agent tools with the grant token', async () => {

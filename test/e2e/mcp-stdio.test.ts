@@ -143,10 +143,13 @@ describe('svc mcp over stdio', () => {
     async (name) => {
       shared ??= await connect({ SVC_API_KEY: apiKey, SVC_AGENT_TOKEN: agentToken });
       const huge = 'x'.repeat(200_000);
+      const tool = TOOLS.find((t) => t.name === name)!;
+      const keys = Object.keys(tool.inputSchema.shape);
       for (const args of [
         { __unknown: 1 },
-        { table: 42, columns: 'id', proof_id: 7, target: [], name: {}, agent: false },
-        { target: huge, proof_id: huge, name: huge, agent: huge, table: huge, columns: [huge] },
+        Object.fromEntries(keys.map((k) => [k, { not: 'the right type' }])),
+        // Oversized values under the tool's own argument names: the length limits must hold.
+        Object.fromEntries(keys.map((k) => [k, huge])),
       ]) {
         const result = await shared.callTool({ name, arguments: args });
         expect(result.isError, JSON.stringify(result).slice(0, 200)).toBe(true);
