@@ -72,6 +72,13 @@ export const CapabilitySchema = z
   .strict()
   .openapi('Capability', { description: 'Extension: a registered source the agent may call with svc_use' });
 
+/** A capability as stored on a grant (defaults filled in). */
+export const CapabilityView = z.object({
+  source: z.string(),
+  methods: z.array(z.string()),
+  path_prefix: z.string(),
+});
+
 export const GrantRequest = z
   .object({
     agent: z
@@ -718,9 +725,7 @@ export const WhoamiSchema = z
         classifications: z.array(z.string()).nullable(),
         where: z.record(z.string(), WhereValue),
         expiresAt: z.string(),
-        capabilities: z.array(
-          z.object({ source: z.string(), methods: z.array(z.string()), path_prefix: z.string() }),
-        ),
+        capabilities: z.array(CapabilityView),
       }),
     }),
     z.object({
@@ -734,9 +739,7 @@ export const WhoamiSchema = z
 
 export const GrantViewSchema = z.object({
   jti: z.string(),
-  capabilities: z.array(
-    z.object({ source: z.string(), methods: z.array(z.string()), path_prefix: z.string() }),
-  ),
+  capabilities: z.array(CapabilityView),
   table: z.string(),
   columns: z.array(z.string()),
   classifications: z.array(z.string()).nullable(),

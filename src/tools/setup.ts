@@ -1,5 +1,6 @@
 // Setup tools: the first call, which tells the model what this computer has and what to do next.
 import { z } from 'zod';
+import * as S from '../backend/schemas.ts';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { defineTool, type ToolDeps } from './registry.ts';
@@ -34,9 +35,7 @@ const GettingStarted = z.object({
     table: z.string().nullable(),
     columns: z.array(z.string()),
     expires_at: z.string().nullable(),
-    capabilities: z.array(
-      z.object({ source: z.string(), methods: z.array(z.string()), path_prefix: z.string() }),
-    ),
+    capabilities: z.array(S.CapabilityView),
   }),
   agents: z.number().int().nullable(),
   tables: z.array(z.string()).nullable(),
@@ -146,16 +145,6 @@ export const svcGetStarted = defineTool({
   },
 });
 
-const NodeView = z.object({
-  node_id: z.string(),
-  machine_id: z.string(),
-  hostname: z.string(),
-  platform: z.string(),
-  arch: z.string(),
-  registered_at: z.string(),
-  last_seen_at: z.string(),
-});
-
 export const svcNode = defineTool({
   name: 'svc_node',
   group: 'setup',
@@ -164,11 +153,7 @@ export const svcNode = defineTool({
     "Registers this computer as a node of the organization (hostname, platform, architecture and a machine id derived by hashing, never the OS's own id), or, when it is registered already, refreshes and describes it. Takes no arguments. Call it once after setting up the organization key; svc_get_started shows the overall state.",
   credential: 'owner',
   inputSchema: z.object({}).strict(),
-  outputSchema: z.object({
-    node: NodeView,
-    newly_registered: z.boolean(),
-    organization_nodes: z.number().int(),
-  }),
+  outputSchema: S.NodeRegistration,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
     const result = await deps.backend.registerNode(ownerOf(deps), machineFacts());

@@ -7,6 +7,59 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { harness } from '../helpers.ts';
 
+/** Every endpoint of the specification's two groups. */
+const SPEC_ROUTES = [
+  'POST /api/v1/governance/grant',
+  'GET /api/v1/agents',
+  'POST /api/access/compute',
+  'POST /api/agents/{handle}/read',
+  'POST /api/agents/{handle}/fabric/enroll',
+  'GET /api/v1/fabric-grants',
+  'POST /api/v1/fabric-grants',
+  'PATCH /api/v1/fabric-grants',
+  'POST /api/agents/{handle}/fabric/send',
+  'GET /api/agents/{handle}/fabric/inbox',
+  'POST /api/agents/{handle}/fabric/fetch',
+  'POST /v1/documents/compute',
+  'POST /access/verify',
+  'POST /v1/capsules',
+  'GET /v1/capsules',
+  'GET /v1/capsules/{id}',
+  'POST /v1/capsules/{id}/documents',
+  'POST /v1/capsules/{id}/members',
+  'POST /v1/capsules/{id}/ai-grants',
+  'POST /v1/capsules/{id}/revoke',
+  'POST /v1/recovery/pubkey',
+  'POST /v1/recovery/copy',
+  'POST /v1/recovery/event',
+  'GET /v1/recovery/state',
+  'GET /v1/overview',
+  'GET /v1/usage/invoice',
+];
+
+/** Endpoints svc adds; each must carry x-svc-extension. */
+const EXTENSIONS = [
+  'POST /api/v1/governance/revoke',
+  'GET /api/v1/tables',
+  'POST /api/v1/tables',
+  'POST /api/v1/tables/{name}/rows',
+  'GET /access/proofs/{id}',
+  'GET /.well-known/svc-keys.json',
+  'GET /api/v1/whoami',
+  'GET /api/v1/policy',
+  'GET /api/v1/proofs',
+  'POST /api/access/retrieve',
+  'POST /api/v1/nodes',
+  'POST /api/v1/terms',
+  'GET /api/v1/terms/{version}',
+  'POST /api/v1/sources',
+  'GET /api/v1/sources',
+  'POST /api/v1/sources/{name}/call',
+  'POST /api/v1/connect/device',
+  'POST /api/v1/connect/token',
+  'POST /api/access/use',
+];
+
 const h = harness();
 afterAll(() => h.close());
 
@@ -23,82 +76,12 @@ describe('GET /openapi.json', () => {
       Object.entries(methods).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op })),
     );
     const routes = operations.map((o) => o.route).sort();
-    expect(routes).toEqual(
-      [
-        'POST /api/v1/governance/grant',
-        'GET /api/v1/agents',
-        'POST /api/access/compute',
-        'POST /api/agents/{handle}/read',
-        'POST /api/agents/{handle}/fabric/enroll',
-        'GET /api/v1/fabric-grants',
-        'POST /api/v1/fabric-grants',
-        'PATCH /api/v1/fabric-grants',
-        'POST /api/agents/{handle}/fabric/send',
-        'GET /api/agents/{handle}/fabric/inbox',
-        'POST /api/agents/{handle}/fabric/fetch',
-        'POST /v1/documents/compute',
-        'POST /access/verify',
-        'POST /v1/capsules',
-        'GET /v1/capsules',
-        'GET /v1/capsules/{id}',
-        'POST /v1/capsules/{id}/documents',
-        'POST /v1/capsules/{id}/members',
-        'POST /v1/capsules/{id}/ai-grants',
-        'POST /v1/capsules/{id}/revoke',
-        'POST /v1/recovery/pubkey',
-        'POST /v1/recovery/copy',
-        'POST /v1/recovery/event',
-        'GET /v1/recovery/state',
-        'GET /v1/overview',
-        'GET /v1/usage/invoice',
-        'POST /api/v1/governance/revoke',
-        'GET /api/v1/tables',
-        'POST /api/v1/tables',
-        'POST /api/v1/tables/{name}/rows',
-        'GET /access/proofs/{id}',
-        'GET /.well-known/svc-keys.json',
-        'GET /api/v1/whoami',
-        'GET /api/v1/policy',
-        'GET /api/v1/proofs',
-        'POST /api/access/retrieve',
-        'POST /api/v1/nodes',
-        'POST /api/v1/terms',
-        'GET /api/v1/terms/{version}',
-        'POST /api/v1/sources',
-        'GET /api/v1/sources',
-        'POST /api/v1/sources/{name}/call',
-        'POST /api/v1/connect/device',
-        'POST /api/v1/connect/token',
-        'POST /api/access/use',
-      ].sort(),
-    );
+    expect(routes).toEqual([...SPEC_ROUTES, ...EXTENSIONS].sort());
     const extensions = operations
       .filter((o) => o.op['x-svc-extension'])
       .map((o) => o.route)
       .sort();
-    expect(extensions).toEqual(
-      [
-        'POST /api/v1/governance/revoke',
-        'GET /api/v1/tables',
-        'POST /api/v1/tables',
-        'POST /api/v1/tables/{name}/rows',
-        'GET /access/proofs/{id}',
-        'GET /.well-known/svc-keys.json',
-        'GET /api/v1/whoami',
-        'GET /api/v1/policy',
-        'GET /api/v1/proofs',
-        'POST /api/access/retrieve',
-        'POST /api/v1/nodes',
-        'POST /api/v1/terms',
-        'GET /api/v1/terms/{version}',
-        'POST /api/v1/sources',
-        'GET /api/v1/sources',
-        'POST /api/v1/sources/{name}/call',
-        'POST /api/v1/connect/device',
-        'POST /api/v1/connect/token',
-        'POST /api/access/use',
-      ].sort(),
-    );
+    expect(extensions).toEqual([...EXTENSIONS].sort());
     // The request schema is the validating one: its limits appear in the document.
     const read = doc.components.schemas.ReadRequest;
     expect(read.properties.limit).toMatchObject({ minimum: 1, maximum: 200 });
