@@ -1,6 +1,7 @@
 // Capsules: isolated environments holding sealed documents, their people and their AI grants.
 // Capsule actions are unmetered; revocation is receipted and turns every access off at once.
-import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
+import { seal } from './sealing.ts';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, parseJson, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
@@ -111,22 +112,14 @@ export function addDocument(
   return ctx.store.transaction(() => {
     loadCapsule(ctx, caller, id, true);
     const key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('capsules'), id, 'svc-capsule-v1', 32));
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
     const docId = newId('doc');
-    cipher.setAAD(Buffer.from(`${id}\u0000${docId}`));
-    const sealed = Buffer.concat([
-      iv,
-      cipher.update(input.text, 'utf8'),
-      cipher.final(),
-      cipher.getAuthTag(),
-    ]);
+    const sealed = seal(key, input.text, Buffer.from(`${id}\u0000${docId}`));
     const document = {
       id: docId,
       capsule_id: id,
       title: input.title,
       size_bytes: Buffer.byteLength(input.text),
-      sha256: sha256Hex(sealed),
+      sha256: sha256Hex(Buffer.from(sealed, 'base64')),
       sealed: true,
       created_at: nowIso(ctx),
     };
@@ -135,7 +128,7 @@ export function addDocument(
       docId,
       id,
       input.title,
-      sealed.toString('base64'),
+      sealed,
       document.sha256,
       document.size_bytes,
       document.created_at,

@@ -1,6 +1,7 @@
 // Registered sources: external HTTP APIs called on the organization's behalf. The credential is
 // sealed at rest, injected into each request by the service, and masked in anything it returns.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
+import { seal, unseal } from './sealing.ts';
 import { request } from 'undici';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
@@ -42,27 +43,16 @@ function sourceKey(ctx: Context, orgId: string): Buffer {
   );
 }
 
-function seal(ctx: Context, orgId: string, sourceId: string, credential: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', sourceKey(ctx, orgId), iv);
-  cipher.setAAD(Buffer.from(sourceId));
-  return Buffer.concat([iv, cipher.update(credential, 'utf8'), cipher.final(), cipher.getAuthTag()]).toString(
-    'base64',
-  );
+function sealCredential(ctx: Context, orgId: string, sourceId: string, credential: string): string {
+  return seal(sourceKey(ctx, orgId), credential, Buffer.from(sourceId));
 }
 
-function open(ctx: Context, orgId: string, row: SourceRow): string {
-  const raw = Buffer.from(row.sealed_credential, 'base64');
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', sourceKey(ctx, orgId), raw.subarray(0, 12));
-    decipher.setAAD(Buffer.from(row.id));
-    decipher.setAuthTag(raw.subarray(raw.length - 16));
-    return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString(
-      'utf8',
-    );
-  } catch {
+function openCredential(ctx: Context, orgId: string, row: SourceRow): string {
+  const credential = unseal(sourceKey(ctx, orgId), row.sealed_credential, Buffer.from(row.id));
+  if (credential === undefined) {
     throw new ServiceError('internal', `the credential of source ${row.name} failed its integrity check`);
   }
+  return credential;
 }
 
 const view = (row: SourceRow) => ({
@@ -105,7 +95,7 @@ export function registerSource(ctx: Context, caller: OrgCaller, input: SourceInp
       base.href.replace(/\/?$/, '/'),
       input.scheme,
       input.header_name ?? null,
-      seal(ctx, caller.orgId, id, input.credential),
+      sealCredential(ctx, caller.orgId, id, input.credential),
       input.credential.length,
       nowIso(ctx),
     );
@@ -199,7 +189,7 @@ async function call(
   if (!row) throw new ServiceError('not_found', `no source ${input.source}: list them with svc_api_list`);
   const url = target(row, input.path, input.query);
   checkPath?.(decodeURIComponent(url.pathname.slice(new URL(row.base_url).pathname.length)));
-  const credential = open(ctx, caller.orgId, row);
+  const credential = openCredential(ctx, caller.orgId, row);
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
   if (row.scheme === 'bearer') headers.authorization = `Bearer ${credential}`;
   else if (row.scheme === 'basic')

@@ -1,13 +1,7 @@
 // Registered tables: columns with a classification and a storage kind, rows whose sensitive
 // columns are sealed at rest with a per-column AES-256-GCM key. Denied columns are never opened.
-import {
-  createCipheriv,
-  createDecipheriv,
-  createSecretKey,
-  hkdfSync,
-  randomBytes,
-  type KeyObject,
-} from 'node:crypto';
+import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
+import { seal, unseal } from './sealing.ts';
 import { ServiceError } from './errors.ts';
 import { nowIso, type Context } from './context.ts';
 import type { WhereValue } from './credentials.ts';
@@ -38,8 +32,6 @@ export const DEMO_COLUMNS: ColumnSpec[] = [
 ];
 export const DEMO_ROW_COUNT = 240;
 
-const AES_GCM_IV_BYTES = 12;
-const AES_GCM_TAG_BYTES = 16;
 const MAX_ROWS_PER_LOAD = 50_000;
 
 const registeredTables = new WeakMap<Context, Map<string, TableInfo>>();
@@ -284,11 +276,11 @@ function sealCell(
   rowNo: number,
   value: CellValue,
 ): string {
-  const iv = randomBytes(AES_GCM_IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', columnKey(ctx, orgId, table, column), iv);
-  cipher.setAAD(cellAad(orgId, table, column, rowNo));
-  const body = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64');
+  return seal(
+    columnKey(ctx, orgId, table, column),
+    JSON.stringify(value),
+    cellAad(orgId, table, column, rowNo),
+  );
 }
 
 function openCell(
@@ -303,24 +295,12 @@ function openCell(
   if (sealed === undefined) {
     throw new ServiceError('internal', `sealed value in ${table}.${column} is missing from row ${rowNo}`);
   }
-  const raw = Buffer.from(sealed, 'base64');
-  try {
-    const decipher = createDecipheriv(
-      'aes-256-gcm',
-      columnKey(ctx, orgId, table, column),
-      raw.subarray(0, AES_GCM_IV_BYTES),
-    );
-    decipher.setAAD(cellAad(orgId, table, column, rowNo));
-    decipher.setAuthTag(raw.subarray(raw.length - AES_GCM_TAG_BYTES));
-    const text = Buffer.concat([
-      decipher.update(raw.subarray(AES_GCM_IV_BYTES, raw.length - AES_GCM_TAG_BYTES)),
-      decipher.final(),
-    ]);
-    return JSON.parse(text.toString('utf8')) as CellValue;
-  } catch {
-    // Fail closed: a cell that does not open is an integrity failure, never a silent null.
+  const text = unseal(columnKey(ctx, orgId, table, column), sealed, cellAad(orgId, table, column, rowNo));
+  // Fail closed: a cell that does not open is an integrity failure, never a silent null.
+  if (text === undefined) {
     throw new ServiceError('internal', `sealed value in ${table}.${column} failed its integrity check`);
   }
+  return JSON.parse(text) as CellValue;
 }
 
 /** The synthetic rows every new organization starts with; deterministic so tests can rely on them. */
