@@ -9,7 +9,7 @@ import {
   type OrgCaller,
   type WhereValue,
 } from './credentials.ts';
-import { DEMO_TABLE, getTable, selectRows, type CellValue, type TableInfo } from './tables.ts';
+import { DEMO_TABLE, columnsByName, getTable, selectRows, type CellValue, type TableInfo } from './tables.ts';
 import { countDecision } from './usage.ts';
 import type { Receipt } from './chains.ts';
 
@@ -163,7 +163,7 @@ function checkColumnsInScope(
   columns: string[],
   classifications: string[] | undefined,
 ): void {
-  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const byName = columnsByName(table);
   const unknown = columns.filter((c) => !byName.has(c));
   if (unknown.length) {
     throw new ServiceError(
@@ -261,7 +261,7 @@ export function decide(
   input: ComputeInput,
 ): Omit<AccessDecision, 'proof_id' | 'receipt'> {
   const action = input.action ?? 'read';
-  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const byName = columnsByName(table);
   const requested = [...new Set(input.columns ?? (table.name === grant.table ? grant.columns : []))];
   const reasons: string[] = [];
   const allowed: string[] = [];
@@ -433,7 +433,7 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
     );
   }
   const grant = agent.grant;
-  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const byName = columnsByName(table);
   const denied: string[] =
     table.name !== grant.table
       ? columns

@@ -40,10 +40,6 @@ export class ServiceSigner {
     return [{ signing_kid: this.kid, alg: 'Ed25519', public_key_hex: this.publicKeyHex }];
   }
 
-  knows(kid: string): boolean {
-    return this.publicKeys.has(kid);
-  }
-
   /** The raw public key (hex) published under `kid`, if any. */
   publicKeyHexFor(kid: string): string | undefined {
     const key = this.publicKeys.get(kid);

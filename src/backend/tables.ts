@@ -57,6 +57,15 @@ export function getTable(ctx: Context, orgId: string, name: string): TableInfo |
   return table;
 }
 
+const byNameCache = new WeakMap<TableInfo, Map<string, ColumnSpec>>();
+
+/** A table's columns by name, built once per registered table (they never change). */
+export function columnsByName(table: TableInfo): Map<string, ColumnSpec> {
+  let byName = byNameCache.get(table);
+  if (!byName) byNameCache.set(table, (byName = new Map(table.columns.map((c) => [c.name, c]))));
+  return byName;
+}
+
 export function listTables(ctx: Context, orgId: string): TableInfo[] {
   return ctx.store
     .all<{ name: string }>('SELECT name FROM data_tables WHERE org_id = ? ORDER BY name', orgId)
@@ -174,7 +183,7 @@ export function selectRows(
   where: Record<string, WhereValue>,
   limit: number,
 ): Record<string, CellValue>[] {
-  const byName = new Map(table.columns.map((c) => [c.name, c]));
+  const byName = columnsByName(table);
   const clauses: string[] = [];
   const params: (string | number | null)[] = [orgId, table.name];
   for (const [name, value] of Object.entries(where).sort(([a], [b]) => a.localeCompare(b))) {

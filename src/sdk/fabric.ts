@@ -25,8 +25,6 @@ export const FABRIC_INFO = 'svc-fabric-v1';
 export const FABRIC_PAYLOAD_IV_BYTES = 12;
 /** `wrapped_key` = HPKE enc || HPKE ciphertext of the content key (content key plus tag). */
 export const FABRIC_WRAPPED_KEY_BYTES = RFC9180_X25519_NENC + RFC9180_AES_256_GCM_NK + RFC9180_AES_256_GCM_NT;
-/** Hex characters of SHA-256(public key) kept as the recipient address. */
-export const FABRIC_ADDRESS_HEX_CHARS = 16;
 
 export type FabricCryptoErrorCode = 'invalid_key' | 'invalid_envelope' | 'decrypt_failed';
 
@@ -138,13 +136,9 @@ function payloadAad(recipientKid: string): Uint8Array<ArrayBuffer> {
   return utf8.encode(`${FABRIC_INFO}|${recipientKid}`);
 }
 
-function addressOf(publicKey: Uint8Array): string {
-  return keyId(publicKey);
-}
-
 /** The recipient address (kid): the first 16 lowercase hex characters of SHA-256 over the raw X25519 public key. */
 export function fabricAddress(publicKeyHex: string): string {
-  return addressOf(parseKeyHex(publicKeyHex, 'public key'));
+  return keyId(parseKeyHex(publicKeyHex, 'public key'));
 }
 
 /** A fresh X25519 key pair as raw 32-byte keys in lowercase hex. */
@@ -166,7 +160,7 @@ export async function sealEnvelope(input: SealEnvelopeInput): Promise<FabricEnve
   const hpkePublicKey = await suite.kem
     .deserializePublicKey(recipientPublicKey)
     .catch(fail('invalid_key', 'recipient public key is not a usable X25519 key'));
-  const recipientKid = addressOf(recipientPublicKey);
+  const recipientKid = keyId(recipientPublicKey);
   const contentKey = randomBytes(RFC9180_AES_256_GCM_NK);
   try {
     // RFC 9180 §7.1.4: encapsulation aborts on a low-order key (all-zero DH output), which is the key's fault.
@@ -260,7 +254,7 @@ export async function openEnvelope(input: OpenEnvelopeInput): Promise<Uint8Array
         {
           name: 'AES-GCM',
           iv,
-          additionalData: payloadAad(addressOf(publicKey)),
+          additionalData: payloadAad(keyId(publicKey)),
           tagLength: RFC9180_AES_256_GCM_NT * 8,
         },
         aesKey,
