@@ -1,9 +1,12 @@
 // Shared test fixtures: a fresh data dir per test, the in-process service and app, JSON requests.
+import { ops } from '../src/backend/operations/index.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Service } from '../src/backend/service.ts';
-import { createApp } from '../src/backend/http/app.ts';
+import { createApp } from '../src/http/app.ts';
+import { mountConnectPages } from '../src/http/connect-pages.ts';
+import { mountMcp } from '../src/tools/http.ts';
 import type { Clock } from '../src/backend/context.ts';
 
 export function tempDir(prefix = 'svc-test-'): { dir: string; cleanup: () => void } {
@@ -38,7 +41,11 @@ export function harness(): Harness {
   const { dir, cleanup } = tempDir();
   const clock = testClock();
   const service = new Service({ dataDir: dir, clock });
-  const app = createApp({ service });
+  // The app as `svc serve` builds it: the API with the MCP transports and the approval page.
+  const app = createApp({
+    service,
+    mounts: [(a) => mountMcp(a, service.invoker), (a) => mountConnectPages(a, service.invoker)],
+  });
   return {
     dir,
     service,
@@ -69,11 +76,16 @@ export async function orgWithAgent(
   name = 'Acme',
   grant: Record<string, unknown> = { agent: 'Support Bot', columns: ['id', 'region', 'email'] },
 ) {
-  const org = h.service.createOrg(name);
+  const org = await h.service.invoke(ops.createOrg, undefined, { name });
   const created = await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: grant });
   if (created.status !== 201) throw new Error(`grant failed: ${JSON.stringify(created.body)}`);
   return {
     ...org,
     agent: created.body as { grant_token: string; handle: string; agent_id: string; jti: string },
   };
+}
+
+/** A new organization on the service: its id, its first key and that key's id. */
+export function createOrg(service: Service, name = 'Acme') {
+  return service.invoke(ops.createOrg, undefined, { name });
 }

@@ -5,7 +5,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { ServiceError } from './errors.ts';
 import { hasPassed, newId, nowIso, type Context } from './context.ts';
-import { createApiKey, requireOrgKey, type Principal, type Scope } from './credentials.ts';
+import { createApiKey, type OrgCaller, type Scope } from './credentials.ts';
 import { sha256Hex } from './signer.ts';
 import { registerNode, type MachineFacts } from './setup.ts';
 
@@ -95,23 +95,32 @@ export function describeRequest(ctx: Context, code: string) {
   };
 }
 
-export function decide(ctx: Context, code: string, decision: 'approve' | 'deny', approver?: Principal) {
+/** A pending request, still open: a decided or expired code is refused. */
+function openRequest(ctx: Context, code: string) {
+  const row = byUserCode(ctx, code);
+  if (row.status !== 'pending') throw new ServiceError('conflict', `this code was already ${row.status}`);
+  if (hasPassed(ctx, row.expires_at))
+    throw new ServiceError('gone', 'this code expired: ask your assistant for a new one');
+  return row;
+}
+
+/** Anyone shown the code may refuse it: denying grants nothing. */
+export function deny(ctx: Context, code: string) {
   return ctx.store.transaction(() => {
-    const row = byUserCode(ctx, code);
-    if (row.status !== 'pending') throw new ServiceError('conflict', `this code was already ${row.status}`);
-    if (hasPassed(ctx, row.expires_at))
-      throw new ServiceError('gone', 'this code expired: ask your assistant for a new one');
+    const row = openRequest(ctx, code);
+    ctx.store.run(
+      "UPDATE connect_requests SET status = 'denied', decided_at = ? WHERE id = ?",
+      nowIso(ctx),
+      row.id,
+    );
+    return { status: 'denied' as const };
+  });
+}
+
+export function approve(ctx: Context, caller: OrgCaller, code: string) {
+  return ctx.store.transaction(() => {
+    const row = openRequest(ctx, code);
     const now = nowIso(ctx);
-    if (decision === 'deny') {
-      ctx.store.run(
-        "UPDATE connect_requests SET status = 'denied', decided_at = ? WHERE id = ?",
-        now,
-        row.id,
-      );
-      return { status: 'denied' as const };
-    }
-    if (!approver) throw new ServiceError('unauthorized', 'approving needs an organization key');
-    const caller = requireOrgKey(approver, 'governance');
     const machine = JSON.parse(row.machine) as MachineFacts;
     const { node } = registerNode(ctx, caller, machine);
     ctx.chains.append('service', {

@@ -50,3 +50,28 @@ export class ServiceError extends Error {
     return { error: this.code, message: this.message, ...this.details };
   }
 }
+
+/** Whether a code belongs to the closed set. */
+export function isServiceErrorCode(code: unknown): code is ServiceErrorCode {
+  return typeof code === 'string' && Object.hasOwn(SERVICE_ERROR_STATUS, code);
+}
+
+/** An error body a remote svc answered, as the same typed error a local call throws. */
+export function errorFromBody(status: number, body: Record<string, unknown>): ServiceError {
+  const { error: code, message, ...details } = body;
+  const known = isServiceErrorCode(code) ? code : status >= 500 ? 'internal' : 'invalid_request';
+  return new ServiceError(known, typeof message === 'string' ? message : `HTTP ${status}`, details);
+}
+
+/** A zod failure as the one invalid_request error: the first issues in the message, all in details. */
+export function invalidInput(error: { issues: { path: PropertyKey[]; message: string }[] }): ServiceError {
+  const issues = error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : '(body)',
+    message: issue.message,
+  }));
+  const message = issues
+    .slice(0, 5)
+    .map((i) => `${i.path}: ${i.message}`)
+    .join('; ');
+  return new ServiceError('invalid_request', `invalid request: ${message}`, { issues });
+}

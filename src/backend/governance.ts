@@ -4,6 +4,7 @@ import { hasPassed, newId, nowIso, type Context } from './context.ts';
 import {
   issueAgentToken,
   type AgentPrincipal,
+  type Principal,
   type Capability,
   type GrantScope,
   type OrgCaller,
@@ -644,5 +645,48 @@ export function listProofs(
     count: proofs.length,
     proofs,
     next_before: proofs.length === limit ? proofs.at(-1)!.chain_index : null,
+  };
+}
+
+/**
+ * Prompt-ready retrieval: plans the read against the grant, then reads only the columns the plan
+ * allows, so withheld columns are named but never read. Nothing allowed means nothing read.
+ */
+export function retrieve(ctx: Context, agent: AgentPrincipal, input: Partial<ReadInput>) {
+  const tableName = input.table ?? agent.grant.table;
+  const table = getTable(ctx, agent.orgId, tableName);
+  if (!table)
+    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  const plan = decide(table, agent.grant, { action: 'read', columns: input.columns, where: input.where });
+  if (plan.decision === 'deny') return { table: tableName, plan, rows: [], count: 0, audit: null };
+  const result = read(ctx, agent, {
+    table: tableName,
+    columns: plan.allowed.columns,
+    where: input.where,
+    limit: input.limit,
+    purpose: input.purpose,
+  });
+  return { table: tableName, plan, ...result };
+}
+
+/** Who a credential is, for status pages: never the credential itself. */
+export function whoami(ctx: Context, principal: Principal) {
+  if (principal.kind === 'agent') {
+    return {
+      kind: 'agent' as const,
+      org_id: principal.orgId,
+      handle: principal.handle,
+      jti: principal.jti,
+      grant: principal.grant,
+    };
+  }
+  const org = principal.orgId
+    ? ctx.store.get<{ id: string; name: string }>('SELECT id, name FROM orgs WHERE id = ?', principal.orgId)
+    : undefined;
+  return {
+    kind: 'organization_key' as const,
+    org_id: org?.id ?? null,
+    org_name: org?.name ?? null,
+    scopes: principal.scopes,
   };
 }

@@ -1,6 +1,7 @@
 // The request and response contracts of the service, as zod schemas. The HTTP API validates with
 // them and builds its OpenAPI document from them; the other interfaces parse with the same ones.
-import { z } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { apiDoc } from './api-doc.ts';
 import { CLEARANCE_LEVELS } from './documents.ts';
 import { MEMBER_ROLES } from './capsules.ts';
 import { RECOVERY_EVENT_KINDS } from './recovery.ts';
@@ -15,7 +16,7 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export const Kid = z
   .string()
   .regex(KID, 'must be 16 lowercase hex characters')
-  .openapi({ example: '3f9a0c1d2e4b5a69' });
+  .register(apiDoc, { example: '3f9a0c1d2e4b5a69' });
 const Base64 = (name: string) =>
   z
     .string()
@@ -27,7 +28,7 @@ export const WhereValue = z.union([z.string().max(512), z.number(), z.boolean(),
 export const Where = z
   .record(z.string().regex(NAME, 'where keys are column names'), WhereValue)
   .refine((w) => Object.keys(w).length <= 16, 'at most 16 where keys')
-  .openapi({ description: 'Equality filter on plaintext columns', example: { region: 'eu' } });
+  .register(apiDoc, { description: 'Equality filter on plaintext columns', example: { region: 'eu' } });
 const ColumnName = z
   .string()
   .regex(NAME, 'column names are letters, digits and _, starting with a letter or _');
@@ -36,10 +37,13 @@ const DateTime = z.iso.datetime({ offset: true });
 
 export const ErrorBody = z
   .looseObject({
-    error: z.string().openapi({ example: 'invalid_request' }),
-    message: z.string().openapi({ example: 'columns: must contain at least 1 element' }),
+    error: z.string().register(apiDoc, { example: 'invalid_request' }),
+    message: z.string().register(apiDoc, { example: 'columns: must contain at least 1 element' }),
   })
-  .openapi('Error', { description: 'Every error: a closed code, a message saying what to do, plus details' });
+  .register(apiDoc, {
+    id: 'Error',
+    description: 'Every error: a closed code, a message saying what to do, plus details',
+  });
 
 export const ReceiptSchema = z
   .object({
@@ -53,7 +57,8 @@ export const ReceiptSchema = z
     hash: z.string().regex(/^[0-9a-f]{64}$/),
     payload: z.looseObject({ v: z.number(), id: z.string(), kind: z.string() }),
   })
-  .openapi('Receipt', {
+  .register(apiDoc, {
+    id: 'Receipt',
     description: 'Ed25519 signature over the RFC 8785 bytes of `payload`; see docs/PROOFS.md',
   });
 
@@ -70,7 +75,10 @@ export const CapabilitySchema = z
     path_prefix: z.string().max(512).optional(),
   })
   .strict()
-  .openapi('Capability', { description: 'Extension: a registered source the agent may call with svc_use' });
+  .register(apiDoc, {
+    id: 'Capability',
+    description: 'Extension: a registered source the agent may call with svc_use',
+  });
 
 /** A capability as stored on a grant (defaults filled in). */
 export const CapabilityView = z.object({
@@ -87,16 +95,22 @@ export const GrantRequest = z
       .min(1)
       .max(80)
       .refine((s) => /[A-Za-z0-9]/.test(s), 'agent needs at least one letter or digit')
-      .openapi({ example: 'Support Bot' }),
-    columns: Columns.openapi({ example: ['id', 'region', 'email'] }),
-    table: z.string().regex(NAME).optional().openapi({ example: 'agent_demo_records' }),
+      .register(apiDoc, { example: 'Support Bot' }),
+    columns: Columns.register(apiDoc, { example: ['id', 'region', 'email'] }),
+    table: z.string().regex(NAME).optional().register(apiDoc, { example: 'agent_demo_records' }),
     classifications: z.array(ShortText(64)).min(1).max(16).optional(),
     where: Where.optional(),
-    ttl_seconds: z.number().int().min(60).max(MAX_GRANT_TTL_SECONDS).optional().openapi({ example: 3600 }),
+    ttl_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(MAX_GRANT_TTL_SECONDS)
+      .optional()
+      .register(apiDoc, { example: 3600 }),
     capabilities: z.array(CapabilitySchema).max(32).optional(),
   })
   .strict()
-  .openapi('GrantRequest');
+  .register(apiDoc, { id: 'GrantRequest' });
 
 export const GrantResponse = z
   .object({
@@ -108,7 +122,7 @@ export const GrantResponse = z
     read_url: z.string(),
     receipt_id: z.string(),
   })
-  .openapi('AgentGrant');
+  .register(apiDoc, { id: 'AgentGrant' });
 
 export const AgentSchema = z
   .object({
@@ -120,18 +134,23 @@ export const AgentSchema = z
     fabric_address: Kid.nullable(),
     created_at: DateTime,
   })
-  .openapi('Agent');
+  .register(apiDoc, { id: 'Agent' });
 
 export const AgentsResponse = z
   .object({ ok: z.boolean(), count: z.number().int(), agents: z.array(AgentSchema) })
-  .openapi('AgentRoster');
+  .register(apiDoc, { id: 'AgentRoster' });
 
 export const RevokeRequest = z
   .object({
-    target: z.string().trim().min(1).max(128).openapi({ description: 'an agent handle or a grant jti' }),
+    target: z
+      .string()
+      .trim()
+      .min(1)
+      .max(128)
+      .register(apiDoc, { description: 'an agent handle or a grant jti' }),
   })
   .strict()
-  .openapi('RevokeRequest');
+  .register(apiDoc, { id: 'RevokeRequest' });
 
 export const RevokeResponse = z
   .object({
@@ -141,13 +160,13 @@ export const RevokeResponse = z
     revoked_jtis: z.array(z.string()),
     receipt_id: z.string().nullable(),
   })
-  .openapi('RevokeResult');
+  .register(apiDoc, { id: 'RevokeResult' });
 
 export const ComputeQuery = z.object({
   receipt: z
     .literal('true', { error: 'receipt accepts only `true`; leave it out for a plan without a receipt' })
     .optional()
-    .openapi({ param: { name: 'receipt', in: 'query' } }),
+    .register(apiDoc, { param: { name: 'receipt', in: 'query' } }),
 });
 
 export const ComputeRequest = z
@@ -168,7 +187,7 @@ export const ComputeRequest = z
       .optional(),
   })
   .strict()
-  .openapi('ComputeRequest');
+  .register(apiDoc, { id: 'ComputeRequest' });
 
 export const AccessDecisionSchema = z
   .object({
@@ -183,13 +202,13 @@ export const AccessDecisionSchema = z
     classifications: z.record(z.string(), z.string()).optional(),
     receipt: ReceiptSchema.optional(),
   })
-  .openapi('AccessDecision');
+  .register(apiDoc, { id: 'AccessDecision' });
 
 export const HandleParam = z.object({
   handle: z
     .string()
     .regex(/^[a-z0-9-]{1,64}$/)
-    .openapi({ param: { name: 'handle', in: 'path' }, example: 'support-bot' }),
+    .register(apiDoc, { param: { name: 'handle', in: 'path' }, example: 'support-bot' }),
 });
 
 export const ReadRequest = z
@@ -201,11 +220,11 @@ export const ReadRequest = z
     purpose: ShortText(512).optional(),
   })
   .strict()
-  .openapi('ReadRequest');
+  .register(apiDoc, { id: 'ReadRequest' });
 
 export const AuditRef = z
   .object({ id: z.string(), chain_index: z.number().int().positive() })
-  .openapi('AuditRef');
+  .register(apiDoc, { id: 'AuditRef' });
 
 export const ReadResponse = z
   .object({
@@ -213,14 +232,14 @@ export const ReadResponse = z
     count: z.number().int(),
     audit: AuditRef,
   })
-  .openapi('ReadResult');
+  .register(apiDoc, { id: 'ReadResult' });
 
 // ---------------------------------------------------------------- tables (extension)
 
 export const ColumnSpecSchema = z
   .object({
     name: ColumnName,
-    classification: ShortText(64).openapi({ example: 'pii' }),
+    classification: ShortText(64).register(apiDoc, { example: 'pii' }),
     storage: z.enum(['plaintext', 'encrypted']),
   })
   .strict();
@@ -228,7 +247,7 @@ export const ColumnSpecSchema = z
 export const TableSchema = z
   .object({ name: z.string().regex(NAME), columns: z.array(ColumnSpecSchema).min(1).max(64) })
   .strict()
-  .openapi('Table');
+  .register(apiDoc, { id: 'Table' });
 
 export const TablesResponse = z.object({
   ok: z.boolean(),
@@ -240,7 +259,7 @@ export const TableParam = z.object({
   name: z
     .string()
     .regex(NAME)
-    .openapi({ param: { name: 'name', in: 'path' }, example: 'customers' }),
+    .register(apiDoc, { param: { name: 'name', in: 'path' }, example: 'customers' }),
 });
 
 export const LoadRowsRequest = z
@@ -253,7 +272,7 @@ export const LoadRowsRequest = z
       .strict(),
     z.object({ format: z.literal('csv'), csv: z.string().min(1) }).strict(),
   ])
-  .openapi('LoadRowsRequest');
+  .register(apiDoc, { id: 'LoadRowsRequest' });
 
 export const LoadRowsResponse = z.object({
   table: z.string(),
@@ -270,11 +289,11 @@ export const EnrollRequest = z
       .regex(/^[0-9a-f]{64}$/, 'ecdh_pubkey_hex must be 64 lowercase hex characters (X25519, 32 raw bytes)'),
   })
   .strict()
-  .openapi('EnrollRequest');
+  .register(apiDoc, { id: 'EnrollRequest' });
 
 export const EnrollResponse = z
   .object({ kid: Kid, handle: z.string(), agent_id: z.string() })
-  .openapi('Enrollment');
+  .register(apiDoc, { id: 'Enrollment' });
 
 export const FabricGrantRequest = z
   .object({
@@ -285,7 +304,7 @@ export const FabricGrantRequest = z
     expires_at: DateTime.optional(),
   })
   .strict()
-  .openapi('FabricGrantRequest');
+  .register(apiDoc, { id: 'FabricGrantRequest' });
 
 export const FabricGrantSchema = z
   .object({
@@ -302,15 +321,15 @@ export const FabricGrantSchema = z
     receipt_id: z.string(),
     revoke_receipt_id: z.string().nullable(),
   })
-  .openapi('FabricGrant');
+  .register(apiDoc, { id: 'FabricGrant' });
 
-export const FabricGrantCreated = FabricGrantSchema.extend({ receipt: ReceiptSchema }).openapi(
-  'FabricGrantCreated',
-);
+export const FabricGrantCreated = FabricGrantSchema.extend({ receipt: ReceiptSchema }).register(apiDoc, {
+  id: 'FabricGrantCreated',
+});
 export const FabricGrantRevoked = FabricGrantSchema.extend({
   receipt: ReceiptSchema.nullable(),
   already_revoked: z.boolean(),
-}).openapi('FabricGrantRevoked');
+}).register(apiDoc, { id: 'FabricGrantRevoked' });
 
 export const FabricGrantList = z
   .object({
@@ -319,12 +338,12 @@ export const FabricGrantList = z
     inbound: z.array(FabricGrantSchema),
     count: z.number().int(),
   })
-  .openapi('FabricGrantList');
+  .register(apiDoc, { id: 'FabricGrantList' });
 
 export const FabricRevokeRequest = z
   .object({ grant_id: z.string().min(1).max(128), reason: ShortText(512).optional() })
   .strict()
-  .openapi('FabricRevokeRequest');
+  .register(apiDoc, { id: 'FabricRevokeRequest' });
 
 export const SendRequest = z
   .object({
@@ -345,7 +364,7 @@ export const SendRequest = z
     purpose: ShortText(512).optional(),
   })
   .strict()
-  .openapi('SendRequest');
+  .register(apiDoc, { id: 'SendRequest' });
 
 export const SendResponse = z
   .object({
@@ -356,7 +375,7 @@ export const SendResponse = z
     max_fetches: z.number().int(),
     receipt: ReceiptSchema,
   })
-  .openapi('SendResult');
+  .register(apiDoc, { id: 'SendResult' });
 
 export const InboxItem = z
   .object({
@@ -375,16 +394,16 @@ export const InboxItem = z
     purpose: z.string().nullable(),
   })
   .strict()
-  .openapi('InboxItem');
+  .register(apiDoc, { id: 'InboxItem' });
 
 export const InboxResponse = z
   .object({ ok: z.boolean(), kid: Kid, count: z.number().int(), items: z.array(InboxItem) })
-  .openapi('Inbox');
+  .register(apiDoc, { id: 'Inbox' });
 
 export const FetchRequest = z
   .object({ blob_id: z.uuid('blob_id must be a UUID') })
   .strict()
-  .openapi('FetchRequest');
+  .register(apiDoc, { id: 'FetchRequest' });
 
 export const FetchResponse = z
   .object({
@@ -402,20 +421,20 @@ export const FetchResponse = z
     decision: z.object({ outcome: z.literal('allow'), reasons: z.array(z.string()), receipt_id: z.string() }),
     receipt: ReceiptSchema,
   })
-  .openapi('FetchResult');
+  .register(apiDoc, { id: 'FetchResult' });
 
 export const FabricDenied = ErrorBody.extend({
   error: z.literal('fabric_denied'),
   reasons: z.array(z.string()),
   receipt_id: z.string(),
   receipt: ReceiptSchema,
-}).openapi('FabricDenied');
+}).register(apiDoc, { id: 'FabricDenied' });
 
 export const ScopeViolation = ErrorBody.extend({
   error: z.literal('scope_violation'),
   denied_columns: z.array(z.string()),
   audit: AuditRef,
-}).openapi('ScopeViolation');
+}).register(apiDoc, { id: 'ScopeViolation' });
 
 // ---------------------------------------------------------------- documents, verify
 
@@ -429,7 +448,7 @@ export const DocumentsRequest = z
           .object({
             title: ShortText(300),
             text: z.string().min(1).max(100_000),
-            classification: z.enum(CLEARANCE_LEVELS).optional().openapi({
+            classification: z.enum(CLEARANCE_LEVELS).optional().register(apiDoc, {
               description: 'Extension: the section classification; when absent the service classifies it',
             }),
           })
@@ -439,7 +458,7 @@ export const DocumentsRequest = z
       .max(200),
   })
   .strict()
-  .openapi('DocumentsRequest');
+  .register(apiDoc, { id: 'DocumentsRequest' });
 
 export const DocumentsResponse = z
   .object({
@@ -458,12 +477,12 @@ export const DocumentsResponse = z
     ),
     withheld_count: z.number().int(),
   })
-  .openapi('DocumentsResult');
+  .register(apiDoc, { id: 'DocumentsResult' });
 
 export const VerifyRequest = z
   .object({ proof_id: z.string().min(1).max(128) })
   .strict()
-  .openapi('VerifyRequest');
+  .register(apiDoc, { id: 'VerifyRequest' });
 
 export const VerifyResponse = z
   .object({
@@ -478,21 +497,21 @@ export const VerifyResponse = z
     signed_at: DateTime.nullable(),
     checks: z.record(z.string(), z.boolean()),
   })
-  .openapi('VerifyResult');
+  .register(apiDoc, { id: 'VerifyResult' });
 
 export const ProofParam = z.object({
   id: z
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: 'id', in: 'path' } }),
+    .register(apiDoc, { param: { name: 'id', in: 'path' } }),
 });
 
 export const PublishedKeys = z
   .object({
     keys: z.array(z.object({ signing_kid: Kid, alg: z.literal('Ed25519'), public_key_hex: z.string() })),
   })
-  .openapi('PublishedKeys');
+  .register(apiDoc, { id: 'PublishedKeys' });
 
 // ---------------------------------------------------------------- capsules
 
@@ -501,13 +520,13 @@ export const IdParam = z.object({
     .string()
     .min(1)
     .max(128)
-    .openapi({ param: { name: 'id', in: 'path' } }),
+    .register(apiDoc, { param: { name: 'id', in: 'path' } }),
 });
 
 export const CapsuleCreateRequest = z
   .object({ name: ShortText(120) })
   .strict()
-  .openapi('CapsuleCreateRequest');
+  .register(apiDoc, { id: 'CapsuleCreateRequest' });
 
 export const CapsuleSummary = z
   .object({
@@ -520,7 +539,7 @@ export const CapsuleSummary = z
     member_count: z.number().int(),
     ai_grant_count: z.number().int(),
   })
-  .openapi('Capsule');
+  .register(apiDoc, { id: 'Capsule' });
 
 export const CapsuleList = z.object({
   ok: z.boolean(),
@@ -549,12 +568,12 @@ export const CapsuleDetail = CapsuleSummary.extend({
       created_at: DateTime,
     }),
   ),
-}).openapi('CapsuleDetail');
+}).register(apiDoc, { id: 'CapsuleDetail' });
 
 export const CapsuleDocumentRequest = z
   .object({ title: ShortText(300), text: z.string().min(1).max(1_000_000) })
   .strict()
-  .openapi('CapsuleDocumentRequest');
+  .register(apiDoc, { id: 'CapsuleDocumentRequest' });
 
 export const CapsuleDocument = z
   .object({
@@ -566,12 +585,12 @@ export const CapsuleDocument = z
     sealed: z.literal(true),
     created_at: DateTime,
   })
-  .openapi('CapsuleDocument');
+  .register(apiDoc, { id: 'CapsuleDocument' });
 
 export const CapsuleMemberRequest = z
   .object({ email: z.email().max(254), role: z.enum(MEMBER_ROLES) })
   .strict()
-  .openapi('CapsuleMemberRequest');
+  .register(apiDoc, { id: 'CapsuleMemberRequest' });
 
 export const CapsuleMember = z
   .object({
@@ -581,7 +600,7 @@ export const CapsuleMember = z
     role: z.enum(MEMBER_ROLES),
     created_at: DateTime,
   })
-  .openapi('CapsuleMember');
+  .register(apiDoc, { id: 'CapsuleMember' });
 
 export const CapsuleAiGrantRequest = z
   .object({
@@ -589,7 +608,7 @@ export const CapsuleAiGrantRequest = z
     documents: z.array(z.string().min(1).max(128)).min(1).max(500).optional(),
   })
   .strict()
-  .openapi('CapsuleAiGrantRequest');
+  .register(apiDoc, { id: 'CapsuleAiGrantRequest' });
 
 export const CapsuleAiGrant = z
   .object({
@@ -600,12 +619,12 @@ export const CapsuleAiGrant = z
     documents: z.array(z.string()).nullable(),
     created_at: DateTime,
   })
-  .openapi('CapsuleAiGrant');
+  .register(apiDoc, { id: 'CapsuleAiGrant' });
 
 export const CapsuleRevoked = CapsuleSummary.extend({
   receipt_id: z.string().nullable(),
   already_revoked: z.boolean(),
-}).openapi('CapsuleRevoked');
+}).register(apiDoc, { id: 'CapsuleRevoked' });
 
 // ---------------------------------------------------------------- recovery
 
@@ -614,7 +633,7 @@ export const RecoveryPubkeyRequest = z
     pubkey_hex: z.string().regex(/^[0-9a-f]{64}$/, 'pubkey_hex must be 64 lowercase hex characters'),
   })
   .strict()
-  .openapi('RecoveryPubkeyRequest');
+  .register(apiDoc, { id: 'RecoveryPubkeyRequest' });
 
 export const RecoveryPubkeyResponse = z.object({
   fingerprint: z.string(),
@@ -626,7 +645,7 @@ export const RecoveryPubkeyResponse = z.object({
 export const RecoveryCopyRequest = z
   .object({ ciphertext_b64: Base64('ciphertext_b64'), label: ShortText(120).optional() })
   .strict()
-  .openapi('RecoveryCopyRequest');
+  .register(apiDoc, { id: 'RecoveryCopyRequest' });
 
 export const RecoveryCopy = z.object({
   id: z.string(),
@@ -642,7 +661,7 @@ export const RecoveryEventRequest = z
     detail: z.record(z.string().max(64), z.string().max(512)).optional(),
   })
   .strict()
-  .openapi('RecoveryEventRequest');
+  .register(apiDoc, { id: 'RecoveryEventRequest' });
 
 export const RecoveryEvent = z.object({
   id: z.string(),
@@ -660,7 +679,7 @@ export const RecoveryState = z
     latest_copy: RecoveryCopy.extend({ ciphertext_b64: z.string() }).nullable(),
     events: z.array(RecoveryEvent),
   })
-  .openapi('RecoveryState');
+  .register(apiDoc, { id: 'RecoveryState' });
 
 // ---------------------------------------------------------------- usage
 
@@ -669,7 +688,7 @@ export const InvoiceQuery = z.object({
     .string()
     .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'period is a month, YYYY-MM')
     .optional()
-    .openapi({ param: { name: 'period', in: 'query' }, example: '2026-11' }),
+    .register(apiDoc, { param: { name: 'period', in: 'query' }, example: '2026-11' }),
 });
 
 export const InvoiceSchema = z
@@ -684,7 +703,7 @@ export const InvoiceSchema = z
     over_allowance: z.boolean(),
     policy: z.string(),
   })
-  .openapi('Invoice');
+  .register(apiDoc, { id: 'Invoice' });
 
 export const OverviewSchema = z
   .object({
@@ -706,7 +725,7 @@ export const OverviewSchema = z
     receipts: z.number().int(),
     audit_rows: z.number().int(),
   })
-  .openapi('Overview');
+  .register(apiDoc, { id: 'Overview' });
 
 export const ScopeSchema = z.enum(SCOPES);
 
@@ -735,7 +754,7 @@ export const WhoamiSchema = z
       scopes: z.array(z.string()),
     }),
   ])
-  .openapi('Whoami');
+  .register(apiDoc, { id: 'Whoami' });
 
 export const GrantViewSchema = z.object({
   jti: z.string(),
@@ -760,7 +779,7 @@ export const PolicyBoardSchema = z
       }),
     ),
   })
-  .openapi('PolicyBoard');
+  .register(apiDoc, { id: 'PolicyBoard' });
 
 export const ProofsQuery = z.object({
   limit: z.coerce
@@ -769,13 +788,13 @@ export const ProofsQuery = z.object({
     .min(1)
     .max(200)
     .optional()
-    .openapi({ param: { name: 'limit', in: 'query' } }),
+    .register(apiDoc, { param: { name: 'limit', in: 'query' } }),
   before: z.coerce
     .number()
     .int()
     .min(1)
     .optional()
-    .openapi({ param: { name: 'before', in: 'query' } }),
+    .register(apiDoc, { param: { name: 'before', in: 'query' } }),
 });
 
 export const ProofListSchema = z
@@ -787,7 +806,7 @@ export const ProofListSchema = z
     ),
     next_before: z.number().int().nullable(),
   })
-  .openapi('ProofList');
+  .register(apiDoc, { id: 'ProofList' });
 
 export const RetrieveRequest = z
   .object({
@@ -798,7 +817,7 @@ export const RetrieveRequest = z
     purpose: ReadRequest.shape.purpose,
   })
   .strict()
-  .openapi('RetrieveRequest');
+  .register(apiDoc, { id: 'RetrieveRequest' });
 
 export const RetrieveResponse = z
   .object({
@@ -808,7 +827,7 @@ export const RetrieveResponse = z
     count: z.number().int(),
     audit: AuditRef.nullable(),
   })
-  .openapi('Retrieval');
+  .register(apiDoc, { id: 'Retrieval' });
 
 export const NodeRequest = z
   .object({
@@ -818,7 +837,7 @@ export const NodeRequest = z
     arch: ShortText(32),
   })
   .strict()
-  .openapi('NodeRequest');
+  .register(apiDoc, { id: 'NodeRequest' });
 
 export const NodeRegistration = z
   .object({
@@ -834,12 +853,12 @@ export const NodeRegistration = z
     newly_registered: z.boolean(),
     organization_nodes: z.number().int(),
   })
-  .openapi('NodeRegistration');
+  .register(apiDoc, { id: 'NodeRegistration' });
 
 export const TermsAcceptRequest = z
   .object({ version: z.string().regex(/^[0-9A-Za-z.-]{1,32}$/), text: z.string().min(1).max(100_000) })
   .strict()
-  .openapi('TermsAcceptRequest');
+  .register(apiDoc, { id: 'TermsAcceptRequest' });
 
 export const TermsAcceptance = z
   .object({
@@ -849,13 +868,24 @@ export const TermsAcceptance = z
     receipt_id: z.string(),
     newly_accepted: z.boolean(),
   })
-  .openapi('TermsAcceptance');
+  .register(apiDoc, { id: 'TermsAcceptance' });
+
+export const CurrentTerms = z
+  .object({
+    version: z.string(),
+    sha256: z.string(),
+    text: z.string(),
+    accepted: z.boolean(),
+    accepted_at: z.string().nullable(),
+    receipt_id: z.string().nullable(),
+  })
+  .register(apiDoc, { id: 'CurrentTerms' });
 
 export const TermsVersionParam = z.object({
   version: z
     .string()
     .regex(/^[0-9A-Za-z.-]{1,32}$/)
-    .openapi({ param: { name: 'version', in: 'path' } }),
+    .register(apiDoc, { param: { name: 'version', in: 'path' } }),
 });
 
 export const TermsState = z
@@ -863,7 +893,7 @@ export const TermsState = z
     version: z.string(),
     acceptance: z.object({ accepted_at: z.string(), receipt_id: z.string() }).nullable(),
   })
-  .openapi('TermsState');
+  .register(apiDoc, { id: 'TermsState' });
 
 // ---------------------------------------------------------------- sources (external APIs)
 
@@ -879,7 +909,7 @@ export const SourceRequest = z
     credential: z.string().min(1).max(8192),
   })
   .strict()
-  .openapi('SourceRequest');
+  .register(apiDoc, { id: 'SourceRequest' });
 
 export const SourceView = z
   .object({
@@ -891,11 +921,11 @@ export const SourceView = z
     credential: z.string(),
     created_at: z.string(),
   })
-  .openapi('Source');
+  .register(apiDoc, { id: 'Source' });
 
 export const SourceList = z
   .object({ ok: z.boolean(), count: z.number().int(), sources: z.array(SourceView) })
-  .openapi('SourceList');
+  .register(apiDoc, { id: 'SourceList' });
 
 export const SourceCallRequest = z
   .object({
@@ -905,7 +935,7 @@ export const SourceCallRequest = z
     body: z.unknown().optional(),
   })
   .strict()
-  .openapi('SourceCallRequest');
+  .register(apiDoc, { id: 'SourceCallRequest' });
 
 export const UseRequest = z
   .object({
@@ -916,13 +946,13 @@ export const UseRequest = z
     body: z.unknown().optional(),
   })
   .strict()
-  .openapi('UseRequest');
+  .register(apiDoc, { id: 'UseRequest' });
 
 export const SourceNameParam = z.object({
   name: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/)
-    .openapi({ param: { name: 'name', in: 'path' } }),
+    .register(apiDoc, { param: { name: 'name', in: 'path' } }),
 });
 
 export const SourceCallResult = z
@@ -936,7 +966,7 @@ export const SourceCallResult = z
     truncated: z.boolean(),
     receipt_id: z.string(),
   })
-  .openapi('SourceCallResult');
+  .register(apiDoc, { id: 'SourceCallResult' });
 
 // ---------------------------------------------------------------- connecting a computer (RFC 8628)
 
@@ -948,7 +978,7 @@ export const ConnectStartRequest = z
     arch: ShortText(32),
   })
   .strict()
-  .openapi('ConnectStartRequest');
+  .register(apiDoc, { id: 'ConnectStartRequest' });
 
 export const ConnectStart = z
   .object({
@@ -959,12 +989,12 @@ export const ConnectStart = z
     expires_in: z.number().int(),
     interval: z.number().int(),
   })
-  .openapi('ConnectStart');
+  .register(apiDoc, { id: 'ConnectStart' });
 
 export const ConnectPollRequest = z
   .object({ device_code: z.string().regex(/^[A-Za-z0-9_-]{43}$/) })
   .strict()
-  .openapi('ConnectPollRequest');
+  .register(apiDoc, { id: 'ConnectPollRequest' });
 
 export const ConnectPoll = z
   .object({
@@ -973,4 +1003,4 @@ export const ConnectPoll = z
     org_id: z.string().optional(),
     node_id: z.string().optional(),
   })
-  .openapi('ConnectPoll');
+  .register(apiDoc, { id: 'ConnectPoll' });

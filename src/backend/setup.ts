@@ -1,4 +1,6 @@
 // Setup records: this machine as a node of the organization, and acceptance of the terms.
+import { readFileSync } from 'node:fs';
+import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
 import { sha256Hex } from './signer.ts';
@@ -76,6 +78,17 @@ export function registerNode(ctx: Context, caller: OrgCaller, facts: MachineFact
   });
 }
 
+/**
+ * The terms in force: docs/TERMS.md, whose heading names the version. The service decides which
+ * terms are current, so every client shows and accepts the same text.
+ */
+export function currentTerms(): Terms & { sha256: string } {
+  const text = readFileSync(new URL('../../docs/TERMS.md', import.meta.url), 'utf8');
+  const version = /\(version ([0-9-]+)\)/.exec(text)?.[1];
+  if (!version) throw new ServiceError('internal', 'the terms name no version');
+  return { version, text, sha256: sha256Hex(text) };
+}
+
 export interface Terms {
   version: string;
   text: string;
@@ -84,6 +97,14 @@ export interface Terms {
 /** Records acceptance of one version of the terms with a signed receipt; accepting twice is a no-op. */
 export function acceptTerms(ctx: Context, caller: OrgCaller, terms: Terms) {
   const digest = sha256Hex(terms.text);
+  const current = currentTerms();
+  if (terms.version !== current.version || digest !== current.sha256) {
+    throw new ServiceError(
+      'conflict',
+      `these are not the terms in force (version ${current.version}): show them again and accept those`,
+      { current_version: current.version },
+    );
+  }
   return ctx.store.transaction(() => {
     const existing = ctx.store.get<{ accepted_at: string; receipt_id: string }>(
       'SELECT accepted_at, receipt_id FROM terms_acceptances WHERE org_id = ? AND terms_version = ?',

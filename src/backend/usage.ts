@@ -59,3 +59,31 @@ export function invoice(ctx: Context, orgId: string, period = periodOf(ctx.clock
       'decisions past the free allowance are still served and are counted as billable; nothing is refused for usage',
   };
 }
+
+/** The meter and what the organization holds. */
+export function overview(ctx: Context, orgId: string) {
+  const count = (sql: string) => ctx.store.get<{ n: number }>(sql, orgId)!.n;
+  const meter = invoice(ctx, orgId);
+  return {
+    ok: true,
+    org_id: orgId,
+    period: meter.period,
+    decisions: meter.decisions,
+    free_allowance: meter.free_allowance,
+    remaining_free_decisions: meter.remaining_free_decisions,
+    billable_decisions: meter.billable_decisions,
+    unmetered_actions: meter.unmetered_actions,
+    agents: {
+      total: count('SELECT COUNT(*) AS n FROM agents WHERE org_id = ?'),
+      active: count("SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND status = 'active'"),
+      fabric_enrolled: count('SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL'),
+    },
+    tables: count('SELECT COUNT(*) AS n FROM data_tables WHERE org_id = ?'),
+    capsules: {
+      total: count('SELECT COUNT(*) AS n FROM capsules WHERE org_id = ?'),
+      active: count("SELECT COUNT(*) AS n FROM capsules WHERE org_id = ? AND status = 'active'"),
+    },
+    receipts: count('SELECT COUNT(*) AS n FROM service_chain WHERE org_id = ?'),
+    audit_rows: count('SELECT COUNT(*) AS n FROM audit_chain WHERE org_id = ?'),
+  };
+}

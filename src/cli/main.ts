@@ -4,10 +4,10 @@ import { extname } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
-import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
-import { openVault } from '../vault/index.ts';
-import { ORG_KEY_CREDENTIAL } from '../tools/credentials.ts';
+import { resolveDataDir } from '../config/paths.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
+import { ops } from '../backend/operations/index.ts';
+import type { InputOf, Operation, ResultOf } from '../backend/operation.ts';
 import { ComputeRequest, GrantRequest, TableSchema } from '../backend/schemas.ts';
 // The HTTP server, the MCP server and the CSV reader load only for the commands that use them:
 // `svc mcp` starts in the client's critical path, and hook processes start this CLI too.
@@ -66,10 +66,15 @@ function print(options: JsonFlag, value: unknown, human: string): void {
   process.stdout.write(options.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
 }
 
-function withService<T>(work: (service: Service) => T): T {
+/** Runs one operation on the local store and closes it: each command is one call. */
+async function run<Op extends Operation>(
+  operation: Op,
+  bearer: string | undefined,
+  input: InputOf<Op>,
+): Promise<ResultOf<Op>> {
   const service = openService();
   try {
-    return work(service);
+    return (await service.invoke(operation, bearer, input)) as ResultOf<Op>;
   } finally {
     service.close();
   }
@@ -122,9 +127,9 @@ export function buildProgram(): Command {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new CommanderError(EXIT.usage, 'svc.usage', `--port must be 0 to 65535, not ${options.port}`);
       }
-      const { startServer } = await import('../backend/http/server.ts');
+      const { serve } = await import('../entry/serve.ts');
       const service = openService();
-      const server = await startServer({
+      const server = await serve({
         service,
         host: options.host,
         port,
@@ -163,11 +168,11 @@ export function buildProgram(): Command {
     .description('create an organization, its first key (scope *) and the demo table')
     .requiredOption('--name <name>', 'organization name')
     .option('--json', 'print JSON')
-    .action((options: JsonFlag & { name: string }) => {
+    .action(async (options: JsonFlag & { name: string }) => {
       const name = options.name.trim();
       if (!name || name.length > 120)
         throw new CommanderError(EXIT.usage, 'svc.usage', '--name must be 1 to 120 characters');
-      const created = withService((s) => s.createOrg(name));
+      const created = await run(ops.createOrg, undefined, { name });
       print(
         options,
         created,
@@ -181,8 +186,8 @@ export function buildProgram(): Command {
     .description('revoke an organization key by its key_id (printed by `key create` and `org create`)')
     .argument('<key_id>')
     .option('--json', 'print JSON')
-    .action((keyId: string, options: JsonFlag) => {
-      const result = withService((s) => s.revokeApiKey(keyId));
+    .action(async (keyId: string, options: JsonFlag) => {
+      const result = await run(ops.revokeApiKey, undefined, { key_id: keyId });
       print(options, result, `revoked ${result.key_id}`);
     });
   key
@@ -191,9 +196,9 @@ export function buildProgram(): Command {
     .option('--org <org_id>', 'organization the key is bound to')
     .option('--scope <scope>', `scope, repeatable: ${SCOPES.join(', ')}`, collectScope)
     .option('--json', 'print JSON')
-    .action((options: JsonFlag & { org?: string; scope?: string[] }) => {
+    .action(async (options: JsonFlag & { org?: string; scope?: string[] }) => {
       const scopes = (options.scope?.length ? options.scope : ['*']) as Scope[];
-      const created = withService((s) => s.createApiKey(options.org ?? null, scopes));
+      const created = await run(ops.createApiKey, undefined, { org_id: options.org ?? null, scopes });
       print(options, created, `api key (shown once): ${created.api_key}\nkey id: ${created.key_id}`);
     });
 
@@ -205,8 +210,8 @@ export function buildProgram(): Command {
     )
     .argument('<handle-or-jti>')
     .option('--json', 'print JSON')
-    .action((target: string, options: JsonFlag) => {
-      const result = withService((s) => s.revokeAgent(s.authenticate(ownerKey()), target));
+    .action(async (target: string, options: JsonFlag) => {
+      const result = await run(ops.revokeAgent, ownerKey(), { target });
       print(
         options,
         result,
@@ -226,7 +231,7 @@ export function buildProgram(): Command {
     .option('--ttl-seconds <n>', 'lifetime in seconds (at least 60; default one day)')
     .option('--json', 'print JSON')
     .action(
-      (
+      async (
         options: JsonFlag & {
           agent: string;
           column: string[];
@@ -245,7 +250,7 @@ export function buildProgram(): Command {
           ttl_seconds: options.ttlSeconds === undefined ? undefined : Number(options.ttlSeconds),
         });
         if (!parsed.success) throw new ServiceError('invalid_request', describeZod(parsed.error));
-        const grant = withService((s) => s.createGrant(s.authenticate(ownerKey()), parsed.data));
+        const grant = await run(ops.createGrant, ownerKey(), parsed.data);
         print(
           options,
           grant,
@@ -267,7 +272,7 @@ export function buildProgram(): Command {
     .option('--external', 'for send: the destination is outside the organization')
     .option('--json', 'print JSON')
     .action(
-      (
+      async (
         options: JsonFlag & {
           column?: string[];
           action: string;
@@ -286,7 +291,7 @@ export function buildProgram(): Command {
           destination: options.external ? { external: true } : undefined,
         });
         if (!parsed.success) throw new ServiceError('invalid_request', describeZod(parsed.error));
-        const decision = withService((s) => s.compute(s.authenticate(agentToken()), parsed.data, true));
+        const decision = await run(ops.computeDecision, agentToken(), { ...parsed.data, receipt: 'true' });
         const withheld = decision.withheld.columns.length
           ? `; withheld ${decision.withheld.columns.join(', ')}`
           : '';
@@ -312,7 +317,7 @@ export function buildProgram(): Command {
     )
     .requiredOption('--file <schema.json>', 'table schema file')
     .option('--json', 'print JSON')
-    .action((options: JsonFlag & { file: string }) => {
+    .action(async (options: JsonFlag & { file: string }) => {
       const parsed = TableSchema.safeParse(JSON.parse(readFileSync(options.file, 'utf8')));
       if (!parsed.success) {
         throw new ServiceError(
@@ -320,7 +325,7 @@ export function buildProgram(): Command {
           `schema file: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
         );
       }
-      const result = withService((s) => s.registerTable(s.authenticate(ownerKey()), parsed.data));
+      const result = await run(ops.registerTable, ownerKey(), parsed.data);
       print(options, result, `registered ${result.name} with ${result.columns.length} column(s)`);
     });
   table
@@ -331,7 +336,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .action(async (name: string, options: JsonFlag & { file: string }) => {
       const rows = await readRowsFile(options.file);
-      const result = withService((s) => s.loadRows(s.authenticate(ownerKey()), name, rows));
+      const result = await run(ops.loadRows, ownerKey(), { name, rows });
       print(
         options,
         result,
@@ -344,8 +349,8 @@ export function buildProgram(): Command {
     .description('verify a proof (receipt or audit row) by id against the local store')
     .argument('<proof_id>')
     .option('--json', 'print JSON')
-    .action((proofId: string, options: JsonFlag) => {
-      const verdict = withService((s) => s.verify(proofId));
+    .action(async (proofId: string, options: JsonFlag) => {
+      const verdict = await run(ops.verifyProof, undefined, { proof_id: proofId });
       print(
         options,
         verdict,
@@ -383,46 +388,8 @@ export function buildProgram(): Command {
 
 /** stdio mode: stdout carries protocol only; diagnostics go to stderr. */
 async function serveMcpOverStdio(): Promise<void> {
-  const [{ StdioServerTransport }, { createMcpServer }, { localBackend, remoteBackend }] = await Promise.all([
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
-    import('../tools/server.ts'),
-    import('../tools/backend.ts'),
-  ]);
-  // SVC_BASE_URL points the tools at a remote `svc serve`; otherwise they use the local store.
-  const baseUrl = process.env.SVC_BASE_URL?.trim();
-  const service = baseUrl ? undefined : openService();
-  const backend = service ? localBackend(service) : remoteBackend(baseUrl!);
-  // This computer's vault keeps the organization key svc_connect received.
-  const machineVault = service ? service.ctx.vault : openVault(ensureDataDir(resolveDataDir())).vault;
-  const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
-  // The key svc_connect stored is read once it exists, then kept: a keychain read per tool call
-  // would cost every call a round trip to the keychain daemon.
-  let storedKey: string | undefined;
-  const ownerFromVault = () => {
-    storedKey ??= machineVault.getCredential(ORG_KEY_CREDENTIAL);
-    return storedKey;
-  };
-  const server = createMcpServer(() => {
-    const fromEnv = bearer(process.env.SVC_API_KEY);
-    return {
-      backend,
-      ownerBearer: fromEnv ?? bearer(ownerFromVault()),
-      ownerSource: fromEnv ? 'SVC_API_KEY' : 'keychain',
-      agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
-      credentialSource: 'environment',
-      machineVault,
-    };
-  });
-  const stop = () => {
-    void server.close().finally(() => {
-      service?.close();
-      process.exit(EXIT.ok);
-    });
-  };
-  process.stdin.once('end', stop);
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  await server.connect(new StdioServerTransport());
+  const { serveMcpOverStdio: serveOverStdio } = await import('../entry/mcp-stdio.ts');
+  await serveOverStdio(() => process.exit(EXIT.ok));
 }
 
 export async function main(argv: string[]): Promise<number> {

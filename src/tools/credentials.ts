@@ -1,9 +1,6 @@
 // Where a tool's credential comes from, and the tool error that says what to do without one.
 import type { ToolDeps } from './registry.ts';
 
-/** The vault entry where svc_connect keeps this computer's organization key. */
-export const ORG_KEY_CREDENTIAL = 'org-key';
-
 export class MissingCredential extends Error {}
 
 /** The organization key's bearer, or the tool error that says how to configure one. */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import * as S from '../backend/schemas.ts';
 import { PROOFS_PAGE_MAX } from '../backend/governance.ts';
 import { defineTool } from './registry.ts';
+import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';
 
 export const svcGrant = defineTool({
@@ -17,7 +18,7 @@ export const svcGrant = defineTool({
   outputSchema: S.GrantResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
-    const grant = await deps.backend.createGrant(ownerOf(deps), input);
+    const grant = await deps.invoker.invoke(ops.createGrant, ownerOf(deps), input);
     return {
       text: `Agent \`${grant.handle}\` may read ${input.columns.join(', ')} of ${input.table ?? 'agent_demo_records'} until ${grant.expires_at}. Grant token (shown once, give it to the agent as SVC_AGENT_TOKEN): ${grant.grant_token}\nReceipt: ${grant.receipt_id}`,
       structured: grant,
@@ -36,7 +37,7 @@ export const svcRevoke = defineTool({
   outputSchema: S.RevokeResponse,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
-    const result = await deps.backend.revokeAgent(ownerOf(deps), input.target);
+    const result = await deps.invoker.invoke(ops.revokeAgent, ownerOf(deps), input);
     return {
       text: result.receipt_id
         ? `Revoked ${result.target} ${result.handle}: ${result.revoked_jtis.length} grant(s) ended. Receipt: ${result.receipt_id}`
@@ -57,7 +58,7 @@ export const svcPolicy = defineTool({
   outputSchema: S.PolicyBoardSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
-    const board = await deps.backend.policyBoard(ownerOf(deps));
+    const board = await deps.invoker.invoke(ops.getPolicyBoard, ownerOf(deps), {});
     const lines = board.agents.map((a) => {
       const active = a.grants.filter((g) => g.status === 'active');
       const reach = active.map((g) => `${g.table}(${g.columns.join(', ')})`).join('; ') || 'no active grant';
@@ -81,7 +82,7 @@ export const svcRegisterTable = defineTool({
   outputSchema: S.TableSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
-    const table = await deps.backend.registerTable(ownerOf(deps), input);
+    const table = await deps.invoker.invoke(ops.registerTable, ownerOf(deps), input);
     return {
       text: `Registered ${table.name}: ${table.columns.map((c) => `${c.name} (${c.classification}, ${c.storage})`).join(', ')}.`,
       structured: table,
@@ -105,7 +106,7 @@ export const svcProofs = defineTool({
   outputSchema: S.ProofListSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
-    const page = await deps.backend.listProofs(ownerOf(deps), input);
+    const page = await deps.invoker.invoke(ops.listProofs, ownerOf(deps), input);
     return {
       text: page.count
         ? page.proofs.map((p) => `${p.signed_at} ${p.kind} ${p.id}`).join('\n')
@@ -126,7 +127,7 @@ export const svcVerify = defineTool({
   outputSchema: S.VerifyResponse,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
-    const verdict = await deps.backend.verify(input.proof_id);
+    const verdict = await deps.invoker.invoke(ops.verifyProof, undefined, input);
     return {
       text: verdict.found
         ? `${input.proof_id}: authentic=${verdict.authentic}, unaltered=${verdict.unaltered}${verdict.signer ? `, signed by ${verdict.signer.signing_kid}` : ''}`

@@ -11,10 +11,9 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { IncomingMessage } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { Service } from '../backend/service.ts';
+import type { Invoker } from '../backend/invoke.ts';
 import { API_KEY_PREFIX, AGENT_TOKEN_PREFIX } from '../backend/credentials.ts';
 import { createMcpServer } from './server.ts';
-import { localBackend } from './backend.ts';
 import type { ToolDeps } from './registry.ts';
 
 function bearerOf(header: string | undefined): AuthInfo | undefined {
@@ -22,10 +21,9 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
   return token ? { token, clientId: 'bearer', scopes: [] } : undefined;
 }
 
-function depsFor(service: Service) {
-  const backend = localBackend(service);
+function depsFor(invoker: Invoker) {
   return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'> => ({
-    backend,
+    invoker,
     credentialSource: 'request',
     ownerBearer: token?.startsWith(API_KEY_PREFIX) ? `Bearer ${token}` : undefined,
     agentBearer: token?.startsWith(AGENT_TOKEN_PREFIX) ? `Bearer ${token}` : undefined,
@@ -41,7 +39,9 @@ const jsonRpcError = (code: number, message: string) => ({
   id: null,
 });
 
-export function mountMcp(app: Hono, service: Service): void {
+/** The MCP transports as routes of an HTTP app: `svc serve` mounts them beside the API. */
+export function mountMcp(app: Hono, invoker: Invoker): void {
+  const deps = depsFor(invoker);
   const streams = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const sse = new Map<string, SSEServerTransport>();
 
@@ -79,7 +79,7 @@ export function mountMcp(app: Hono, service: Service): void {
     transport.onclose = () => {
       if (transport.sessionId) streams.delete(transport.sessionId);
     };
-    await createMcpServer(depsFor(service)).connect(transport);
+    await createMcpServer(deps).connect(transport);
     return transport.handleRequest(c.req.raw, options);
   });
 
@@ -89,7 +89,7 @@ export function mountMcp(app: Hono, service: Service): void {
     const transport = new SSEServerTransport('/messages', outgoing);
     sse.set(transport.sessionId, transport);
     transport.onclose = () => sse.delete(transport.sessionId);
-    await createMcpServer(depsFor(service)).connect(transport);
+    await createMcpServer(deps).connect(transport);
     return RESPONSE_ALREADY_SENT;
   });
 

@@ -2,8 +2,8 @@
 // per implemented tool, and the loop that registers them. Declarations are plain data: listing,
 // snapshotting and generating the README table start nothing.
 import type { z } from 'zod';
-import type { Backend } from './backend.ts';
-import type { KeyVault } from '../vault/index.ts';
+import type { Invoker } from '../backend/invoke.ts';
+import type { ConnectFlow } from '../backend/connect-flow.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -52,7 +52,8 @@ export type CredentialTag = 'none' | 'owner' | 'grant';
 
 /** What a handler gets when it is called (never at listing time). */
 export interface ToolDeps {
-  backend: Backend;
+  /** The service: in this process, or a remote `svc serve`. */
+  invoker: Invoker;
   /** `Bearer ...` of the organization key, when this caller has one. */
   ownerBearer: string | undefined;
   /** `Bearer ...` of the agent grant token, when this caller has one. */
@@ -70,8 +71,8 @@ export interface ToolDeps {
   progress(done: number, total: number, message: string): Promise<void>;
   /** Asks the client to open a URL for the person (MCP URL elicitation), when it can. */
   openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unsupported'>;
-  /** This computer's own vault, where svc_connect keeps the organization key; absent over HTTP. */
-  machineVault?: KeyVault | undefined;
+  /** Linking this computer (svc_connect) and where its key is kept; absent over HTTP. */
+  connect?: { flow: ConnectFlow; keyStore: string } | undefined;
 }
 
 export interface ToolResult<T> {

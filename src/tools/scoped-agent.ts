@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import * as S from '../backend/schemas.ts';
 import { defineTool } from './registry.ts';
+import { ops } from '../backend/operations/index.ts';
 import { agentOf } from './credentials.ts';
 import type { CellValue } from '../backend/tables.ts';
 
@@ -16,7 +17,10 @@ export const svcDecide = defineTool({
   outputSchema: S.AccessDecisionSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
-    const decision = await deps.backend.compute(agentOf(deps), input);
+    const decision = await deps.invoker.invoke(ops.computeDecision, agentOf(deps), {
+      ...input,
+      receipt: 'true',
+    });
     const withheld = decision.withheld.columns.length
       ? `; withheld: ${decision.withheld.columns.join(', ')}`
       : '';
@@ -47,7 +51,7 @@ export const svcRead = defineTool({
   outputSchema: S.ReadResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
-    const result = await deps.backend.read(agentOf(deps), input);
+    const result = await deps.invoker.invoke(ops.readRows, agentOf(deps), input);
     return {
       text: `${result.count} row(s); audit ${result.audit.id}\n${asTable(input.columns, result.rows)}`,
       structured: result,
@@ -76,7 +80,7 @@ export const svcRetrieve = defineTool({
   outputSchema: Retrieval,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
-    const result = await deps.backend.retrieve(agentOf(deps), input);
+    const result = await deps.invoker.invoke(ops.retrieve, agentOf(deps), input);
     const withheld = result.plan.withheld.columns.map((column) => ({
       column,
       reason: result.plan.reasons.find((r) => r.endsWith(`:${column}`))?.split(':')[0] ?? 'not_granted',
@@ -114,7 +118,7 @@ export const svcUse = defineTool({
   outputSchema: S.SourceCallResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
-    const result = await deps.backend.useCapability(agentOf(deps), input);
+    const result = await deps.invoker.invoke(ops.useCapability, agentOf(deps), input);
     return {
       text: `${result.method} ${result.url} -> ${result.status}${result.truncated ? ' (body truncated)' : ''}\n${result.body}`,
       structured: result,

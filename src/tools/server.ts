@@ -5,7 +5,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { MissingCredential, agentOf, ownerOf } from './credentials.ts';
-import { SvcApiError } from '../sdk/client.ts';
 import { VaultError } from '../vault/index.ts';
 import { TOOLS } from './index.ts';
 import type { ToolDeps } from './registry.ts';
@@ -24,9 +23,9 @@ interface ToolExtra {
 function toolError(error: unknown): CallToolResult {
   let text: string;
   if (error instanceof MissingCredential) text = error.message;
-  else if (error instanceof ServiceError || error instanceof SvcApiError) {
-    // Local refusals and a remote service's error bodies read the same to the model.
-    const { error: code, message, ...details } = error instanceof ServiceError ? error.toBody() : error.body;
+  else if (error instanceof ServiceError) {
+    // Local refusals and a remote service's error bodies arrive as the same typed error.
+    const { error: code, message, ...details } = error.toBody();
     const extra = Object.keys(details).length ? `\n${JSON.stringify(details)}` : '';
     text = `${String(code)}: ${String(message)}${extra}`;
   } else if (error instanceof VaultError) {

@@ -1,10 +1,9 @@
 // Setup tools: the first call, which tells the model what this computer has and what to do next.
 import { z } from 'zod';
 import * as S from '../backend/schemas.ts';
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { defineTool, type ToolDeps } from './registry.ts';
-import { ORG_KEY_CREDENTIAL, ownerOf } from './credentials.ts';
+import { ownerOf } from './credentials.ts';
+import { ops } from '../backend/operations/index.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { machineFacts } from '../config/machine.ts';
 
@@ -46,7 +45,7 @@ const GettingStarted = z.object({
 async function identify(deps: ToolDeps, bearer: string | undefined) {
   if (!bearer) return { who: undefined, problem: null };
   try {
-    return { who: await deps.backend.whoami(bearer), problem: null };
+    return { who: await deps.invoker.invoke(ops.whoami, bearer, {}), problem: null };
   } catch (error) {
     return { who: undefined, problem: error instanceof Error ? error.message : 'unreadable credential' };
   }
@@ -71,14 +70,14 @@ export const svcGetStarted = defineTool({
     let tables: string[] | null = null;
     if (org?.org_id && deps.ownerBearer) {
       try {
-        agents = await deps.backend.agentCount(deps.ownerBearer);
-        tables = await deps.backend.tableNames(deps.ownerBearer);
+        agents = (await deps.invoker.invoke(ops.listAgents, deps.ownerBearer, {})).count;
+        tables = (await deps.invoker.invoke(ops.listTables, deps.ownerBearer, {})).tables.map((t) => t.name);
       } catch {
         // A key without the governance scope can still say who it is; the counts stay unknown.
       }
     }
     const next: string[] = [];
-    if (!deps.ownerBearer && deps.machineVault) {
+    if (!deps.ownerBearer && deps.connect) {
       next.push(
         'Link this computer to your organization with svc_connect (browser approval). No organization yet? `npx svc org create --name NAME` makes one.',
       );
@@ -92,7 +91,7 @@ export const svcGetStarted = defineTool({
     if (me) next.push('Ask before reading with svc_decide, then read with svc_read or svc_retrieve.');
     if (!next.length) next.push('Verify any proof with svc_verify.');
 
-    const location = deps.backend.location;
+    const location = deps.invoker.location;
     const source = (bearer: string | undefined, env: 'SVC_API_KEY' | 'SVC_AGENT_TOKEN') => {
       if (!bearer) return null;
       if (deps.credentialSource === 'request') return 'request' as const;
@@ -156,7 +155,7 @@ export const svcNode = defineTool({
   outputSchema: S.NodeRegistration,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
-    const result = await deps.backend.registerNode(ownerOf(deps), machineFacts());
+    const result = await deps.invoker.invoke(ops.registerNode, ownerOf(deps), machineFacts());
     const { node } = result;
     return {
       text: `${result.newly_registered ? 'Registered' : 'Already registered'}: ${node.hostname} (${node.platform}/${node.arch}) as ${node.node_id}; the organization has ${result.organization_nodes} node(s).`,
@@ -164,14 +163,6 @@ export const svcNode = defineTool({
     };
   },
 });
-
-/** The terms live in docs/TERMS.md; their version is the date in the heading. */
-function currentTerms() {
-  const text = readFileSync(new URL('../../docs/TERMS.md', import.meta.url), 'utf8');
-  const version = /\(version ([0-9-]+)\)/.exec(text)?.[1];
-  if (!version) throw new Error('docs/TERMS.md names no version');
-  return { version, text };
-}
 
 export const svcTerms = defineTool({
   name: 'svc_terms',
@@ -181,41 +172,22 @@ export const svcTerms = defineTool({
     'Shows the current terms of use with their version and digest, and whether the organization has accepted them. Only when the person has read them and says they accept, call again with accept: true: the acceptance is recorded with a signed receipt (accepting twice changes nothing).',
   credential: 'owner',
   inputSchema: z.object({ accept: z.boolean().optional() }).strict(),
-  outputSchema: z.object({
-    version: z.string(),
-    sha256: z.string(),
-    text: z.string(),
-    accepted: z.boolean(),
-    accepted_at: z.string().nullable(),
-    receipt_id: z.string().nullable(),
-  }),
+  outputSchema: S.CurrentTerms,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
-    const terms = currentTerms();
     const owner = ownerOf(deps);
-    const state = input.accept
-      ? await deps.backend.acceptTerms(owner, terms)
-      : await deps.backend.termsAcceptance(owner, terms.version);
-    const structured = {
-      version: terms.version,
-      sha256: createHash('sha256').update(terms.text).digest('hex'),
-      text: terms.text,
-      accepted: state !== null,
-      accepted_at: state?.accepted_at ?? null,
-      receipt_id: state?.receipt_id ?? null,
-    };
-    const status = state
-      ? `Accepted on ${state.accepted_at} (receipt ${state.receipt_id}).`
+    // The service says which terms are in force; accepting records exactly those.
+    let terms = await deps.invoker.invoke(ops.getTerms, owner, {});
+    if (input.accept && !terms.accepted) {
+      await deps.invoker.invoke(ops.acceptTerms, owner, { version: terms.version, text: terms.text });
+      terms = await deps.invoker.invoke(ops.getTerms, owner, {});
+    }
+    const status = terms.accepted
+      ? `Accepted on ${terms.accepted_at} (receipt ${terms.receipt_id}).`
       : 'Not accepted yet: after the person reads and accepts them, call svc_terms with accept: true.';
-    return { text: `${terms.text}\n\n${status}`, structured };
+    return { text: `${terms.text}\n\n${status}`, structured: terms };
   },
 });
-
-/** Requests this process started and has not finished, so a later call resumes instead of restarting. */
-const pendingConnects = new Map<
-  string,
-  { device_code: string; verification_uri: string; expires_at: number; interval: number }
->();
 
 const ConnectResult = z.object({
   status: z.enum(['connected', 'pending', 'denied', 'expired', 'cancelled']),
@@ -237,83 +209,27 @@ export const svcConnect = defineTool({
   outputSchema: ConnectResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
-    const vault = deps.machineVault;
-    if (!vault) {
+    if (!deps.connect) {
       throw new ServiceError(
         'forbidden',
         'svc_connect links the computer that runs `svc mcp` over stdio; run it there',
       );
     }
-    const now = Date.now();
-    for (const [code, pending] of pendingConnects)
-      if (pending.expires_at <= now) pendingConnects.delete(code);
-    let [userCode, pending] = [...pendingConnects.entries()].at(-1) ?? [];
-    if (!userCode || !pending) {
-      const started = await deps.backend.startConnect(machineFacts());
-      userCode = started.user_code;
-      pending = {
-        device_code: started.device_code,
-        verification_uri: started.verification_uri,
-        expires_at: now + started.expires_in * 1000,
-        interval: started.interval,
-      };
-      pendingConnects.set(userCode, pending);
-      const opened = await deps.openUrl(
-        `Open this page to approve connecting this computer; check that it shows the code ${userCode}.`,
-        pending.verification_uri,
-      );
-      if (opened === 'declined') {
-        pendingConnects.delete(userCode);
-        return {
-          text: 'Connecting was cancelled; nothing changed.',
-          structured: {
-            status: 'cancelled' as const,
-            user_code: userCode,
-            verification_uri: pending.verification_uri,
-            org_id: null,
-            node_id: null,
-            key_store: null,
-          },
-        };
-      }
-    }
-    const base = { user_code: userCode, verification_uri: pending.verification_uri };
-    const deadline = Math.min(pending.expires_at, now + (input.wait_seconds ?? 45) * 1000);
-    for (;;) {
-      const state = await deps.backend.pollConnect(pending.device_code);
-      if (state.status === 'approved') {
-        pendingConnects.delete(userCode);
-        vault.putCredential(ORG_KEY_CREDENTIAL, state.api_key!);
-        return {
-          text: `Connected: this computer is node ${state.node_id} of organization ${state.org_id}. Its organization key is kept in ${vault.location}; it is not shown.`,
-          structured: {
-            status: 'connected' as const,
-            ...base,
-            org_id: state.org_id!,
-            node_id: state.node_id!,
-            key_store: vault.location,
-          },
-        };
-      }
-      if (state.status !== 'pending') {
-        pendingConnects.delete(userCode);
-        return {
-          text:
-            state.status === 'denied'
-              ? 'The person denied connecting this computer; nothing changed.'
-              : 'The code expired; call svc_connect again for a new one.',
-          structured: { status: state.status, ...base, org_id: null, node_id: null, key_store: null },
-        };
-      }
-      const waited = Math.round((Date.now() - now) / 1000);
-      await deps.progress(waited, Math.round((deadline - now) / 1000), `waiting for approval of ${userCode}`);
-      if (Date.now() >= deadline) {
-        return {
-          text: `Waiting for approval: open ${pending.verification_uri} and check the code ${userCode}. Call svc_connect again to keep waiting.`,
-          structured: { status: 'pending' as const, ...base, org_id: null, node_id: null, key_store: null },
-        };
-      }
-      await new Promise((resolve) => setTimeout(resolve, pending.interval * 1000));
-    }
+    const outcome = await deps.connect.flow.step(input.wait_seconds ?? 45, deps);
+    const connected = outcome.status === 'connected' ? outcome : undefined;
+    const structured = {
+      ...outcome,
+      org_id: connected?.org_id ?? null,
+      node_id: connected?.node_id ?? null,
+      key_store: connected ? deps.connect.keyStore : null,
+    };
+    const text = {
+      connected: `Connected: this computer is node ${structured.node_id} of organization ${structured.org_id}. Its organization key is kept in ${deps.connect.keyStore}; it is not shown.`,
+      pending: `Waiting for approval: open ${outcome.verification_uri} and check the code ${outcome.user_code}. Call svc_connect again to keep waiting.`,
+      denied: 'The person denied connecting this computer; nothing changed.',
+      expired: 'The code expired; call svc_connect again for a new one.',
+      cancelled: 'Connecting was cancelled; nothing changed.',
+    }[outcome.status];
+    return { text, structured };
   },
 });

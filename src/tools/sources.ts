@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import * as S from '../backend/schemas.ts';
 import { defineTool } from './registry.ts';
+import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { READ_METHODS, WRITE_METHODS } from '../backend/sources.ts';
@@ -18,7 +19,7 @@ export const svcConnectSource = defineTool({
   outputSchema: S.SourceView,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
-    const source = await deps.backend.registerSource(ownerOf(deps), input);
+    const source = await deps.invoker.invoke(ops.registerSource, ownerOf(deps), input);
     return {
       text: `Registered ${source.name} at ${source.base_url} (${source.scheme}); the credential is sealed and will not be shown again.`,
       structured: source,
@@ -37,7 +38,7 @@ export const svcApiList = defineTool({
   outputSchema: S.SourceList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
-    const list = await deps.backend.listSources(ownerOf(deps));
+    const list = await deps.invoker.invoke(ops.listSources, ownerOf(deps), {});
     return {
       text: list.count
         ? list.sources.map((s) => `- ${s.name}: ${s.base_url} (${s.scheme})`).join('\n')
@@ -68,7 +69,7 @@ export const svcApiRead = defineTool({
   outputSchema: S.SourceCallResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async (input, deps) => {
-    const result = await deps.backend.callSource(ownerOf(deps), input);
+    const result = await deps.invoker.invoke(ops.callSource, ownerOf(deps), input);
     return { text: describeCall(result), structured: result };
   },
 });
@@ -102,7 +103,7 @@ export const svcApiWrite = defineTool({
         'this change needs the person’s confirmation: ask them, then call again with confirm: true',
       );
     }
-    const result = await deps.backend.callSource(owner, call);
+    const result = await deps.invoker.invoke(ops.callSource, owner, call);
     return { text: describeCall(result), structured: result };
   },
 });

@@ -1,4 +1,4 @@
-// Key custody: the one small interface the rest of svc uses to get its long-lived secrets.
+// Key custody: the file key store and the choice of vault for a data dir; re-exports the vault contract.
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
@@ -13,31 +13,11 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { KEY_NAME, VaultError, type KeyVault } from './key-vault.ts';
 import { KeychainVault } from './keychain.ts';
 
-export class VaultError extends Error {
-  readonly code: 'invalid_name' | 'corrupt_key' | 'unavailable';
-
-  constructor(code: VaultError['code'], message: string) {
-    super(message);
-    this.code = code;
-    this.name = 'VaultError';
-  }
-}
-
-/** Where svc keeps its keys. Each secret is 32 random bytes, created once and then stable. */
-export interface KeyVault {
-  /** Returns the secret named `name`, creating it on first use. */
-  secret(name: string): Buffer;
-  /** Keeps a credential this machine was given (the organization key from svc_connect). */
-  putCredential(name: string, value: string): void;
-  /** A kept credential, or undefined. */
-  getCredential(name: string): string | undefined;
-  /** Where the keys live, for status pages (never the keys themselves). */
-  readonly location: string;
-}
-
-const KEY_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+// Other modules import the vault contract from here; it lives apart so keychain.ts can share it.
+export { VaultError, type KeyVault } from './key-vault.ts';
 
 /**
  * Keys as files in `<data dir>/keys`, mode 0600. Creation is create-if-absent through link(2):
@@ -169,3 +149,6 @@ export function hasKeyFiles(dataDir: string): boolean {
     return false;
   }
 }
+
+/** The vault entry where svc_connect keeps this computer's organization key. */
+export const ORG_KEY_CREDENTIAL = 'org-key';

@@ -3,10 +3,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { Entry } from '@napi-rs/keyring';
-import { VaultError, type KeyVault } from './index.ts';
+import { KEY_NAME, VaultError, type KeyVault } from './key-vault.ts';
 
 const SERVICE = 'svc';
-const KEY_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 /** Entries are named `<data dir scope>/<key name>`: two data dirs never share keys. */
 export function keychainScope(dataDir: string): string {

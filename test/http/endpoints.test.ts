@@ -1,5 +1,6 @@
 // Every endpoint of both groups and every status the spec lists, with body shapes checked against
 // the same zod schemas the OpenAPI document is built from.
+import { ops } from '../../src/backend/operations/index.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { harness, orgWithAgent, type Harness } from '../helpers.ts';
@@ -47,7 +48,7 @@ async function enrolledAgent(h: Harness, apiKey: string, label: string) {
 
 describe('POST /api/v1/governance/grant', () => {
   it('201 with the grant, token shown once', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const r = await h.request('POST', '/api/v1/governance/grant', {
       token: org.api_key,
       body: { agent: 'Support Bot', columns: ['id', 'email'], where: { region: 'eu' }, ttl_seconds: 600 },
@@ -78,7 +79,7 @@ describe('POST /api/v1/governance/grant', () => {
     ['unknown table', { agent: 'a', columns: ['id'], table: 'nope' }],
     ['unknown field', { agent: 'a', columns: ['id'], colour: 'red' }],
   ])('400 for %s', async (_name, body) => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     expectError(
       await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body }),
       400,
@@ -87,9 +88,12 @@ describe('POST /api/v1/governance/grant', () => {
   });
 
   it('403 for a key without the scope or without an organization', async () => {
-    const org = h.service.createOrg('Acme');
-    const fabricOnly = h.service.createApiKey(org.org_id, ['fabric']).api_key;
-    const unbound = h.service.createApiKey(null, ['*']).api_key;
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+    const fabricOnly = (
+      await h.service.invoke(ops.createApiKey, undefined, { org_id: org.org_id, scopes: ['fabric'] })
+    ).api_key;
+    const unbound = (await h.service.invoke(ops.createApiKey, undefined, { org_id: null, scopes: ['*'] }))
+      .api_key;
     const body = { agent: 'a', columns: ['id'] };
     expectError(
       await h.request('POST', '/api/v1/governance/grant', { token: fabricOnly, body }),
@@ -302,7 +306,7 @@ describe('POST /api/agents/{handle}/read', () => {
 
 describe('Fabric', () => {
   it('enroll 200 with a 16-hex kid; 409 kid_collision; 409 already_enrolled; 400 bad key', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const a = await enrolledAgent(h, org.api_key, 'Alpha');
     expect(a.kid).toMatch(/^[0-9a-f]{16}$/);
     const b = await h.request('POST', '/api/v1/governance/grant', {
@@ -347,7 +351,7 @@ describe('Fabric', () => {
   });
 
   it('fabric-grants: POST 201 with grant_id, 409 grant_exists, GET lists, PATCH revokes (idempotent)', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const sender = await enrolledAgent(h, org.api_key, 'Sender');
     const created = await h.request('POST', '/api/v1/fabric-grants', {
       token: org.api_key,
@@ -424,7 +428,7 @@ describe('Fabric', () => {
       { subject_kid: 'aaaaaaaaaaaaaaaa', allowed_sender_kids: ['bbbbbbbbbbbbbbbb'] },
     ],
   ])('fabric grant 400 for %s', async (_name, body) => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     expectError(
       await h.request('POST', '/api/v1/fabric-grants', { token: org.api_key, body }),
       400,
@@ -433,7 +437,7 @@ describe('Fabric', () => {
   });
 
   it('send 412 before enrolling; send 200; inbox metadata only; fetch 200, 410 when fully fetched or expired, 404 unknown', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const sender = await enrolledAgent(h, org.api_key, 'Sender');
     const recipient = await enrolledAgent(h, org.api_key, 'Recipient');
     const fresh = await h.request('POST', '/api/v1/governance/grant', {
@@ -515,7 +519,7 @@ describe('Fabric', () => {
     ['bad base64', { ciphertext_b64: 'not base64!' }],
     ['missing wrapped key', { wrapped_key_b64: undefined }],
   ])('send 400 for %s', async (_name, patch) => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const sender = await enrolledAgent(h, org.api_key, 'Sender');
     const body = {
       recipient_kid: 'aaaaaaaaaaaaaaaa',
@@ -532,7 +536,7 @@ describe('Fabric', () => {
   });
 
   it('fetch 403 fabric_denied with reasons and a signed denial receipt for each failed gate condition', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const sender = await enrolledAgent(h, org.api_key, 'Sender');
     const other = await enrolledAgent(h, org.api_key, 'Other');
     const recipient = await enrolledAgent(h, org.api_key, 'Recipient');
@@ -616,7 +620,7 @@ describe('POST /v1/documents/compute', () => {
     ['secret', 'allow', 0],
     ['internal', 'degrade', 2],
   ])('clearance %s: %s', async (clearance, decision, withheld) => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const r = await h.request('POST', '/v1/documents/compute', {
       token: org.api_key,
       body: { question: 'When is the launch planned?', clearance, sections },
@@ -639,7 +643,7 @@ describe('POST /v1/documents/compute', () => {
   });
 
   it('deny when every section is above the clearance; the answer is empty', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const r = await h.request('POST', '/v1/documents/compute', {
       token: org.api_key,
       body: { question: 'launch?', clearance: 'public', sections: sections.slice(2) },
@@ -648,7 +652,7 @@ describe('POST /v1/documents/compute', () => {
   });
 
   it('400 for an unknown clearance or no sections', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     for (const body of [
       { question: 'q', clearance: 'top', sections },
       { question: 'q', clearance: 'public', sections: [] },
@@ -762,7 +766,7 @@ describe('capsules', () => {
   });
 
   it('capsule actions are not billed', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     await h.request('POST', '/v1/capsules', { token: org.api_key, body: { name: 'c' } });
     const invoice = await h.request('GET', '/v1/usage/invoice', { token: org.api_key });
     expect(invoice.body).toMatchObject({ decisions: 0, unmetered_actions: 1 });
@@ -771,7 +775,7 @@ describe('capsules', () => {
 
 describe('recovery', () => {
   it('pubkey 201, copy 201 (409 before a key), event 201, state 200', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const token = org.api_key;
     expectError(
       await h.request('POST', '/v1/recovery/copy', { token, body: { ciphertext_b64: 'AAAA' } }),
@@ -854,7 +858,7 @@ describe('overview and usage invoice', () => {
 
 describe('tables extension', () => {
   it('register 201 (409 twice), load JSON and CSV, list; rows read back through a grant', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const token = org.api_key;
     const table = {
       name: 'customers',
@@ -914,7 +918,7 @@ describe('tables extension', () => {
 
 describe('transport-level errors', () => {
   it('404 for unknown routes, 400 for invalid JSON, 413 over the body limit, 415 for non-JSON, 403 for a foreign Host or Origin', async () => {
-    const org = h.service.createOrg('Acme');
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     expectError(await h.request('GET', '/api/v1/nothing-here'), 404, 'not_found');
     expectError(
       await h.request('POST', '/api/v1/governance/grant', { token: org.api_key, body: '{"agent":' }),

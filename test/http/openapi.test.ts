@@ -51,6 +51,7 @@ const EXTENSIONS = [
   'POST /api/access/retrieve',
   'POST /api/v1/nodes',
   'POST /api/v1/terms',
+  'GET /api/v1/terms',
   'GET /api/v1/terms/{version}',
   'POST /api/v1/sources',
   'GET /api/v1/sources',

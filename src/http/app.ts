@@ -1,16 +1,19 @@
-// The HTTP API: Hono routes built from the shared zod schemas, one error body, auth first,
-// Host/Origin checks against DNS rebinding, and body size limits.
+// The HTTP API: a Hono route for each operation's binding (src/backend/routes.ts), one error
+// body, auth first, Host/Origin checks against DNS rebinding, and body size limits. Other parts
+// (MCP transports, the approval page) are handed in as mounts.
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
+import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { mountMcp } from '../../tools/http.ts';
-import { mountConnectPages } from './connect-pages.ts';
 import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
-import { ServiceError } from '../errors.ts';
-import type { Service } from '../service.ts';
-import type { Principal } from '../credentials.ts';
-import { ENDPOINTS, type Credential } from './routes.ts';
-import * as S from '../schemas.ts';
+import { ServiceError, invalidInput } from '../backend/errors.ts';
+import type { Service } from '../backend/service.ts';
+import { authenticate, type Principal } from '../backend/credentials.ts';
+import type { CallerSpec } from '../backend/operation.ts';
+import { runAs } from '../backend/invoke.ts';
+import { ROUTES, inputOf } from '../backend/routes.ts';
+import { documented } from '../backend/api-doc.ts';
+import * as S from '../backend/schemas.ts';
 
 export const API_VERSION = '1.0.0';
 /** Request body limits (docs/API.md): sealed envelopes, backups and row loads get more room. */
@@ -20,10 +23,14 @@ const LARGE_BODY_PATHS = [/\/fabric\/send$/, /^\/v1\/recovery\/copy$/, /^\/api\/
 
 type Env = { Variables: { principal: Principal } };
 
+/** Adds routes of another part to the app (the MCP transports, the approval page). */
+export type Mount = (app: Hono) => void;
+
 export interface AppOptions {
   service: Service;
   /** Extra host names accepted in Host/Origin besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: string[];
+  mounts?: Mount[];
 }
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
@@ -65,18 +72,6 @@ function limitFor(path: string): number {
   return LARGE_BODY_PATHS.some((p) => p.test(path)) ? LARGE_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
 }
 
-function describeIssues(error: z.ZodError): { message: string; issues: { path: string; message: string }[] } {
-  const issues = error.issues.map((issue) => ({
-    path: issue.path.length ? issue.path.join('.') : '(body)',
-    message: issue.message,
-  }));
-  const message = issues
-    .slice(0, 5)
-    .map((i) => `${i.path}: ${i.message}`)
-    .join('; ');
-  return { message: `invalid request: ${message}`, issues };
-}
-
 const json = (schema: z.ZodType, description: string) => ({
   content: { 'application/json': { schema } },
   description,
@@ -96,21 +91,29 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'body over the documented limit',
   415: 'body not sent as application/json',
 };
-const SECURITY: Record<Credential, { [scheme: string]: string[] }[]> = {
+const SECURITY: Record<CallerSpec['kind'], { [scheme: string]: string[] }[]> = {
   org: [{ OrganizationKey: [] }],
   agent: [{ AgentToken: [] }],
   any: [{ OrganizationKey: [] }, { AgentToken: [] }],
   none: [],
+  local: [],
 };
+
+/** Hands the schemas' documentation (names, descriptions, examples) to the OpenAPI generator. */
+let documentationLoaded = 0;
+function loadDocumentation(): void {
+  for (; documentationLoaded < documented.length; documentationLoaded++) {
+    const [schema, { id, ...meta }] = documented[documentationLoaded]!;
+    zodToOpenAPIRegistry.add(schema, { ...meta, ...(id ? { _internal: { refId: id } } : {}) } as never);
+  }
+}
 
 export function createApp(options: AppOptions): OpenAPIHono<Env> {
   const { service } = options;
+  loadDocumentation();
   const app = new OpenAPIHono<Env>({
     defaultHook: (result) => {
-      if (!result.success) {
-        const { message, issues } = describeIssues(result.error);
-        throw new ServiceError('invalid_request', message, { issues });
-      }
+      if (!result.success) throw invalidInput(result.error);
     },
   });
   const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
@@ -129,52 +132,50 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
 
   /** Authenticates before any validation: a bad bearer is 401 whatever the body holds. */
   const authenticated: MiddlewareHandler<Env> = async (c, next) => {
-    c.set('principal', service.authenticate(c.req.header('authorization')));
+    c.set('principal', authenticate(service.ctx, c.req.header('authorization')));
     await next();
   };
 
-  for (const e of ENDPOINTS) {
+  for (const r of ROUTES) {
+    const operation = r.operation;
+    if (operation.caller.kind === 'local') throw new Error(`${operation.name} runs in process only`);
     const route = createRoute({
-      operationId: e.operationId,
-      method: e.method,
-      path: e.path,
-      tags: [e.tag],
-      summary: e.summary,
-      ...(e.extension ? { 'x-svc-extension': true } : {}),
-      security: SECURITY[e.credential],
+      operationId: operation.name,
+      method: r.method,
+      path: r.path,
+      tags: [r.tag],
+      summary: operation.summary,
+      ...(r.extension ? { 'x-svc-extension': true } : {}),
+      security: SECURITY[operation.caller.kind],
       // Authentication first: a bad bearer is 401 whatever the body holds.
-      ...(e.credential === 'none' ? {} : { middleware: [authenticated] as const }),
+      ...(operation.caller.kind === 'none' ? {} : { middleware: [authenticated] as const }),
       request: {
-        ...(e.params ? { params: e.params } : {}),
-        ...(e.query ? { query: e.query } : {}),
-        ...(e.body ? { body: { content: { 'application/json': { schema: e.body } }, required: true } } : {}),
+        ...(r.params ? { params: r.params } : {}),
+        ...(r.query ? { query: r.query } : {}),
+        ...(r.body ? { body: { content: { 'application/json': { schema: r.body } }, required: true } } : {}),
       },
       responses: {
-        [e.ok.status]: json(e.ok.schema, e.ok.description),
+        [r.ok.status]: json(operation.output, r.ok.description),
         // Every body can be too large or not JSON; every request can name a foreign Host.
-        ...errors(...e.errors, ...(e.body ? [413, 415] : [])),
+        ...errors(...r.errors, ...(r.body ? [413, 415] : [])),
         ...Object.fromEntries(
-          Object.entries(e.errorBodies ?? {}).map(([s, b]) => [s, json(b.schema, b.description)]),
+          Object.entries(r.errorBodies ?? {}).map(([s, b]) => [s, json(b.schema, b.description)]),
         ),
       },
     });
     const validated = (c: Context<Env>, target: 'json' | 'query' | 'param') =>
-      (c.req.valid as (t: string) => unknown)(target);
-    app.openapi(
-      route,
-      async (c) =>
-        c.json(
-          (await e.handle({
-            service,
-            principal: c.get('principal'),
-            params: e.params ? validated(c, 'param') : {},
-            query: e.query ? validated(c, 'query') : {},
-            body: e.body ? validated(c, 'json') : undefined,
-            origin: new URL(c.req.url).origin,
-          })) as object,
-          e.ok.status,
-        ) as never,
-    );
+      (c.req.valid as (t: string) => unknown)(target) as Record<string, unknown>;
+    app.openapi(route, async (c) => {
+      // The pieces were validated against the route's schemas: the operation runs on them as they are.
+      const input = await inputOf(r, {
+        params: r.params ? validated(c, 'param') : {},
+        query: r.query ? validated(c, 'query') : {},
+        body: r.body ? validated(c, 'json') : undefined,
+      });
+      const result = await runAs(service.ctx, operation, c.get('principal'), input);
+      const answer = r.present ? r.present(result, new URL(c.req.url).origin) : result;
+      return c.json(answer as object, r.ok.status) as never;
+    });
   }
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'OrganizationKey', {
@@ -189,8 +190,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
   });
 
   app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
-  mountMcp(app as unknown as Hono, service);
-  mountConnectPages(app as unknown as Hono, service);
+  for (const mount of options.mounts ?? []) mount(app as unknown as Hono);
 
   app.notFound((c) =>
     c.json(

@@ -1,8 +1,8 @@
 // `svc serve`: the HTTP API on a loopback port, with a graceful shutdown.
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Service } from '../service.ts';
-import { createApp } from './app.ts';
+import type { Service } from '../backend/service.ts';
+import { createApp, type Mount } from './app.ts';
 
 /** How long requests in flight may take to finish after a shutdown begins. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -17,10 +17,15 @@ export async function startServer(options: {
   host?: string;
   port?: number;
   allowedHosts?: string[];
+  mounts?: Mount[];
   /** Whether close() also closes the service (default); false when the caller keeps using it. */
   closeService?: boolean;
 }): Promise<RunningServer> {
-  const app = createApp({ service: options.service, allowedHosts: options.allowedHosts ?? [] });
+  const app = createApp({
+    service: options.service,
+    allowedHosts: options.allowedHosts ?? [],
+    mounts: options.mounts ?? [],
+  });
   const host = options.host ?? '127.0.0.1';
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, () => resolve(s));

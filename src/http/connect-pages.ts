@@ -2,8 +2,9 @@
 // organization key) and Deny. Plain HTML served by svc, no scripts; the app's Host/Origin guard
 // stops other sites from posting to it.
 import type { Hono } from 'hono';
-import type { Service } from '../service.ts';
-import { ServiceError } from '../errors.ts';
+import { ServiceError } from '../backend/errors.ts';
+import type { Invoker } from '../backend/invoke.ts';
+import { ops } from '../backend/operations/index.ts';
 
 const escape = (text: string) =>
   text.replace(
@@ -36,8 +37,8 @@ const HEADERS = {
   'referrer-policy': 'same-origin',
 };
 
-export function mountConnectPages(app: Hono, service: Service): void {
-  app.get('/connect', (c) => {
+export function mountConnectPages(app: Hono, invoker: Invoker): void {
+  app.get('/connect', async (c) => {
     const code = c.req.query('code') ?? '';
     if (!code) {
       return c.body(
@@ -52,7 +53,7 @@ export function mountConnectPages(app: Hono, service: Service): void {
     }
     let request;
     try {
-      request = service.describeConnect(code);
+      request = await invoker.invoke(ops.describeConnect, undefined, { user_code: code });
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       return c.body(
@@ -97,11 +98,10 @@ export function mountConnectPages(app: Hono, service: Service): void {
     if (!decision || !code)
       return c.body(page('Bad request', '<h1>Choose Approve or Deny</h1>'), 400, HEADERS);
     try {
-      const outcome = service.decideConnect(
-        code,
-        decision,
-        decision === 'approve' ? `Bearer ${apiKey}` : undefined,
-      );
+      const outcome =
+        decision === 'approve'
+          ? await invoker.invoke(ops.approveConnect, `Bearer ${apiKey}`, { user_code: code })
+          : await invoker.invoke(ops.denyConnect, undefined, { user_code: code });
       const message =
         outcome.status === 'approved'
           ? `<h1 id="result">Approved</h1><p>${escape(outcome.hostname)} is connected. You can close this page; your assistant continues.</p>`

@@ -1,0 +1,27 @@
+// Documentation metadata for the API's zod schemas: component names, descriptions and examples
+// for the OpenAPI document. It lives in a registry of its own, not zod's global one, because MCP
+// clients get tool schemas from zod too, and a named schema there becomes a `$ref` they cannot
+// follow. Schemas stay plain zod; only the HTTP adapter reads this registry.
+import { z } from 'zod';
+
+export interface ApiDocMeta {
+  /** Component name in the OpenAPI document (`#/components/schemas/<id>`). */
+  id?: string;
+  description?: string;
+  example?: unknown;
+  /** Where a request parameter goes, for path and query parameter schemas. */
+  param?: { name: string; in: 'path' | 'query' };
+}
+
+/** Every schema given documentation, in declaration order, so the HTTP adapter can walk them. */
+export const documented: [z.ZodType, ApiDocMeta][] = [];
+
+class DocRegistry extends z.core.$ZodRegistry<ApiDocMeta> {
+  override add<S extends z.core.$ZodType>(schema: S, meta: ApiDocMeta): this {
+    documented.push([schema as unknown as z.ZodType, meta]);
+    return super.add(schema, meta as never);
+  }
+}
+
+/** `schema.register(apiDoc, { id, description, example })`: documents a schema, returns it. */
+export const apiDoc = new DocRegistry();

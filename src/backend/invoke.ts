@@ -1,0 +1,102 @@
+// Calling an operation: in this process over the local store, or on a remote `svc serve` through
+// the operation's route. Both answer the same results and throw the same ServiceError.
+import { request } from 'undici';
+import type { Context } from './context.ts';
+import { authenticate, type Principal } from './credentials.ts';
+import { ServiceError, errorFromBody, invalidInput } from './errors.ts';
+import { callerFor, takesCredential, type Operation } from './operation.ts';
+import { requestOf, routeOf } from './routes.ts';
+
+/** Where the service behind an invoker lives, for status answers. */
+export type ServiceLocation =
+  | {
+      kind: 'local';
+      data_dir: string;
+      key_store: string;
+      key_store_kind: 'keychain' | 'file';
+      key_store_note: string | null;
+    }
+  | { kind: 'remote'; base_url: string };
+
+export interface Invoker {
+  readonly location: ServiceLocation;
+  /** Authenticates `bearer` (`Bearer ...`) as the operation's caller, then runs it. */
+  invoke<I, R>(operation: Operation<I, R>, bearer: string | undefined, input: I): Promise<Awaited<R>>;
+}
+
+/**
+ * Runs an operation whose input is already valid, as `principal` (authenticated by the caller):
+ * the one place an operation's caller is checked.
+ */
+export async function runAs<I, R>(
+  ctx: Context,
+  operation: Operation<I, R>,
+  principal: Principal | undefined,
+  input: I,
+): Promise<Awaited<R>> {
+  const caller = callerFor(ctx, operation.caller, principal);
+  return await operation.run(ctx, caller as never, input);
+}
+
+/** Parses an input against the operation's schema; a bad input is invalid_request. */
+export function parseInput<I>(operation: Operation<I>, input: unknown): I {
+  const parsed = operation.input.safeParse(input);
+  if (!parsed.success) throw invalidInput(parsed.error);
+  return parsed.data;
+}
+
+/** The core in this process. */
+export function localInvoker(ctx: Context, location: Extract<ServiceLocation, { kind: 'local' }>): Invoker {
+  return {
+    location,
+    invoke(operation, bearer, input) {
+      // Synchronous refusals (a bad bearer, a bad input) still reach the caller as a rejection.
+      return Promise.resolve().then(() => {
+        const principal = takesCredential(operation.caller) ? authenticate(ctx, bearer) : undefined;
+        return runAs(ctx, operation, principal, parseInput(operation, input));
+      });
+    },
+  };
+}
+
+/** A remote `svc serve`: each operation through its route, over undici. */
+export function remoteInvoker(baseUrl: string): Invoker {
+  const base = baseUrl.replace(/\/+$/, '');
+  return {
+    location: { kind: 'remote', base_url: base },
+    async invoke(operation, bearer, input) {
+      const route = routeOf(operation);
+      if (!route) {
+        throw new ServiceError(
+          'forbidden',
+          `${operation.name} runs only on the machine that holds the store`,
+        );
+      }
+      const { params, query, body } = requestOf(route, parseInput(operation, input));
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+        encodeURIComponent(String(params[name] ?? '')),
+      );
+      const search = new URLSearchParams(
+        Object.entries(query).map(([k, v]) => [k, String(v)] as [string, string]),
+      );
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (bearer) headers.authorization = bearer;
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await request(`${base}${path}${search.size ? `?${search}` : ''}`, {
+        method: route.method.toUpperCase() as 'GET' | 'POST' | 'PATCH',
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+      });
+      const text = await response.body.text();
+      let answer: unknown;
+      try {
+        answer = text ? JSON.parse(text) : {};
+      } catch {
+        throw new ServiceError('internal', `the service at ${base} answered something that is not JSON`);
+      }
+      if (response.statusCode >= 400)
+        throw errorFromBody(response.statusCode, answer as Record<string, unknown>);
+      return answer as never;
+    },
+  };
+}

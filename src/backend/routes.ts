@@ -1,0 +1,558 @@
+// The HTTP binding of each operation, as data: method, path, where the input comes from, the
+// documented statuses. The HTTP adapter serves these; the remote backend calls them. No HTTP
+// library is loaded here.
+import { z } from 'zod';
+import * as S from './schemas.ts';
+import type { Operation } from './operation.ts';
+import { ops } from './operations/index.ts';
+
+export interface RouteRequest {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface Route<I = unknown, R = unknown> {
+  operation: Operation<I, R>;
+  method: 'get' | 'post' | 'patch';
+  path: string;
+  tag: string;
+  /** Not in the specification: marked `x-svc-extension` in the OpenAPI document. */
+  extension?: boolean;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  ok: { status: 200 | 201; description: string };
+  /** Documented error statuses; 413 and 415 are added to every route with a body. */
+  errors: number[];
+  /** Error statuses whose body carries more than the common error fields. */
+  errorBodies?: Record<number, { schema: z.ZodType; description: string }>;
+  /** The operation's input from a validated request (default: params, query and body merged). */
+  toInput?(request: RouteRequest): I | Promise<I>;
+  /** The request that carries an input (default: the params' and query's keys, the rest as body). */
+  fromInput?(input: I): RouteRequest;
+  /** The answer as sent, given `scheme://host` of the request (for URLs it hands back). */
+  present?(result: Awaited<R>, origin: string): unknown;
+}
+
+/** Types one binding against its operation. */
+function route<I, R>(spec: Route<I, R>): Route {
+  return spec as unknown as Route;
+}
+
+const none = z.object({});
+
+export const ROUTES: readonly Route[] = [
+  // ---------------------------------------------------------------- first group: governance
+  route({
+    operation: ops.createGrant,
+    method: 'post',
+    path: '/api/v1/governance/grant',
+    tag: 'governance',
+    body: S.GrantRequest,
+    ok: { status: 201, description: 'agent and grant created; grant_token is shown once' },
+    errors: [400, 401, 403],
+    present: (result, origin) => ({ ...result, read_url: origin + result.read_url }),
+  }),
+  route({
+    operation: ops.listAgents,
+    method: 'get',
+    path: '/api/v1/agents',
+    tag: 'governance',
+    ok: { status: 200, description: 'agents of this organization' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.revokeAgent,
+    method: 'post',
+    path: '/api/v1/governance/revoke',
+    tag: 'governance',
+    extension: true,
+    body: S.RevokeRequest,
+    ok: { status: 200, description: 'revoked; receipted when anything changed' },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.computeDecision,
+    method: 'post',
+    path: '/api/access/compute',
+    tag: 'governance',
+    query: S.ComputeQuery,
+    body: S.ComputeRequest,
+    ok: { status: 200, description: 'the decision' },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.readRows,
+    method: 'post',
+    path: '/api/agents/{handle}/read',
+    tag: 'governance',
+    params: S.HandleParam,
+    body: S.ReadRequest,
+    ok: { status: 200, description: 'rows and the audit reference' },
+    errors: [400, 401, 404],
+    errorBodies: {
+      403: {
+        schema: z.union([S.ScopeViolation, S.ErrorBody]),
+        description: 'scope_violation (denied_columns, audit), or another agent’s token',
+      },
+    },
+  }),
+
+  // ---------------------------------------------------------------- first group: Fabric
+  route({
+    operation: ops.enrollFabric,
+    method: 'post',
+    path: '/api/agents/{handle}/fabric/enroll',
+    tag: 'fabric',
+    params: S.HandleParam,
+    body: S.EnrollRequest,
+    ok: { status: 200, description: 'enrolled' },
+    errors: [400, 401, 403, 409],
+  }),
+  route({
+    operation: ops.listFabricGrants,
+    method: 'get',
+    path: '/api/v1/fabric-grants',
+    tag: 'fabric',
+    ok: { status: 200, description: 'grants' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.createFabricGrant,
+    method: 'post',
+    path: '/api/v1/fabric-grants',
+    tag: 'fabric',
+    body: S.FabricGrantRequest,
+    ok: { status: 201, description: 'granted and receipted' },
+    errors: [400, 401, 403, 409],
+  }),
+  route({
+    operation: ops.revokeFabricGrant,
+    method: 'patch',
+    path: '/api/v1/fabric-grants',
+    tag: 'fabric',
+    body: S.FabricRevokeRequest,
+    ok: { status: 200, description: 'revoked and receipted (idempotent)' },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.sendEnvelope,
+    method: 'post',
+    path: '/api/agents/{handle}/fabric/send',
+    tag: 'fabric',
+    params: S.HandleParam,
+    body: S.SendRequest,
+    ok: { status: 200, description: 'stored and receipted' },
+    errors: [400, 401, 403, 412],
+  }),
+  route({
+    operation: ops.listInbox,
+    method: 'get',
+    path: '/api/agents/{handle}/fabric/inbox',
+    tag: 'fabric',
+    params: S.HandleParam,
+    ok: { status: 200, description: 'metadata only; no ciphertext, no wrapped key' },
+    errors: [401, 403, 412],
+  }),
+  route({
+    operation: ops.fetchEnvelope,
+    method: 'post',
+    path: '/api/agents/{handle}/fabric/fetch',
+    tag: 'fabric',
+    params: S.HandleParam,
+    body: S.FetchRequest,
+    ok: { status: 200, description: 'allowed: sealed parts released after the allow receipt' },
+    errors: [400, 401, 404, 410],
+    errorBodies: {
+      403: {
+        schema: z.union([S.FabricDenied, S.ErrorBody]),
+        description: 'fabric_denied with reasons and the receipt of the signed denial',
+      },
+    },
+  }),
+
+  // ---------------------------------------------------------------- tables (extension)
+  route({
+    operation: ops.listTables,
+    method: 'get',
+    path: '/api/v1/tables',
+    tag: 'tables',
+    extension: true,
+    ok: { status: 200, description: 'tables' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.registerTable,
+    method: 'post',
+    path: '/api/v1/tables',
+    tag: 'tables',
+    extension: true,
+    body: S.TableSchema,
+    ok: { status: 201, description: 'registered' },
+    errors: [400, 401, 403, 409],
+  }),
+  route({
+    operation: ops.loadRows,
+    method: 'post',
+    path: '/api/v1/tables/{name}/rows',
+    tag: 'tables',
+    extension: true,
+    params: S.TableParam,
+    body: S.LoadRowsRequest,
+    ok: { status: 200, description: 'loaded' },
+    errors: [400, 401, 403, 404],
+    // CSV is read here, at the edge; the CSV reader loads only when a CSV body arrives.
+    toInput: async ({ params, body }) => {
+      const rows = body as z.infer<typeof S.LoadRowsRequest>;
+      return {
+        name: String(params.name),
+        rows: rows.format === 'json' ? rows.rows : (await import('./csv.ts')).parseCsv(rows.csv),
+      };
+    },
+    fromInput: ({ name, rows }) => ({ params: { name }, query: {}, body: { format: 'json', rows } }),
+  }),
+
+  // ---------------------------------------------------------------- extensions the MCP tools use over HTTP
+  route({
+    operation: ops.whoami,
+    method: 'get',
+    path: '/api/v1/whoami',
+    tag: 'governance',
+    extension: true,
+    ok: { status: 200, description: 'the caller' },
+    errors: [401],
+  }),
+  route({
+    operation: ops.getPolicyBoard,
+    method: 'get',
+    path: '/api/v1/policy',
+    tag: 'governance',
+    extension: true,
+    ok: { status: 200, description: 'the board' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.listProofs,
+    method: 'get',
+    path: '/api/v1/proofs',
+    tag: 'proofs',
+    extension: true,
+    query: S.ProofsQuery,
+    ok: { status: 200, description: 'one page of receipts' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.retrieve,
+    method: 'post',
+    path: '/api/access/retrieve',
+    tag: 'governance',
+    extension: true,
+    body: S.RetrieveRequest,
+    ok: { status: 200, description: 'the plan, the allowed rows and the audit row' },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.registerNode,
+    method: 'post',
+    path: '/api/v1/nodes',
+    tag: 'governance',
+    extension: true,
+    body: S.NodeRequest,
+    ok: { status: 200, description: 'the node' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.acceptTerms,
+    method: 'post',
+    path: '/api/v1/terms',
+    tag: 'governance',
+    extension: true,
+    body: S.TermsAcceptRequest,
+    ok: { status: 200, description: 'accepted (idempotent)' },
+    errors: [400, 401, 403, 409],
+  }),
+  route({
+    operation: ops.getTerms,
+    method: 'get',
+    path: '/api/v1/terms',
+    tag: 'governance',
+    extension: true,
+    ok: { status: 200, description: 'the terms in force and their acceptance' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.getTermsAcceptance,
+    method: 'get',
+    path: '/api/v1/terms/{version}',
+    tag: 'governance',
+    extension: true,
+    params: S.TermsVersionParam,
+    ok: { status: 200, description: 'the acceptance, or null' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.useCapability,
+    method: 'post',
+    path: '/api/access/use',
+    tag: 'sources',
+    extension: true,
+    body: S.UseRequest,
+    ok: { status: 200, description: "the API's answer, credential masked" },
+    errors: [400, 401, 403, 404, 410],
+    errorBodies: {
+      403: {
+        schema: S.ErrorBody,
+        description: 'scope_violation with denied_capability, or the wrong credential',
+      },
+    },
+  }),
+  route({
+    operation: ops.registerSource,
+    method: 'post',
+    path: '/api/v1/sources',
+    tag: 'sources',
+    extension: true,
+    body: S.SourceRequest,
+    ok: { status: 201, description: 'registered' },
+    errors: [400, 401, 403, 409],
+  }),
+  route({
+    operation: ops.listSources,
+    method: 'get',
+    path: '/api/v1/sources',
+    tag: 'sources',
+    extension: true,
+    ok: { status: 200, description: 'sources' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.callSource,
+    method: 'post',
+    path: '/api/v1/sources/{name}/call',
+    tag: 'sources',
+    extension: true,
+    params: S.SourceNameParam,
+    body: S.SourceCallRequest,
+    ok: { status: 200, description: "the API's answer" },
+    errors: [400, 401, 403, 404, 410],
+    toInput: ({ params, body }) => ({
+      ...(body as z.infer<typeof S.SourceCallRequest>),
+      source: String(params.name),
+    }),
+    fromInput: ({ source, ...call }) => ({ params: { name: source }, query: {}, body: call }),
+  }),
+  route({
+    operation: ops.startConnect,
+    method: 'post',
+    path: '/api/v1/connect/device',
+    tag: 'governance',
+    extension: true,
+    body: S.ConnectStartRequest,
+    ok: { status: 200, description: 'codes, the approval page and the polling interval' },
+    errors: [400],
+    present: (started, origin) => ({ ...started, verification_uri: origin + started.verification_path }),
+  }),
+  route({
+    operation: ops.pollConnect,
+    method: 'post',
+    path: '/api/v1/connect/token',
+    tag: 'governance',
+    extension: true,
+    body: S.ConnectPollRequest,
+    ok: { status: 200, description: 'the state' },
+    errors: [400, 404, 410],
+  }),
+
+  // ---------------------------------------------------------------- second group: documents, proofs
+  route({
+    operation: ops.computeDocuments,
+    method: 'post',
+    path: '/v1/documents/compute',
+    tag: 'documents',
+    body: S.DocumentsRequest,
+    ok: { status: 200, description: 'decision, answer and its signed proof' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.verifyProof,
+    method: 'post',
+    path: '/access/verify',
+    tag: 'proofs',
+    body: S.VerifyRequest,
+    ok: { status: 200, description: 'the verdict; unknown or altered proofs are never true' },
+    errors: [400],
+  }),
+  route({
+    operation: ops.getProof,
+    method: 'get',
+    path: '/access/proofs/{id}',
+    tag: 'proofs',
+    extension: true,
+    params: S.ProofParam,
+    ok: { status: 200, description: 'the receipt with its payload' },
+    errors: [400, 404],
+  }),
+  route({
+    operation: ops.getPublishedKeys,
+    method: 'get',
+    path: '/.well-known/svc-keys.json',
+    tag: 'proofs',
+    extension: true,
+    ok: { status: 200, description: 'published keys' },
+    errors: [403],
+  }),
+
+  // ---------------------------------------------------------------- second group: capsules
+  route({
+    operation: ops.createCapsule,
+    method: 'post',
+    path: '/v1/capsules',
+    tag: 'capsules',
+    body: S.CapsuleCreateRequest,
+    ok: { status: 201, description: 'created' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.listCapsules,
+    method: 'get',
+    path: '/v1/capsules',
+    tag: 'capsules',
+    ok: { status: 200, description: 'capsules' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.getCapsule,
+    method: 'get',
+    path: '/v1/capsules/{id}',
+    tag: 'capsules',
+    params: S.IdParam,
+    ok: { status: 200, description: 'the capsule with its documents, members and AI grants' },
+    errors: [401, 403, 404],
+  }),
+  route({
+    operation: ops.addCapsuleDocument,
+    method: 'post',
+    path: '/v1/capsules/{id}/documents',
+    tag: 'capsules',
+    params: S.IdParam,
+    body: S.CapsuleDocumentRequest,
+    ok: { status: 201, description: 'sealed' },
+    errors: [400, 401, 403, 404, 409],
+  }),
+  route({
+    operation: ops.addCapsuleMember,
+    method: 'post',
+    path: '/v1/capsules/{id}/members',
+    tag: 'capsules',
+    params: S.IdParam,
+    body: S.CapsuleMemberRequest,
+    ok: { status: 201, description: 'added' },
+    errors: [400, 401, 403, 404, 409],
+  }),
+  route({
+    operation: ops.addCapsuleAiGrant,
+    method: 'post',
+    path: '/v1/capsules/{id}/ai-grants',
+    tag: 'capsules',
+    params: S.IdParam,
+    body: S.CapsuleAiGrantRequest,
+    ok: { status: 201, description: 'granted' },
+    errors: [400, 401, 403, 404, 409],
+  }),
+  route({
+    operation: ops.revokeCapsule,
+    method: 'post',
+    path: '/v1/capsules/{id}/revoke',
+    tag: 'capsules',
+    params: S.IdParam,
+    ok: { status: 200, description: 'revoked and receipted (idempotent)' },
+    errors: [401, 403, 404],
+  }),
+
+  // ---------------------------------------------------------------- second group: recovery, usage
+  route({
+    operation: ops.setRecoveryKey,
+    method: 'post',
+    path: '/v1/recovery/pubkey',
+    tag: 'recovery',
+    body: S.RecoveryPubkeyRequest,
+    ok: { status: 201, description: 'set' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.storeRecoveryCopy,
+    method: 'post',
+    path: '/v1/recovery/copy',
+    tag: 'recovery',
+    body: S.RecoveryCopyRequest,
+    ok: { status: 201, description: 'stored' },
+    errors: [400, 401, 403, 409],
+  }),
+  route({
+    operation: ops.recordRecoveryEvent,
+    method: 'post',
+    path: '/v1/recovery/event',
+    tag: 'recovery',
+    body: S.RecoveryEventRequest,
+    ok: { status: 201, description: 'recorded' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.getRecoveryState,
+    method: 'get',
+    path: '/v1/recovery/state',
+    tag: 'recovery',
+    ok: { status: 200, description: 'the key, the copies and recent events' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.getOverview,
+    method: 'get',
+    path: '/v1/overview',
+    tag: 'usage',
+    ok: { status: 200, description: 'overview' },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.getInvoice,
+    method: 'get',
+    path: '/v1/usage/invoice',
+    tag: 'usage',
+    query: S.InvoiceQuery,
+    ok: { status: 200, description: 'invoice' },
+    errors: [400, 401, 403],
+  }),
+];
+
+/** Operations served by something other than a JSON route (the approval page), or not at all. */
+export const UNROUTED = new Set(['describeConnect', 'approveConnect', 'denyConnect']);
+
+export function routeOf(operation: Operation): Route | undefined {
+  return ROUTES.find((r) => r.operation === operation);
+}
+
+/** The merged input of a validated request. */
+export async function inputOf(route: Route, request: RouteRequest): Promise<unknown> {
+  if (route.toInput) return route.toInput(request);
+  return { ...request.params, ...request.query, ...(request.body as object | undefined) };
+}
+
+/** Splits an input into the request that carries it. */
+export function requestOf(route: Route, input: unknown): RouteRequest {
+  if (route.fromInput) return route.fromInput(input);
+  const all = { ...(input as Record<string, unknown>) };
+  const take = (schema: z.ZodObject | undefined) => {
+    const taken: Record<string, unknown> = {};
+    for (const key of Object.keys(schema?.shape ?? {})) {
+      if (all[key] !== undefined) taken[key] = all[key];
+      delete all[key];
+    }
+    return taken;
+  };
+  const params = take(route.params);
+  const query = take(route.query);
+  return { params, query, body: route.body ? all : undefined };
+}
+
+export { none as NO_INPUT };

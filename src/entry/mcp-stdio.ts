@@ -1,0 +1,75 @@
+// `svc mcp`: the MCP tool server over stdio, on the local store or a remote `svc serve`. In local
+// mode the approval page of svc_connect is served from this process, on loopback, when needed.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { Service } from '../backend/service.ts';
+import { remoteInvoker } from '../backend/invoke.ts';
+import { ConnectFlow } from '../backend/connect-flow.ts';
+import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
+import { machineFacts } from '../config/machine.ts';
+import { ORG_KEY_CREDENTIAL, openVault } from '../vault/index.ts';
+import { createMcpServer } from '../tools/server.ts';
+import type { RunningServer } from '../http/server.ts';
+
+const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
+
+/** Serves until stdin ends or a signal arrives; then `onStop` runs. */
+export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
+  // SVC_BASE_URL points the tools at a remote `svc serve`; otherwise they use the local store.
+  const baseUrl = process.env.SVC_BASE_URL?.trim();
+  const service = baseUrl ? undefined : new Service({ dataDir: resolveDataDir() });
+  const invoker = service ? service.invoker : remoteInvoker(baseUrl!);
+  // This computer's vault keeps the organization key svc_connect received.
+  const machineVault = service ? service.ctx.vault : openVault(ensureDataDir(resolveDataDir())).vault;
+  let pages: Promise<RunningServer> | undefined;
+  const flow = new ConnectFlow({
+    invoker,
+    machine: machineFacts,
+    // No `svc serve` is needed: the approval page is served here, for as long as this process runs.
+    pageBase: async () => {
+      if (!service) throw new Error('a remote service serves its own approval page');
+      pages ??= Promise.all([import('../http/server.ts'), import('../http/connect-pages.ts')]).then(
+        ([{ startServer }, { mountConnectPages }]) =>
+          startServer({
+            service,
+            port: 0,
+            closeService: false,
+            mounts: [(app) => mountConnectPages(app, service.invoker)],
+          }),
+      );
+      return (await pages).url;
+    },
+    keepKey: (apiKey) => {
+      machineVault.putCredential(ORG_KEY_CREDENTIAL, apiKey);
+      storedKey = apiKey;
+    },
+  });
+  // The key svc_connect stored is read once it exists, then kept: a keychain read per tool call
+  // would cost every call a round trip to the keychain daemon.
+  let storedKey: string | undefined;
+  const ownerFromVault = () => {
+    storedKey ??= machineVault.getCredential(ORG_KEY_CREDENTIAL);
+    return storedKey;
+  };
+  const server = createMcpServer(() => {
+    const fromEnv = bearer(process.env.SVC_API_KEY);
+    return {
+      invoker,
+      ownerBearer: fromEnv ?? bearer(ownerFromVault()),
+      ownerSource: fromEnv ? 'SVC_API_KEY' : 'keychain',
+      agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
+      credentialSource: 'environment',
+      connect: { flow, keyStore: machineVault.location },
+    };
+  });
+  const stop = () => {
+    void server.close().finally(async () => {
+      if (pages) await (await pages).close();
+      service?.close();
+      onStop();
+    });
+  };
+  process.stdin.once('end', stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await server.connect(new StdioServerTransport());
+}

@@ -1,0 +1,25 @@
+// The vault contract shared by every key store: the KeyVault interface, its error and the key-name rule.
+export class VaultError extends Error {
+  readonly code: 'invalid_name' | 'corrupt_key' | 'unavailable';
+
+  constructor(code: VaultError['code'], message: string) {
+    super(message);
+    this.code = code;
+    this.name = 'VaultError';
+  }
+}
+
+/** Where svc keeps its keys. Each secret is 32 random bytes, created once and then stable. */
+export interface KeyVault {
+  /** Returns the secret named `name`, creating it on first use. */
+  secret(name: string): Buffer;
+  /** Keeps a credential this machine was given (the organization key from svc_connect). */
+  putCredential(name: string, value: string): void;
+  /** A kept credential, or undefined. */
+  getCredential(name: string): string | undefined;
+  /** Where the keys live, for status pages (never the keys themselves). */
+  readonly location: string;
+}
+
+/** Names of keys and credentials: one rule for every store, so a name valid in one is valid in all. */
+export const KEY_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
