@@ -9,5 +9,12 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    // Tests keep their keys in files, never in the developer's keychain. The bus address points
+    // nowhere rather than being unset, because an unset one falls back to the login session's bus.
+    // The keychain tests start a private gnome-keyring in a dbus session of their own.
+    env: {
+      SVC_VAULT: 'file',
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/svc-test-bus',
+    },
   },
 });

@@ -16,6 +16,8 @@ export interface Route<I = unknown, R = unknown> {
   operation: Operation<I, R>;
   method: 'get' | 'post' | 'patch';
   path: string;
+  /** The OpenAPI operationId when an operation has more than one route (default: its name). */
+  operationId?: string;
   tag: string;
   /** Not in the specification: marked `x-svc-extension` in the OpenAPI document. */
   extension?: boolean;
@@ -23,6 +25,8 @@ export interface Route<I = unknown, R = unknown> {
   query?: z.ZodObject;
   body?: z.ZodType;
   ok: { status: 200 | 201; description: string };
+  /** What the route answers when `present` changes the operation's result. */
+  response?: z.ZodType;
   /** Documented error statuses; 413 and 415 are added to every route with a body. */
   errors: number[];
   /** Error statuses whose body carries more than the common error fields. */
@@ -81,6 +85,24 @@ export const ROUTES: readonly Route[] = [
     body: S.ComputeRequest,
     ok: { status: 200, description: 'the decision' },
     errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.readRows,
+    method: 'post',
+    path: '/api/access/read',
+    operationId: 'readOwnRows',
+    tag: 'governance',
+    extension: true,
+    body: S.ReadRequest,
+    ok: { status: 200, description: 'rows and the audit reference; the agent is the token’s own' },
+    errors: [400, 401, 404],
+    errorBodies: {
+      403: {
+        schema: z.union([S.ScopeViolation, S.ErrorBody]),
+        description: 'scope_violation (denied_columns, audit)',
+      },
+    },
+    fromInput: ({ handle: _own, ...read }) => ({ params: {}, query: {}, body: read }),
   }),
   route({
     operation: ops.readRows,
@@ -350,6 +372,7 @@ export const ROUTES: readonly Route[] = [
     extension: true,
     body: S.ConnectStartRequest,
     ok: { status: 200, description: 'codes, the approval page and the polling interval' },
+    response: S.ConnectStart,
     errors: [400],
     present: (started, origin) => ({ ...started, verification_uri: origin + started.verification_path }),
   }),
@@ -528,8 +551,17 @@ export const ROUTES: readonly Route[] = [
 /** Operations served by something other than a JSON route (the approval page), or not at all. */
 export const UNROUTED = new Set(['describeConnect', 'approveConnect', 'denyConnect']);
 
-export function routeOf(operation: Operation): Route | undefined {
-  return ROUTES.find((r) => r.operation === operation);
+/**
+ * The route that carries an input: of an operation's routes, the first whose path parameters the
+ * input names (reading rows has one with the agent's handle and one for the token's own agent).
+ */
+export function routeOf(operation: Operation, input?: unknown): Route | undefined {
+  const given = (input ?? {}) as Record<string, unknown>;
+  const routes = ROUTES.filter((r) => r.operation === operation);
+  return (
+    routes.find((r) => Object.keys(r.params?.shape ?? {}).every((key) => given[key] !== undefined)) ??
+    routes[0]
+  );
 }
 
 /** The merged input of a validated request. */

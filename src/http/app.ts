@@ -140,7 +140,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     const operation = r.operation;
     if (operation.caller.kind === 'local') throw new Error(`${operation.name} runs in process only`);
     const route = createRoute({
-      operationId: operation.name,
+      operationId: r.operationId ?? operation.name,
       method: r.method,
       path: r.path,
       tags: [r.tag],
@@ -155,7 +155,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
         ...(r.body ? { body: { content: { 'application/json': { schema: r.body } }, required: true } } : {}),
       },
       responses: {
-        [r.ok.status]: json(operation.output, r.ok.description),
+        [r.ok.status]: json(r.response ?? operation.output, r.ok.description),
         // Every body can be too large or not JSON; every request can name a foreign Host.
         ...errors(...r.errors, ...(r.body ? [413, 415] : [])),
         ...Object.fromEntries(

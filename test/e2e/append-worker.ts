@@ -5,6 +5,8 @@
 // Stdout: `ready`, then one JSON line {audits: [{id, chain_index}], receipts: [{id, chain_index}]}.
 import { createInterface } from 'node:readline';
 import { Service } from '../../src/backend/service.ts';
+import { authenticate } from '../../src/backend/credentials.ts';
+import { ops } from '../../src/backend/operations/index.ts';
 
 const dataDir = process.env.SVC_HOME;
 const token = process.env.SVC_WORKER_TOKEN;
@@ -15,7 +17,7 @@ if (!dataDir || !token || !Number.isInteger(n) || n < 1) {
 
 const service = new Service({ dataDir });
 const bearer = `Bearer ${token}`;
-const first = service.authenticate(bearer);
+const first = authenticate(service.ctx, bearer);
 if (first.kind !== 'agent') throw new Error('SVC_WORKER_TOKEN is not an agent token');
 const handle = first.handle;
 
@@ -29,7 +31,8 @@ lines.close();
 const audits: { id: string; chain_index: number }[] = [];
 const receipts: { id: string; chain_index: number }[] = [];
 for (let i = 0; i < n; i++) {
-  const read = service.read(service.authenticate(bearer), handle, {
+  const read = await service.invoke(ops.readRows, bearer, {
+    handle,
     table: 'agent_demo_records',
     columns: ['id', 'email'],
     limit: 3,
@@ -37,11 +40,11 @@ for (let i = 0; i < n; i++) {
   if (read.count !== 3) throw new Error(`read ${i} returned ${read.count} rows`);
   audits.push(read.audit);
 
-  const decision = service.compute(
-    service.authenticate(bearer),
-    { action: 'read', columns: ['id', 'email'] },
-    true,
-  );
+  const decision = await service.invoke(ops.computeDecision, bearer, {
+    action: 'read',
+    columns: ['id', 'email'],
+    receipt: 'true',
+  });
   if (decision.decision !== 'allow' || !decision.receipt)
     throw new Error(`compute ${i}: ${JSON.stringify(decision)}`);
   receipts.push({ id: decision.receipt.receipt_id, chain_index: decision.receipt.chain_index });

@@ -2,6 +2,7 @@
 // nothing may be lost, duplicated or forked, and both chains must verify from their first entry.
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
+import { ops } from '../../src/backend/operations/index.ts';
 import { tempDir } from '../helpers.ts';
 import { childEnv, errorLines, killAll, spawnNode, type Spawned } from './procs.ts';
 
@@ -50,10 +51,13 @@ describe('Concurrency', () => {
     try {
       expect(service.ctx.store.all('SELECT version FROM schema_migrations').length).toBeGreaterThanOrEqual(1);
       for (const org of orgs) {
-        const owner = service.authenticate(`Bearer ${org.api_key}`);
-        const grant = service.createGrant(owner, { agent: 'Checker', columns: ['id', 'email', 'balance'] });
+        const grant = await service.invoke(ops.createGrant, `Bearer ${org.api_key}`, {
+          agent: 'Checker',
+          columns: ['id', 'email', 'balance'],
+        });
         // Every process sealed its demo rows under the same column keys: they all open here.
-        const read = service.read(service.authenticate(`Bearer ${grant.grant_token}`), grant.handle, {
+        const read = await service.invoke(ops.readRows, `Bearer ${grant.grant_token}`, {
+          handle: grant.handle,
           table: 'agent_demo_records',
           columns: ['id', 'email', 'balance'],
           limit: 200,
@@ -77,13 +81,16 @@ describe('Concurrency', () => {
     let tokens: string[];
     let baseline: { service: number; audit: number; decisions: number };
     try {
-      const org = setup.createOrg('Concurrent Co');
+      const org = await setup.invoke(ops.createOrg, undefined, { name: 'Concurrent Co' });
       orgId = org.org_id;
-      const owner = setup.authenticate(`Bearer ${org.api_key}`);
-      tokens = Array.from(
-        { length: WORKERS },
-        (_, i) => setup.createGrant(owner, { agent: `Worker ${i}`, columns: ['id', 'email'] }).grant_token,
-      );
+      tokens = [];
+      for (let i = 0; i < WORKERS; i++) {
+        const grant = await setup.invoke(ops.createGrant, `Bearer ${org.api_key}`, {
+          agent: `Worker ${i}`,
+          columns: ['id', 'email'],
+        });
+        tokens.push(grant.grant_token);
+      }
       baseline = {
         service: setup.ctx.chains.length('service'),
         audit: setup.ctx.chains.length('audit'),
@@ -171,7 +178,11 @@ describe('Concurrency', () => {
       expect(audits.every((a) => byId.get(a.id) === a.chain_index)).toBe(true);
       // Spot-check full verification (signature and both links) of a sample of entries.
       for (const entry of [...audits.slice(0, 5), ...receipts.slice(-5)]) {
-        expect(service.verify(entry.id)).toMatchObject({ found: true, authentic: true, unaltered: true });
+        expect(await service.invoke(ops.verifyProof, undefined, { proof_id: entry.id })).toMatchObject({
+          found: true,
+          authentic: true,
+          unaltered: true,
+        });
       }
     } finally {
       service.close();

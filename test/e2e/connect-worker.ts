@@ -8,7 +8,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { hostname } from 'node:os';
 import { Service } from '../../src/backend/service.ts';
-import { startServer } from '../../src/backend/http/server.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { serve } from '../../src/entry/serve.ts';
 import { KeychainVault } from '../../src/vault/keychain.ts';
 import { machineFacts } from '../../src/config/machine.ts';
 
@@ -17,7 +18,7 @@ const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 const report: Record<string, unknown> = {};
 
 const owner = new Service({ dataDir });
-const org = owner.createOrg('Browser Org');
+const org = await owner.invoke(ops.createOrg, undefined, { name: 'Browser Org' });
 owner.close();
 
 const browser: Browser = await chromium.launch({
@@ -94,15 +95,15 @@ try {
   // Expiry: a code past its time shows as expired in the browser, and the device hears so.
   let now = Date.now();
   const clocked = new Service({ dataDir, clock: () => new Date(now) });
-  const started = clocked.startConnect(machineFacts());
-  const server = await startServer({ service: clocked, port: 0 });
+  const started = await clocked.invoke(ops.startConnect, undefined, machineFacts());
+  const server = await serve({ service: clocked, port: 0 });
   now += 11 * 60 * 1000;
   const page = await browser.newPage();
   const response = await page.goto(server.url + started.verification_path);
   report.expired = {
     status: response?.status(),
     heading: (await page.textContent('h1'))?.trim(),
-    poll: clocked.pollConnect(started.device_code),
+    poll: await clocked.invoke(ops.pollConnect, undefined, { device_code: started.device_code }),
   };
   await page.close();
   await server.close();

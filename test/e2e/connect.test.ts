@@ -19,17 +19,20 @@ afterAll(() => {
 
 it('approve, deny and an expired code, through the real approval page', { timeout: 150_000 }, async () => {
   for (const tool of ['/usr/bin/chromium', '/usr/bin/dbus-run-session', '/usr/bin/gnome-keyring-daemon']) {
-    expect(existsSync(tool), `${tool} is missing: .ci/run installs chromium, gnome-keyring and dbus`).toBe(
+    expect(existsSync(tool), `${tool} is missing: npm test installs chromium, gnome-keyring and dbus`).toBe(
       true,
     );
   }
   const script = `eval "$(printf svc-test | gnome-keyring-daemon --unlock --components=secrets)" >/dev/null; exec "$0" "$1" "$2"`;
+  // Without the runner's SVC_VAULT=file, the worker and the `svc mcp` it starts pick their vault as
+  // a user's machine does: the private keychain of this dbus session.
+  const { SVC_VAULT: _fileVault, ...env } = process.env;
   const { stdout } = await run(
     'dbus-run-session',
     ['--', 'sh', '-c', script, process.execPath, WORKER, home.dir],
     {
       timeout: 120_000,
-      env: { ...process.env, XDG_DATA_HOME: keyrings.dir, HOME: keyrings.dir },
+      env: { ...env, XDG_DATA_HOME: keyrings.dir, HOME: keyrings.dir },
     },
   );
   const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;

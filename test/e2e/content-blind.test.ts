@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
-import { startServer } from '../../src/backend/http/server.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { startServer } from '../../src/http/server.ts';
 import { SvcClient, generateFabricKeyPair, openEnvelope, sealEnvelope } from '../../src/sdk/index.ts';
 
 const { dir, cleanup } = tempDir();
@@ -38,7 +39,7 @@ it('the data dir never holds the plaintext or a private key', async () => {
   const service = new Service({ dataDir: dir });
   const server = await startServer({ service, port: 0 });
   const plaintext = `merger terms: ${'confidential clause '.repeat(20)}end`;
-  const org = service.createOrg('Acme');
+  const org = await service.invoke(ops.createOrg, undefined, { name: 'Acme' });
   const owner = new SvcClient({ baseUrl: server.url, token: org.api_key });
   const agent = async (name: string) => {
     const grant = await owner.call<{ grant_token: string; handle: string }>(

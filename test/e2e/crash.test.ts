@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Pool } from 'undici';
 import { Service } from '../../src/backend/service.ts';
+import { ops } from '../../src/backend/operations/index.ts';
 import { tempDir } from '../helpers.ts';
 import { childEnv, killAll, startServe } from './procs.ts';
 
@@ -19,11 +20,11 @@ describe('Crash', () => {
   const home = tempDir('svc-crash-');
   let agent: { handle: string; token: string };
 
-  beforeAll(() => {
+  beforeAll(async () => {
     const service = new Service({ dataDir: home.dir });
     try {
-      const org = service.createOrg('Crash Co');
-      const grant = service.createGrant(service.authenticate(`Bearer ${org.api_key}`), {
+      const org = await service.invoke(ops.createOrg, undefined, { name: 'Crash Co' });
+      const grant = await service.invoke(ops.createGrant, `Bearer ${org.api_key}`, {
         agent: 'Crash Reader',
         columns: ['id', 'email'],
       });
@@ -117,7 +118,7 @@ describe('Crash', () => {
     try {
       const missing: string[] = [];
       for (const a of answered) {
-        const verdict = service.verify(a.id);
+        const verdict = await service.invoke(ops.verifyProof, undefined, { proof_id: a.id });
         if (!verdict.found || !verdict.authentic || !verdict.unaltered || verdict.chain !== 'audit') {
           missing.push(`${a.id} (round ${a.round}): ${JSON.stringify(verdict)}`);
         } else if (verdict.chain_index !== a.chain_index) {

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
-import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { startServer, type RunningServer } from '../../src/http/server.ts';
 import {
   SvcClient,
   SvcApiError,
@@ -31,7 +32,7 @@ afterAll(async () => {
 
 describe('data governance flow', () => {
   it('grant, plan, read, verify', async () => {
-    const org = service.createOrg('Acme');
+    const org = await service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     const owner = new SvcClient({ baseUrl: server.url, token: org.api_key });
     const grant = await owner.call<{ grant_token: string; handle: string; read_url: string }>(
       'POST',
@@ -90,8 +91,8 @@ describe('data governance flow', () => {
 
 describe('agent-to-agent flow across two organizations', () => {
   it('enroll both, grant, send, inbox, fetch, open, verify every receipt offline', async () => {
-    const senderOrg = service.createOrg('Sender Org');
-    const recipientOrg = service.createOrg('Recipient Org');
+    const senderOrg = await service.invoke(ops.createOrg, undefined, { name: 'Sender Org' });
+    const recipientOrg = await service.invoke(ops.createOrg, undefined, { name: 'Recipient Org' });
     const senderOwner = new SvcClient({ baseUrl: server.url, token: senderOrg.api_key });
     const recipientOwner = new SvcClient({ baseUrl: server.url, token: recipientOrg.api_key });
     const grantAgent = (owner: SvcClient, agent: string) =>

@@ -16,10 +16,23 @@ const INSPECTOR = createRequire(import.meta.url).resolve(
 const home = tempDir();
 afterAll(home.cleanup);
 
+// The Inspector hands its server a few basic variables and those given with -e, not the runner's
+// SVC_VAULT, so that is restated here.
 function inspector(...args: string[]) {
   return run(
     process.execPath,
-    [INSPECTOR, '--cli', '-e', `SVC_HOME=${home.dir}`, process.execPath, BIN, 'mcp', ...args],
+    [
+      INSPECTOR,
+      '--cli',
+      '-e',
+      `SVC_HOME=${home.dir}`,
+      '-e',
+      'SVC_VAULT=file',
+      process.execPath,
+      BIN,
+      'mcp',
+      ...args,
+    ],
     {
       timeout: 60_000,
       env: { ...process.env, SVC_HOME: home.dir },

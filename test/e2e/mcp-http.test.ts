@@ -8,7 +8,9 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
-import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import type { RunningServer } from '../../src/http/server.ts';
+import { serve } from '../../src/entry/serve.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { runEveryTool, startEchoApi } from '../tools/scenario.ts';
 
@@ -23,12 +25,14 @@ describe.each(['streamable', 'sse'] as const)('%s', (kind: Kind) => {
 
   beforeAll(async () => {
     const service = new Service({ dataDir: home.dir });
-    apiKey = service.createOrg('Acme').api_key;
-    agentToken = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
-      agent: 'Helper',
-      columns: ['id', 'region', 'email'],
-    }).grant_token;
-    server = await startServer({ service, port: 0 });
+    apiKey = (await service.invoke(ops.createOrg, undefined, { name: 'Acme' })).api_key;
+    agentToken = (
+      await service.invoke(ops.createGrant, `Bearer ${apiKey}`, {
+        agent: 'Helper',
+        columns: ['id', 'region', 'email'],
+      })
+    ).grant_token;
+    server = await serve({ service, port: 0 });
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
@@ -104,7 +108,7 @@ describe('Streamable HTTP guards', () => {
   const home = tempDir();
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer({ service: new Service({ dataDir: home.dir }), port: 0 });
+    server = await serve({ service: new Service({ dataDir: home.dir }), port: 0 });
   });
   afterAll(async () => {
     await server.close();

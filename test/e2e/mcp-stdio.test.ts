@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
-import { startServer } from '../../src/backend/http/server.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { serve } from '../../src/entry/serve.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { runEveryTool, startEchoApi } from '../tools/scenario.ts';
 
@@ -20,11 +21,12 @@ let agentToken: string;
 const clients: Client[] = [];
 let shared: Client | undefined;
 
+// These children get only the variables named here, so the runner's SVC_VAULT is restated.
 async function connect(env: Record<string, string>): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp'],
-    env: { PATH: process.env.PATH ?? '', SVC_HOME: home.dir, ...env },
+    env: { PATH: process.env.PATH ?? '', SVC_HOME: home.dir, SVC_VAULT: 'file', ...env },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'svc-test', version: '1.0.0' });
@@ -33,11 +35,11 @@ async function connect(env: Record<string, string>): Promise<Client> {
   return client;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   const service = new Service({ dataDir: home.dir });
-  const org = service.createOrg('Acme');
+  const org = await service.invoke(ops.createOrg, undefined, { name: 'Acme' });
   apiKey = org.api_key;
-  const grant = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
+  const grant = await service.invoke(ops.createGrant, `Bearer ${apiKey}`, {
     agent: 'Helper',
     columns: ['id', 'region', 'email'],
   });
@@ -94,7 +96,7 @@ describe('svc mcp over stdio', () => {
   });
 
   it('with SVC_BASE_URL the same process talks to a remote svc serve', async () => {
-    const remote = await startServer({ service: new Service({ dataDir: home.dir }), port: 0 });
+    const remote = await serve({ service: new Service({ dataDir: home.dir }), port: 0 });
     try {
       const client = await connect({ SVC_BASE_URL: remote.url, SVC_API_KEY: apiKey });
       await client.listTools();
@@ -161,7 +163,7 @@ describe('svc mcp over stdio', () => {
 
   it('before initialize: ping answers an empty result and unknown methods -32601', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp'], {
-      env: { PATH: process.env.PATH ?? '', SVC_HOME: home.dir },
+      env: { PATH: process.env.PATH ?? '', SVC_HOME: home.dir, SVC_VAULT: 'file' },
     });
     const lines: Record<string, unknown>[] = [];
     let buffer = '';

@@ -24,11 +24,15 @@ export interface Spawned {
 /** Children that have not exited yet; `killAll` ends them (used in afterEach/afterAll). */
 const live = new Set<ChildProcess>();
 
-/** A clean environment for a child: no inherited SVC_* variables, plus `extra`. */
+/**
+ * A clean environment for a child: no inherited SVC_* variables but SVC_VAULT, plus `extra`.
+ * SVC_VAULT stays because the test runner sets it, so that no child keeps keys in the developer's
+ * keychain.
+ */
 export function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!key.startsWith('SVC_') && value !== undefined) env[key] = value;
+    if ((key === 'SVC_VAULT' || !key.startsWith('SVC_')) && value !== undefined) env[key] = value;
   }
   for (const [key, value] of Object.entries(extra)) {
     if (value !== undefined) env[key] = value;

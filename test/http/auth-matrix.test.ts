@@ -1,184 +1,37 @@
-// The auth matrix: every authenticated endpoint against every kind of wrong credential.
+// The auth matrix, derived from the routes: every authenticated endpoint against every kind of
+// wrong credential.
 // A bearer that proves nothing is 401; a valid credential of the wrong kind, organization or
 // agent is 403; never a 2xx.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers.ts';
+import { ROUTES, UNROUTED, requestOf, type Route } from '../../src/backend/routes.ts';
+import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
+import { takesCredential } from '../../src/backend/operation.ts';
+import { SAMPLES, type Ids } from '../operation-samples.ts';
 import { generateFabricKeyPair } from '../../src/sdk/fabric.ts';
 
-type Kind = 'org' | 'agent' | 'any';
-interface Endpoint {
-  method: string;
-  path: (ids: Ids) => string;
-  kind: Kind;
-  body?: (ids: Ids) => unknown;
-  /** The endpoint names a resource owned by one organization (or one agent). */
-  owned?: boolean;
-}
-interface Ids {
-  handle: string;
-  /** An agent the revoke endpoint may end without spoiling the other cases. */
-  disposable: string;
-  capsule: string;
-  fabricGrant: string;
-  blob: string;
-}
+/** Every route whose operation takes a credential: the matrix's rows. */
+const CREDENTIALED = ROUTES.filter((r) => takesCredential(r.operation.caller));
 
-const ENDPOINTS: Endpoint[] = [
-  {
-    method: 'POST',
-    path: () => '/api/v1/governance/grant',
-    kind: 'org',
-    body: () => ({ agent: 'x', columns: ['id'] }),
-  },
-  { method: 'GET', path: () => '/api/v1/agents', kind: 'org' },
-  {
-    method: 'POST',
-    path: () => '/api/v1/governance/revoke',
-    kind: 'org',
-    body: (i) => ({ target: i.disposable }),
-    owned: true,
-  },
-  { method: 'GET', path: () => '/api/v1/tables', kind: 'org' },
-  {
-    method: 'POST',
-    path: () => '/api/v1/tables',
-    kind: 'org',
-    body: () => ({ name: 't', columns: [{ name: 'id', classification: 'public', storage: 'plaintext' }] }),
-  },
-  {
-    method: 'POST',
-    path: () => '/api/v1/tables/agent_demo_records/rows',
-    kind: 'org',
-    body: () => ({ format: 'json', rows: [{ id: 999 }] }),
-  },
-  { method: 'GET', path: () => '/api/v1/fabric-grants', kind: 'org' },
-  {
-    method: 'POST',
-    path: () => '/api/v1/fabric-grants',
-    kind: 'org',
-    body: () => ({ subject_kid: 'cccccccccccccccc' }),
-  },
-  {
-    method: 'PATCH',
-    path: () => '/api/v1/fabric-grants',
-    kind: 'org',
-    body: (i) => ({ grant_id: i.fabricGrant }),
-    owned: true,
-  },
-  {
-    method: 'POST',
-    path: () => '/v1/documents/compute',
-    kind: 'org',
-    body: () => ({ question: 'q', clearance: 'public', sections: [{ title: 't', text: 'x' }] }),
-  },
-  { method: 'POST', path: () => '/v1/capsules', kind: 'org', body: () => ({ name: 'c' }) },
-  { method: 'GET', path: () => '/v1/capsules', kind: 'org' },
-  { method: 'GET', path: (i) => `/v1/capsules/${i.capsule}`, kind: 'org', owned: true },
-  {
-    method: 'POST',
-    path: (i) => `/v1/capsules/${i.capsule}/documents`,
-    kind: 'org',
-    body: () => ({ title: 't', text: 'x' }),
-    owned: true,
-  },
-  {
-    method: 'POST',
-    path: (i) => `/v1/capsules/${i.capsule}/members`,
-    kind: 'org',
-    body: () => ({ email: 'a@b.test', role: 'viewer' }),
-    owned: true,
-  },
-  {
-    method: 'POST',
-    path: (i) => `/v1/capsules/${i.capsule}/ai-grants`,
-    kind: 'org',
-    body: (i) => ({ agent: i.handle }),
-    owned: true,
-  },
-  { method: 'POST', path: (i) => `/v1/capsules/${i.capsule}/revoke`, kind: 'org', owned: true },
-  {
-    method: 'POST',
-    path: () => '/v1/recovery/pubkey',
-    kind: 'org',
-    body: () => ({ pubkey_hex: 'ab'.repeat(32) }),
-  },
-  { method: 'POST', path: () => '/v1/recovery/copy', kind: 'org', body: () => ({ ciphertext_b64: 'AAAA' }) },
-  { method: 'POST', path: () => '/v1/recovery/event', kind: 'org', body: () => ({ kind: 'phrase_created' }) },
-  { method: 'GET', path: () => '/v1/recovery/state', kind: 'org' },
-  { method: 'GET', path: () => '/v1/overview', kind: 'org' },
-  { method: 'GET', path: () => '/v1/usage/invoice', kind: 'org' },
-  { method: 'GET', path: () => '/api/v1/whoami', kind: 'any' },
-  {
-    method: 'POST',
-    path: () => '/api/v1/sources',
-    kind: 'org',
-    body: () => ({ name: 'api', base_url: 'http://127.0.0.1:9/', scheme: 'bearer', credential: 'x' }),
-  },
-  { method: 'GET', path: () => '/api/v1/sources', kind: 'org' },
-  {
-    method: 'POST',
-    path: () => '/api/v1/sources/none/call',
-    kind: 'org',
-    body: () => ({ method: 'GET', path: 'x' }),
-  },
-  { method: 'GET', path: () => '/api/v1/policy', kind: 'org' },
-  { method: 'GET', path: () => '/api/v1/proofs', kind: 'org' },
-  {
-    method: 'POST',
-    path: () => '/api/v1/nodes',
-    kind: 'org',
-    body: () => ({ machine_id: 'a'.repeat(32), hostname: 'h', platform: 'linux', arch: 'x64' }),
-  },
-  {
-    method: 'POST',
-    path: () => '/api/v1/terms',
-    kind: 'org',
-    body: () => ({ version: '2026-11-01', text: 'terms' }),
-  },
-  { method: 'GET', path: () => '/api/v1/terms/2026-11-01', kind: 'org' },
-  { method: 'POST', path: () => '/api/access/retrieve', kind: 'agent', body: () => ({ columns: ['id'] }) },
-  {
-    method: 'POST',
-    path: () => '/api/access/use',
-    kind: 'agent',
-    body: () => ({ source: 'crm', method: 'GET', path: 'x' }),
-  },
-  { method: 'POST', path: () => '/api/access/compute', kind: 'agent', body: () => ({ columns: ['id'] }) },
-  {
-    method: 'POST',
-    path: (i) => `/api/agents/${i.handle}/read`,
-    kind: 'agent',
-    body: () => ({ table: 'agent_demo_records', columns: ['id'] }),
-    owned: true,
-  },
-  {
-    method: 'POST',
-    path: (i) => `/api/agents/${i.handle}/fabric/enroll`,
-    kind: 'agent',
-    body: () => ({ ecdh_pubkey_hex: 'ab'.repeat(32) }),
-    owned: true,
-  },
-  {
-    method: 'POST',
-    path: (i) => `/api/agents/${i.handle}/fabric/send`,
-    kind: 'agent',
-    body: () => ({
-      recipient_kid: 'cccccccccccccccc',
-      ciphertext_b64: 'AAAA',
-      wrapped_key_b64: 'AAAA',
-      payload_iv_b64: 'AAAA',
-    }),
-    owned: true,
-  },
-  { method: 'GET', path: (i) => `/api/agents/${i.handle}/fabric/inbox`, kind: 'agent', owned: true },
-  {
-    method: 'POST',
-    path: (i) => `/api/agents/${i.handle}/fabric/fetch`,
-    kind: 'agent',
-    body: (i) => ({ blob_id: i.blob }),
-    owned: true,
-  },
-];
+it('every routed operation that takes a credential is in the matrix, and only those', () => {
+  expect(CREDENTIALED.filter((r) => !SAMPLES[r.operation.name]).map((r) => r.operation.name)).toEqual([]);
+});
+
+it('every operation is routed, served by a page, or runs in process only', () => {
+  for (const op of OPERATIONS) {
+    const routed = ROUTES.some((r) => r.operation === op);
+    const where = routed
+      ? 'routed'
+      : UNROUTED.has(op.name)
+        ? 'page'
+        : op.caller.kind === 'local'
+          ? 'local'
+          : 'none';
+    expect([op.name, where]).not.toEqual([op.name, 'none']);
+    // An in-process owner operation never gets a route: it takes no credential.
+    if (op.caller.kind === 'local') expect(routed, op.name).toBe(false);
+  }
+});
 
 let h: Harness;
 let ids: Ids;
@@ -186,12 +39,15 @@ const creds: Record<string, string> = {};
 
 beforeAll(async () => {
   h = harness();
-  const mine = h.service.createOrg('Mine');
-  const theirs = h.service.createOrg('Theirs');
+  const mine = await h.service.invoke(ops.createOrg, undefined, { name: 'Mine' });
+  const theirs = await h.service.invoke(ops.createOrg, undefined, { name: 'Theirs' });
   creds.orgKey = mine.api_key;
   creds.otherOrgKey = theirs.api_key;
-  const revokedKey = h.service.createApiKey(mine.org_id, ['*']);
-  h.service.revokeApiKey(revokedKey.key_id);
+  const revokedKey = await h.service.invoke(ops.createApiKey, undefined, {
+    org_id: mine.org_id,
+    scopes: ['*'],
+  });
+  await h.service.invoke(ops.revokeApiKey, undefined, { key_id: revokedKey.key_id });
   creds.revokedOrgKey = revokedKey.api_key;
 
   const grant = async (key: string, agent: string, ttl = 86_400, extra: Record<string, unknown> = {}) => {
@@ -199,7 +55,7 @@ beforeAll(async () => {
       token: key,
       body: { agent, columns: ['id'], ttl_seconds: ttl, ...extra },
     });
-    return r.body as { grant_token: string; handle: string; jti: string };
+    return r.body as { grant_token: string; handle: string; jti: string; receipt_id: string };
   };
   // A source nothing listens on: the owner agent's svc_use reaches it and answers 410, not 401/403.
   await h.request('POST', '/api/v1/sources', {
@@ -238,59 +94,71 @@ beforeAll(async () => {
     capsule: capsule.body.id,
     fabricGrant: fabricGrant.body.grant_id,
     blob: '00000000-0000-4000-8000-000000000001',
+    proof: disposable.receipt_id,
   };
   // Every later request runs after the short token's expiry; the others have a day left.
   h.clock.advance(61_000);
 });
 afterAll(() => h.close());
 
-function call(endpoint: Endpoint, token: string | undefined, raw?: string) {
+function call(route: Route, token: string | undefined, raw?: string) {
   const headers: Record<string, string> = raw === undefined ? {} : { authorization: raw };
-  return h.request(endpoint.method, endpoint.path(ids), { token, headers, body: endpoint.body?.(ids) });
+  const { params, query, body } = requestOf(route, SAMPLES[route.operation.name]!.input(ids));
+  const path = route.path.replace(/\{(\w+)\}/g, (_, key: string) => encodeURIComponent(String(params[key])));
+  const search = new URLSearchParams(query as Record<string, string>);
+  return h.request(route.method.toUpperCase(), `${path}${search.size ? `?${search}` : ''}`, {
+    token,
+    headers,
+    body,
+  });
 }
 
-const name = (e: Endpoint) =>
-  `${e.method} ${e.path({ handle: '{handle}', disposable: '', capsule: '{id}', fabricGrant: '', blob: '' })}`;
+describe.each(CREDENTIALED.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(
+  '%s',
+  (_label, route) => {
+    const kind = route.operation.caller.kind;
+    // An agent's resource is named by the handle in the path; a route without one serves the token's own.
+    const owned =
+      SAMPLES[route.operation.name]?.owned && (kind !== 'agent' || route.path.includes('{handle}'));
+    const cases: [string, () => string | undefined, string | undefined, number][] = [
+      ['no bearer', () => undefined, undefined, 401],
+      ['a malformed bearer', () => undefined, 'Bearer not-a-credential', 401],
+      ['a non-bearer scheme', () => undefined, `Basic ${creds.orgKey}`, 401],
+      ['an unknown key of the right shape', () => `ndp_${'A'.repeat(43)}`, undefined, 401],
+      ['an unknown token of the right shape', () => `ndca-${'A'.repeat(43)}`, undefined, 401],
+      ['a revoked organization key', () => creds.revokedOrgKey, undefined, 401],
+      ['a revoked agent token', () => creds.revokedToken, undefined, 401],
+      ['an expired agent token', () => creds.expiredToken, undefined, 401],
+    ];
+    if (kind !== 'any') {
+      cases.push([
+        'the other credential kind',
+        () => (kind === 'org' ? creds.agentToken : creds.orgKey),
+        undefined,
+        403,
+      ]);
+    }
+    if (owned && kind === 'org')
+      cases.push(['another organization’s key', () => creds.otherOrgKey, undefined, 403]);
+    if (owned && kind === 'agent') {
+      cases.push(['another agent’s token for this handle', () => creds.siblingToken, undefined, 403]);
+      cases.push(['another organization’s agent token', () => creds.foreignAgentToken, undefined, 403]);
+    }
 
-describe.each(ENDPOINTS.map((e) => [name(e), e] as const))('%s', (_label, endpoint) => {
-  const cases: [string, () => string | undefined, string | undefined, number][] = [
-    ['no bearer', () => undefined, undefined, 401],
-    ['a malformed bearer', () => undefined, 'Bearer not-a-credential', 401],
-    ['a non-bearer scheme', () => undefined, `Basic ${creds.orgKey}`, 401],
-    ['an unknown key of the right shape', () => `ndp_${'A'.repeat(43)}`, undefined, 401],
-    ['an unknown token of the right shape', () => `ndca-${'A'.repeat(43)}`, undefined, 401],
-    ['a revoked organization key', () => creds.revokedOrgKey, undefined, 401],
-    ['a revoked agent token', () => creds.revokedToken, undefined, 401],
-    ['an expired agent token', () => creds.expiredToken, undefined, 401],
-  ];
-  if (endpoint.kind !== 'any') {
-    cases.push([
-      'the other credential kind',
-      () => (endpoint.kind === 'org' ? creds.agentToken : creds.orgKey),
-      undefined,
-      403,
-    ]);
-  }
-  if (endpoint.owned && endpoint.kind === 'org')
-    cases.push(['another organization’s key', () => creds.otherOrgKey, undefined, 403]);
-  if (endpoint.owned && endpoint.kind === 'agent') {
-    cases.push(['another agent’s token for this handle', () => creds.siblingToken, undefined, 403]);
-    cases.push(['another organization’s agent token', () => creds.foreignAgentToken, undefined, 403]);
-  }
+    it.each(cases)('%s', async (_case, token, raw, status) => {
+      const r = await call(route, token(), raw);
+      expect(r.status, JSON.stringify(r.body)).toBe(status);
+      expect(r.body.error).toEqual(
+        status === 401 ? 'unauthorized' : expect.stringMatching(/^(wrong_credential|forbidden)$/),
+      );
+      expect(r.body.message).toEqual(expect.any(String));
+    });
 
-  it.each(cases)('%s', async (_case, token, raw, status) => {
-    const r = await call(endpoint, token(), raw);
-    expect(r.status, JSON.stringify(r.body)).toBe(status);
-    expect(r.body.error).toEqual(
-      status === 401 ? 'unauthorized' : expect.stringMatching(/^(wrong_credential|forbidden)$/),
-    );
-    expect(r.body.message).toEqual(expect.any(String));
-  });
-
-  it('the right credential is not refused', async () => {
-    const r = await call(endpoint, endpoint.kind === 'agent' ? creds.agentToken : creds.orgKey);
-    // Not refused, and not broken: any answer here is the endpoint's own (2xx, or a 4xx about the input).
-    expect([401, 403]).not.toContain(r.status);
-    expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
-  });
-});
+    it('the right credential is not refused', async () => {
+      const r = await call(route, kind === 'agent' ? creds.agentToken : creds.orgKey);
+      // Not refused, and not broken: any answer here is the endpoint's own (2xx, or a 4xx about the input).
+      expect([401, 403]).not.toContain(r.status);
+      expect(r.status, JSON.stringify(r.body)).toBeLessThan(500);
+    });
+  },
+);

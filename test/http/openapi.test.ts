@@ -49,6 +49,7 @@ const EXTENSIONS = [
   'GET /api/v1/policy',
   'GET /api/v1/proofs',
   'POST /api/access/retrieve',
+  'POST /api/access/read',
   'POST /api/v1/nodes',
   'POST /api/v1/terms',
   'GET /api/v1/terms',

@@ -6,23 +6,46 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
+import { ConnectFlow } from '../../src/backend/connect-flow.ts';
+import { machineFacts } from '../../src/config/machine.ts';
+import { startServer, type RunningServer } from '../../src/http/server.ts';
+import { mountConnectPages } from '../../src/http/connect-pages.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
-import { localBackend } from '../../src/tools/backend.ts';
 
 const home = tempDir();
 const service = new Service({ dataDir: home.dir });
-afterAll(() => {
+let pages: Promise<RunningServer> | undefined;
+afterAll(async () => {
+  if (pages) await (await pages).close();
   service.close();
   home.cleanup();
 });
 
 it('waits with progress, then answers pending; calling again resumes the same code', async () => {
+  // The approval page is served on loopback on first need, as `svc mcp` does in local mode.
+  let pageStarts = 0;
+  const kept: string[] = [];
+  const flow = new ConnectFlow({
+    invoker: service.invoker,
+    machine: machineFacts,
+    pageBase: async () => {
+      pageStarts++;
+      pages ??= startServer({
+        service,
+        port: 0,
+        closeService: false,
+        mounts: [(app) => mountConnectPages(app, service.invoker)],
+      });
+      return (await pages).url;
+    },
+    keepKey: (apiKey) => void kept.push(apiKey),
+  });
   const server = createMcpServer(() => ({
-    backend: localBackend(service),
+    invoker: service.invoker,
     ownerBearer: undefined,
     agentBearer: undefined,
     credentialSource: 'environment',
-    machineVault: service.ctx.vault,
+    connect: { flow, keyStore: service.ctx.vault.location },
   }));
   const [c, s] = InMemoryTransport.createLinkedPair();
   await server.connect(s);
@@ -43,6 +66,9 @@ it('waits with progress, then answers pending; calling again resumes the same co
   expect((again.structuredContent as { user_code: string }).user_code).toBe(
     (first.structuredContent as { user_code: string }).user_code,
   );
+  // Resuming neither starts a second request nor asks for the page again; nothing was approved.
+  expect(pageStarts).toBe(1);
+  expect(kept).toEqual([]);
   const page = await fetch((first.structuredContent as { verification_uri: string }).verification_uri);
   expect(page.status).toBe(200);
   expect(await page.text()).toContain((first.structuredContent as { user_code: string }).user_code);

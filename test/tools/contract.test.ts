@@ -5,13 +5,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
-import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
+import type { RunningServer } from '../../src/http/server.ts';
+import { serve } from '../../src/entry/serve.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
-import { localBackend, remoteBackend, type Backend } from '../../src/tools/backend.ts';
+import { remoteInvoker, type Invoker } from '../../src/backend/invoke.ts';
+import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
+import { routeOf } from '../../src/backend/routes.ts';
+import { ServiceError } from '../../src/backend/errors.ts';
+import { SAMPLES, type Ids } from '../operation-samples.ts';
 import { runEveryTool, startEchoApi } from './scenario.ts';
 
 interface World {
-  backend: Backend;
+  service: Service;
+  invoker: Invoker;
   apiKey: string;
   agentToken: string;
   close(): Promise<void>;
@@ -20,15 +26,18 @@ interface World {
 async function world(kind: 'local' | 'remote'): Promise<World> {
   const home = tempDir();
   const service = new Service({ dataDir: home.dir });
-  const apiKey = service.createOrg('Acme').api_key;
-  const agentToken = service.createGrant(service.authenticate(`Bearer ${apiKey}`), {
-    agent: 'Helper',
-    columns: ['id', 'region', 'email'],
-  }).grant_token;
+  const apiKey = (await service.invoke(ops.createOrg, undefined, { name: 'Acme' })).api_key;
+  const agentToken = (
+    await service.invoke(ops.createGrant, `Bearer ${apiKey}`, {
+      agent: 'Helper',
+      columns: ['id', 'region', 'email'],
+    })
+  ).grant_token;
   let server: RunningServer | undefined;
-  if (kind === 'remote') server = await startServer({ service, port: 0 });
+  if (kind === 'remote') server = await serve({ service, port: 0 });
   return {
-    backend: server ? remoteBackend(server.url) : localBackend(service),
+    service,
+    invoker: server ? remoteInvoker(server.url) : service.invoker,
     apiKey,
     agentToken,
     async close() {
@@ -41,7 +50,7 @@ async function world(kind: 'local' | 'remote'): Promise<World> {
 
 async function clientFor(w: World, credentials: { owner?: boolean; agent?: boolean }): Promise<Client> {
   const server = createMcpServer(() => ({
-    backend: w.backend,
+    invoker: w.invoker,
     ownerBearer: credentials.owner ? `Bearer ${w.apiKey}` : undefined,
     agentBearer: credentials.agent ? `Bearer ${w.agentToken}` : undefined,
     credentialSource: 'environment',
@@ -56,7 +65,7 @@ async function clientFor(w: World, credentials: { owner?: boolean; agent?: boole
 
 async function clientForToken(w: World, token: string): Promise<Client> {
   const server = createMcpServer(() => ({
-    backend: w.backend,
+    invoker: w.invoker,
     ownerBearer: undefined,
     agentBearer: `Bearer ${token}`,
     credentialSource: 'environment',
@@ -107,7 +116,7 @@ describe.each(['local', 'remote'] as const)('tools over the %s backend', (kind) 
 
   it('a bad credential is named in svc_get_started and refused by the tools', async () => {
     const bad = createMcpServer(() => ({
-      backend: w.backend,
+      invoker: w.invoker,
       ownerBearer: `Bearer ndp_${'A'.repeat(43)}`,
       agentBearer: undefined,
       credentialSource: 'environment',
@@ -121,5 +130,67 @@ describe.each(['local', 'remote'] as const)('tools over the %s backend', (kind) 
     const policy = await client.callTool({ name: 'svc_policy', arguments: {} });
     expect(policy.isError).toBe(true);
     expect(text(policy)).toMatch(/^unauthorized: /);
+  });
+});
+
+/** What an operation answered, reduced to what both backends must agree on. */
+async function outcome(w: World, name: string, bearer: string | undefined, input: unknown) {
+  const op = OPERATIONS.find((o) => o.name === name)!;
+  try {
+    const result = await w.invoker.invoke(op, bearer, input as never);
+    const parsed = op.output.safeParse(result);
+    return { ok: true, valid: parsed.success ? true : parsed.error.issues.slice(0, 3) };
+  } catch (error) {
+    if (!(error instanceof ServiceError)) throw error;
+    return { ok: false, error: error.code };
+  }
+}
+
+describe('every operation, walked from the registry', () => {
+  it('answers the same over both backends: same success or the same error code, output in its schema', async () => {
+    const seen: Record<string, Record<string, unknown>> = { local: {}, remote: {} };
+    for (const kind of ['local', 'remote'] as const) {
+      const w = await world(kind);
+      try {
+        const owner = `Bearer ${w.apiKey}`;
+        const agentBearer = `Bearer ${w.agentToken}`;
+        const me = await w.invoker.invoke(ops.whoami, agentBearer, {});
+        const capsule = await w.invoker.invoke(ops.createCapsule, owner, { name: 'c' });
+        const fabricGrant = await w.invoker.invoke(ops.createFabricGrant, owner, {
+          subject_kid: 'dddddddddddddddd',
+        });
+        const disposable = await w.invoker.invoke(ops.createGrant, owner, {
+          agent: 'Disposable',
+          columns: ['id'],
+        });
+        const ids: Ids = {
+          handle: me.kind === 'agent' ? me.handle : '',
+          disposable: disposable.handle,
+          capsule: capsule.id,
+          fabricGrant: fabricGrant.grant_id,
+          blob: '00000000-0000-4000-8000-000000000001',
+          proof: disposable.receipt_id,
+        };
+        for (const op of OPERATIONS) {
+          const sample = SAMPLES[op.name];
+          expect(sample, `${op.name} has no sample in test/operation-samples.ts`).toBeDefined();
+          // In-process operations have no route: the remote backend refuses them by name.
+          if (kind === 'remote' && !routeOf(op)) continue;
+          const bearer =
+            op.caller.kind === 'agent'
+              ? agentBearer
+              : op.caller.kind === 'none' || op.caller.kind === 'local'
+                ? undefined
+                : owner;
+          seen[kind]![op.name] = await outcome(w, op.name, bearer, sample!.input(ids));
+        }
+      } finally {
+        await w.close();
+      }
+    }
+    for (const [name, answer] of Object.entries(seen.local!)) {
+      if (answer && (answer as { ok: boolean }).ok) expect(answer, name).toEqual({ ok: true, valid: true });
+      if (name in seen.remote!) expect([name, seen.remote![name]]).toEqual([name, answer]);
+    }
   });
 });

@@ -8,9 +8,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
-import { startServer, type RunningServer } from '../../src/backend/http/server.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { remoteInvoker, type Invoker } from '../../src/backend/invoke.ts';
+import { startServer, type RunningServer } from '../../src/http/server.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
-import { localBackend, remoteBackend, type Backend } from '../../src/tools/backend.ts';
 
 const SECRET = 'sk-live-7f3a9c1e5b2d8f60aa41';
 const seen: { method: string; url: string; authorized: boolean; body: string }[] = [];
@@ -38,9 +39,9 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => api.close(() => resolve())));
 
-async function client(backend: Backend, apiKey: string, elicit?: (message: string) => boolean) {
+async function client(invoker: Invoker, apiKey: string, elicit?: (message: string) => boolean) {
   const server = createMcpServer(() => ({
-    backend,
+    invoker,
     ownerBearer: `Bearer ${apiKey}`,
     agentBearer: undefined,
     credentialSource: 'environment',
@@ -70,15 +71,15 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
   const home = tempDir();
   let service: Service;
   let server: RunningServer | undefined;
-  let backend: Backend;
+  let invoker: Invoker;
   let apiKey: string;
   const logged: string[] = [];
 
   beforeAll(async () => {
     service = new Service({ dataDir: home.dir });
-    apiKey = service.createOrg('Acme').api_key;
+    apiKey = (await service.invoke(ops.createOrg, undefined, { name: 'Acme' })).api_key;
     if (kind === 'remote') server = await startServer({ service, port: 0 });
-    backend = server ? remoteBackend(server.url) : localBackend(service);
+    invoker = server ? remoteInvoker(server.url) : service.invoker;
     for (const level of ['log', 'error', 'warn', 'info'] as const) {
       vi.spyOn(console, level).mockImplementation(
         (...args: unknown[]) => void logged.push(args.map(String).join(' ')),
@@ -94,7 +95,7 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
 
   it('registers, lists, reads and writes with the credential injected, never returned', async () => {
     seen.length = 0;
-    const mcp = await client(backend, apiKey);
+    const mcp = await client(invoker, apiKey);
     const results: unknown[] = [];
     const call = async (name: string, args: Record<string, unknown>) => {
       const result = await mcp.callTool({ name, arguments: args });
@@ -142,7 +143,7 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
   });
 
   it('a write needs confirmation: refused without it, asked through elicitation, declined means not sent', async () => {
-    const plain = await client(backend, apiKey);
+    const plain = await client(invoker, apiKey);
     const before = seen.length;
     const unconfirmed = await plain.callTool({
       name: 'svc_api_write',
@@ -151,14 +152,14 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
     expect(unconfirmed.isError).toBe(true);
     expect(text(unconfirmed)).toContain('confirm: true');
     const asked: string[] = [];
-    const yes = await client(backend, apiKey, (m) => (asked.push(m), true));
+    const yes = await client(invoker, apiKey, (m) => (asked.push(m), true));
     const confirmed = await yes.callTool({
       name: 'svc_api_write',
       arguments: { source: 'crm', path: 'x', method: 'DELETE' },
     });
     expect(confirmed.isError, text(confirmed)).toBeFalsy();
     expect(asked[0]).toContain('DELETE x on crm');
-    const no = await client(backend, apiKey, () => false);
+    const no = await client(invoker, apiKey, () => false);
     const declined = await no.callTool({
       name: 'svc_api_write',
       arguments: { source: 'crm', path: 'y', method: 'DELETE', confirm: true },
@@ -169,13 +170,13 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
   });
 
   it('svc_use: an agent calls what its grant allows, never seeing the secret', async () => {
-    const grant = await backend.createGrant(`Bearer ${apiKey}`, {
+    const grant = await invoker.invoke(ops.createGrant, `Bearer ${apiKey}`, {
       agent: 'Crm Reader',
       columns: ['id'],
       capabilities: [{ source: 'crm', methods: ['GET'], path_prefix: 'contacts' }],
     });
     const server = createMcpServer(() => ({
-      backend,
+      invoker,
       ownerBearer: undefined,
       agentBearer: `Bearer ${grant.grant_token}`,
       credentialSource: 'environment',
@@ -211,13 +212,13 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
     }
     expect(seen.length - before).toBe(1);
     const receipt = JSON.parse(JSON.stringify(used.structuredContent)) as { receipt_id: string };
-    const proof = await backend.verify(receipt.receipt_id);
+    const proof = await invoker.invoke(ops.verifyProof, undefined, { proof_id: receipt.receipt_id });
     expect(proof).toMatchObject({ authentic: true, kind: 'api.call' });
     expect(JSON.stringify([started, used]) + logged.join('\n')).not.toContain(SECRET);
   });
 
   it('paths cannot leave the base URL', async () => {
-    const mcp = await client(backend, apiKey);
+    const mcp = await client(invoker, apiKey);
     for (const path of ['../admin', '/../../etc', 'http://127.0.0.1:1/x']) {
       const result = await mcp.callTool({ name: 'svc_api_read', arguments: { source: 'crm', path } });
       expect(result.isError, path).toBe(true);

@@ -6,18 +6,26 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Service } from '../../src/backend/service.ts';
+import { ops } from '../../src/backend/operations/index.ts';
 import { KeychainVault } from '../../src/vault/keychain.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
-import { localBackend } from '../../src/tools/backend.ts';
 
 const dataDir = process.argv[2]!;
 const first = new Service({ dataDir });
-const org = first.createOrg('Keychain Org');
-const owner = first.authenticate(`Bearer ${org.api_key}`);
-const grant = first.createGrant(owner, { agent: 'Keyed', columns: ['id', 'email'] });
-const agent = first.authenticate(`Bearer ${grant.grant_token}`);
-const proof = first.compute(agent, { columns: ['id'] }, true).proof_id!;
-const read = first.read(agent, grant.handle, { table: 'agent_demo_records', columns: ['email'], limit: 1 });
+const org = await first.invoke(ops.createOrg, undefined, { name: 'Keychain Org' });
+const grant = await first.invoke(ops.createGrant, `Bearer ${org.api_key}`, {
+  agent: 'Keyed',
+  columns: ['id', 'email'],
+});
+const agent = `Bearer ${grant.grant_token}`;
+const proof = (await first.invoke(ops.computeDecision, agent, { columns: ['id'], receipt: 'true' }))
+  .proof_id!;
+const read = await first.invoke(ops.readRows, agent, {
+  handle: grant.handle,
+  table: 'agent_demo_records',
+  columns: ['email'],
+  limit: 1,
+});
 const firstKid = first.ctx.signer.kid;
 const summary: Record<string, unknown> = {
   kind: first.vaultKind,
@@ -30,15 +38,18 @@ first.close();
 const again = new Service({ dataDir });
 summary.same_kid = again.ctx.signer.kid === firstKid;
 summary.reopened_kind = again.vaultKind;
-summary.proof_authentic = again.verify(proof).authentic;
-summary.email_again = again.read(again.authenticate(`Bearer ${grant.grant_token}`), grant.handle, {
-  table: 'agent_demo_records',
-  columns: ['email'],
-  limit: 1,
-}).rows[0]?.email;
+summary.proof_authentic = (await again.invoke(ops.verifyProof, undefined, { proof_id: proof })).authentic;
+summary.email_again = (
+  await again.invoke(ops.readRows, `Bearer ${grant.grant_token}`, {
+    handle: grant.handle,
+    table: 'agent_demo_records',
+    columns: ['email'],
+    limit: 1,
+  })
+).rows[0]?.email;
 
 const server = createMcpServer(() => ({
-  backend: localBackend(again),
+  invoker: again.invoker,
   ownerBearer: `Bearer ${org.api_key}`,
   agentBearer: undefined,
   credentialSource: 'environment',

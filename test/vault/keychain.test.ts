@@ -1,6 +1,6 @@
 // The OS keychain as the key store, against a real gnome-keyring daemon in its own dbus session
-// (Debian packages gnome-keyring and dbus, installed by .ci/run); and the documented fallback to
-// key files where no keychain answers.
+// (Debian packages gnome-keyring and dbus, which `npm test` installs when missing); and the
+// documented fallback to key files where no keychain answers.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ afterEach(() => cleanups.splice(0).forEach((c) => c()));
 
 it('keeps the keys in a real gnome-keyring; reopening finds them; losing them is refused', async () => {
   for (const tool of ['/usr/bin/dbus-run-session', '/usr/bin/gnome-keyring-daemon']) {
-    expect(existsSync(tool), `${tool} is missing: .ci/run installs gnome-keyring and dbus`).toBe(true);
+    expect(existsSync(tool), `${tool} is missing: npm test installs gnome-keyring and dbus`).toBe(true);
   }
   const { dir, cleanup } = tempDir();
   cleanups.push(cleanup);
@@ -25,12 +25,15 @@ it('keeps the keys in a real gnome-keyring; reopening finds them; losing them is
   // another password cannot refuse the unlock.
   const keyrings = tempDir();
   cleanups.push(keyrings.cleanup);
+  // Without the runner's SVC_VAULT=file the worker picks its vault as a user's machine does, and
+  // the keychain it finds is the private one of this dbus session.
+  const { SVC_VAULT: _fileVault, ...env } = process.env;
   const { stdout } = await run(
     'dbus-run-session',
     ['--', 'sh', '-c', script, process.execPath, WORKER, dir],
     {
       timeout: 60_000,
-      env: { ...process.env, XDG_DATA_HOME: keyrings.dir, HOME: keyrings.dir },
+      env: { ...env, XDG_DATA_HOME: keyrings.dir, HOME: keyrings.dir },
     },
   );
   const seen = JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, any>;

@@ -59,7 +59,8 @@ export const startConnect = defineOperation({
   summary: 'Start linking a computer (RFC 8628 device authorization): a device code and a user code',
   caller: { kind: 'none' },
   input: S.ConnectStartRequest,
-  output: S.ConnectStart,
+  // The route adds the page's full address (verification_uri), which only it knows.
+  output: S.ConnectStart.omit({ verification_uri: true }),
   run: (ctx, _caller, input) => connect.startConnect(ctx, input),
 });
 

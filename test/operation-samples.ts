@@ -1,0 +1,104 @@
+// A valid input for every operation of the registry, for the suites derived from it.
+
+export interface Ids {
+  handle: string;
+  /** An agent the revoke endpoint may end without spoiling the other cases. */
+  disposable: string;
+  capsule: string;
+  fabricGrant: string;
+  blob: string;
+  /** A receipt of this organization. */
+  proof: string;
+}
+
+export interface Sample {
+  /** A valid input for the operation, as the remote backend would send it. */
+  input: (ids: Ids) => Record<string, unknown>;
+  /** The operation names a resource owned by one organization (or one agent). */
+  owned?: boolean;
+}
+
+/**
+ * A valid input for every operation with an HTTP route that takes a credential. The matrix is
+ * derived from the routes: an operation routed without a sample here fails the first test.
+ */
+/**
+ * A valid input for every operation. The auth matrix and the contract suite are derived from the
+ * registry and take their inputs from here: an operation without a sample fails both.
+ */
+export const SAMPLES: Record<string, Sample> = {
+  createGrant: { input: () => ({ agent: 'x', columns: ['id'] }) },
+  listAgents: { input: () => ({}) },
+  revokeAgent: { input: (i) => ({ target: i.disposable }), owned: true },
+  listTables: { input: () => ({}) },
+  registerTable: {
+    input: () => ({ name: 't', columns: [{ name: 'id', classification: 'public', storage: 'plaintext' }] }),
+  },
+  loadRows: { input: () => ({ name: 'agent_demo_records', rows: [{ id: 999 }] }) },
+  listFabricGrants: { input: () => ({}) },
+  createFabricGrant: { input: () => ({ subject_kid: 'cccccccccccccccc' }) },
+  revokeFabricGrant: { input: (i) => ({ grant_id: i.fabricGrant }), owned: true },
+  computeDocuments: {
+    input: () => ({ question: 'q', clearance: 'public', sections: [{ title: 't', text: 'x' }] }),
+  },
+  createCapsule: { input: () => ({ name: 'c' }) },
+  listCapsules: { input: () => ({}) },
+  getCapsule: { input: (i) => ({ id: i.capsule }), owned: true },
+  addCapsuleDocument: { input: (i) => ({ id: i.capsule, title: 't', text: 'x' }), owned: true },
+  addCapsuleMember: { input: (i) => ({ id: i.capsule, email: 'a@b.test', role: 'viewer' }), owned: true },
+  addCapsuleAiGrant: { input: (i) => ({ id: i.capsule, agent: i.handle }), owned: true },
+  revokeCapsule: { input: (i) => ({ id: i.capsule }), owned: true },
+  setRecoveryKey: { input: () => ({ pubkey_hex: 'ab'.repeat(32) }) },
+  storeRecoveryCopy: { input: () => ({ ciphertext_b64: 'AAAA' }) },
+  recordRecoveryEvent: { input: () => ({ kind: 'phrase_created' }) },
+  getRecoveryState: { input: () => ({}) },
+  getOverview: { input: () => ({}) },
+  getInvoice: { input: () => ({}) },
+  whoami: { input: () => ({}) },
+  registerSource: {
+    input: () => ({ name: 'api', base_url: 'http://127.0.0.1:9/', scheme: 'bearer', credential: 'x' }),
+  },
+  listSources: { input: () => ({}) },
+  callSource: { input: () => ({ source: 'none', method: 'GET', path: 'x' }) },
+  getPolicyBoard: { input: () => ({}) },
+  listProofs: { input: () => ({}) },
+  registerNode: {
+    input: () => ({ machine_id: 'a'.repeat(32), hostname: 'h', platform: 'linux', arch: 'x64' }),
+  },
+  acceptTerms: { input: () => ({ version: '2026-11-01', text: 'terms' }) },
+  getTerms: { input: () => ({}) },
+  getTermsAcceptance: { input: () => ({ version: '2026-11-01' }) },
+  retrieve: { input: () => ({ columns: ['id'] }) },
+  useCapability: { input: () => ({ source: 'crm', method: 'GET', path: 'x' }) },
+  computeDecision: { input: () => ({ columns: ['id'] }) },
+  readRows: {
+    input: (i) => ({ handle: i.handle, table: 'agent_demo_records', columns: ['id'] }),
+    owned: true,
+  },
+  enrollFabric: { input: (i) => ({ handle: i.handle, ecdh_pubkey_hex: 'ab'.repeat(32) }), owned: true },
+  sendEnvelope: {
+    input: (i) => ({
+      handle: i.handle,
+      recipient_kid: 'cccccccccccccccc',
+      ciphertext_b64: 'AAAA',
+      wrapped_key_b64: 'AAAA',
+      payload_iv_b64: 'AAAA',
+    }),
+    owned: true,
+  },
+  listInbox: { input: (i) => ({ handle: i.handle }), owned: true },
+  fetchEnvelope: { input: (i) => ({ handle: i.handle, blob_id: i.blob }), owned: true },
+  verifyProof: { input: (i) => ({ proof_id: i.proof }) },
+  getProof: { input: (i) => ({ id: i.proof }) },
+  getPublishedKeys: { input: () => ({}) },
+  startConnect: {
+    input: () => ({ machine_id: 'b'.repeat(32), hostname: 'h', platform: 'linux', arch: 'x64' }),
+  },
+  pollConnect: { input: () => ({ device_code: 'unknown-device-code' }) },
+  describeConnect: { input: () => ({ user_code: 'ABCD-EFGH' }) },
+  approveConnect: { input: () => ({ user_code: 'ABCD-EFGH' }) },
+  denyConnect: { input: () => ({ user_code: 'ABCD-EFGH' }) },
+  createOrg: { input: () => ({ name: 'Sample Org' }) },
+  createApiKey: { input: () => ({ org_id: null, scopes: ['*'] }) },
+  revokeApiKey: { input: () => ({ key_id: 'key_unknown' }) },
+};
