@@ -1,7 +1,7 @@
 // The SDK's HTTP client (undici): compute a decision, verify a proof online, and fetch what
 // offline verification needs (a receipt, the published keys).
 import { request } from 'undici';
-import type { z } from '@hono/zod-openapi';
+import type { z } from 'zod';
 import type * as S from '../backend/schemas.ts';
 import type { SignedReceipt } from './receipt.ts';
 
