@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { Service } from '../src/backend/service.ts';
+import { ops } from '../src/backend/operations/index.ts';
 import { progress, timed, withTempDir, type Benchmark } from './lib.ts';
 
 const DEFAULT_ROWS = 1_000_000;
@@ -41,7 +42,7 @@ export const chainVerify: Benchmark = {
       const rows = chainRows();
       const service = new Service({ dataDir: dir });
       try {
-        const { org_id: orgId } = service.createOrg('Bench Org');
+        const { org_id: orgId } = await service.invoke(ops.createOrg, undefined, { name: 'Bench Org' });
         const { store, chains } = service.ctx;
         // A body shaped like the one a real read appends, so rows have a realistic size.
         const body = {

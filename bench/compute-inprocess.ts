@@ -1,10 +1,22 @@
-// Benchmark `compute-inprocess`: an in-process compute with a signed receipt against a bare
-// Ed25519 sign of a payload of the same size, measured in the same run. The signature is the
+// Benchmark `compute-inprocess`: an in-process compute with a signed receipt, called the way an
+// in-process adapter calls it (`service.invoke` with the agent's bearer), against a bare Ed25519
+// sign of a payload of the same size, measured in the same run. The signature is the
 // one unavoidable cost of a receipt, so the ratio says how much everything else (decision,
-// usage counter, chain head lookup, canonical JSON, hash, insert, commit) adds on top of it.
+// usage counter, chain head lookup, canonical JSON, hash, insert, commit, and the adapter path:
+// bearer check, input parsing, promise) adds on top of it.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { atLeast, measure, median, progress, withTempDir, type Benchmark, type BenchReport } from './lib.ts';
+import { ops } from '../src/backend/operations/index.ts';
+import {
+  atLeast,
+  measure,
+  measureAsync,
+  median,
+  progress,
+  withTempDir,
+  type Benchmark,
+  type BenchReport,
+} from './lib.ts';
 import { createFixture } from './fixture.ts';
 
 const TARGET_RATIO = 0.5;
@@ -14,16 +26,17 @@ const ROUND_MS = 1500;
 
 export const computeInprocess: Benchmark = {
   name: 'compute-inprocess',
-  description: 'service.compute(agent, {columns}, receipt) vs node:crypto Ed25519 sign, in-process',
+  description:
+    "service.invoke(ops.computeDecision, agent's bearer, {columns, receipt}) vs node:crypto Ed25519 sign, in-process",
   run: () =>
-    withTempDir('compute', (dir): BenchReport => {
-      const { service, agent } = createFixture(dir, { columns: ['id', 'region', 'email'] });
+    withTempDir('compute', async (dir): Promise<BenchReport> => {
+      const { service, bearer } = await createFixture(dir, { columns: ['id', 'region', 'email'] });
       try {
         const input = { columns: ['id', 'email'] };
-        const compute = () => service.compute(agent, input, true);
+        const compute = () => service.invoke(ops.computeDecision, bearer, { ...input, receipt: 'true' });
 
         // Sign exactly as many bytes as a receipt signs: the canonical payload of a real one.
-        const sample = compute();
+        const sample = await compute();
         if (!sample.receipt || sample.decision !== 'allow') {
           throw new Error('compute did not allow with a receipt');
         }
@@ -35,7 +48,7 @@ export const computeInprocess: Benchmark = {
         const signRates: number[] = [];
         for (let round = 1; round <= ROUNDS; round++) {
           const signRate = measure(signOnce, { durationMs: ROUND_MS });
-          const computeRate = measure(compute, { durationMs: ROUND_MS });
+          const computeRate = await measureAsync(compute, { durationMs: ROUND_MS });
           signRates.push(signRate.perSecond);
           computeRates.push(computeRate.perSecond);
           progress(
@@ -43,7 +56,9 @@ export const computeInprocess: Benchmark = {
           );
         }
         // Context, not part of the ratio: the same decision without a receipt (no sign, no chain row).
-        const plain = measure(() => service.compute(agent, input, false), { durationMs: ROUND_MS });
+        const plain = await measureAsync(() => service.invoke(ops.computeDecision, bearer, input), {
+          durationMs: ROUND_MS,
+        });
         const computePerSec = median(computeRates);
         const signPerSec = median(signRates);
         const ratio = computePerSec / signPerSec;

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import autocannon, { type Result } from 'autocannon';
 import { Service } from '../src/backend/service.ts';
+import { ops } from '../src/backend/operations/index.ts';
 import {
   atLeast,
   atMost,
@@ -23,13 +24,15 @@ const WARMUP_S = 2;
 const BODY = JSON.stringify({ columns: ['id', 'email'], purpose: 'benchmark' });
 
 /** Creates the organization and grant with a Service of its own, closed before the server starts. */
-function prepareStore(dataDir: string): string {
+async function prepareStore(dataDir: string): Promise<string> {
   const service = new Service({ dataDir });
   try {
-    const { api_key: apiKey } = service.createOrg('Bench Org');
-    const owner = service.authenticate(`Bearer ${apiKey}`);
-    return service.createGrant(owner, { agent: 'bench agent', columns: ['id', 'region', 'email'] })
-      .grant_token;
+    const { api_key: apiKey } = await service.invoke(ops.createOrg, undefined, { name: 'Bench Org' });
+    const grant = await service.invoke(ops.createGrant, `Bearer ${apiKey}`, {
+      agent: 'bench agent',
+      columns: ['id', 'region', 'email'],
+    });
+    return grant.grant_token;
   } finally {
     service.close();
   }
@@ -79,7 +82,7 @@ export const httpCompute: Benchmark = {
   description: 'svc serve (child process) POST /api/access/compute?receipt=true vs a bare node:http server',
   run: () =>
     withTempDir('http', async (dataDir) => {
-      const grantToken = prepareStore(dataDir);
+      const grantToken = await prepareStore(dataDir);
       const headers = { 'content-type': 'application/json' };
 
       const { result: bare } = await load(

@@ -83,6 +83,32 @@ function runFor(op: () => unknown, ms: number): Rate {
   return { ops, seconds, perSecond: ops / seconds };
 }
 
+/**
+ * `measure` for an `op` that answers a promise: each call is awaited before the next starts, so
+ * the rate is of one caller going through the operation's full path, promise settling included.
+ */
+export async function measureAsync(
+  op: () => Promise<unknown>,
+  options: { warmupMs?: number; durationMs?: number } = {},
+): Promise<Rate> {
+  await runForAsync(op, options.warmupMs ?? 500);
+  return await runForAsync(op, options.durationMs ?? 3000);
+}
+
+async function runForAsync(op: () => Promise<unknown>, ms: number): Promise<Rate> {
+  const start = performance.now();
+  const end = start + ms;
+  let ops = 0;
+  let now: number;
+  do {
+    await op();
+    ops++;
+    now = performance.now();
+  } while (now < end);
+  const seconds = (now - start) / 1000;
+  return { ops, seconds, perSecond: ops / seconds };
+}
+
 /** Times one call of a longer `work`, such as a full chain verification. */
 export function timed<T>(work: () => T): { result: T; seconds: number } {
   const start = performance.now();

@@ -49,7 +49,7 @@ export const mcpStdio: Benchmark = {
   description: 'svc mcp: start to tools/list vs server-filesystem; svc_decide round trip p50/p99',
   run: () =>
     withTempDir('mcp', async (dir): Promise<BenchReport> => {
-      const fixture = createFixture(dir);
+      const fixture = await createFixture(dir);
       const grantToken = fixture.grantToken;
       fixture.service.close();
       const svc: Launch = { args: [SVC, 'mcp'], env: { SVC_HOME: dir, SVC_AGENT_TOKEN: grantToken } };

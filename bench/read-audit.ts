@@ -1,10 +1,12 @@
-// Benchmark `read-audit`: in-process agent reads of the demo table, each of which appends a
-// signed row to the read-audit chain in its own write transaction. The target is on the
+// Benchmark `read-audit`: in-process agent reads of the demo table, called the way an in-process
+// adapter calls them (`service.invoke` with the agent's bearer), each of which appends a signed
+// row to the read-audit chain in its own write transaction. The target is on the
 // default store settings (synchronous = NORMAL in WAL mode, which survives a process crash);
 // 50-row reads and synchronous = FULL (every commit fsynced, survives power loss) are reported
 // for information.
 import type { StoreOptions } from '../src/backend/store/db.ts';
-import { atLeast, measure, progress, withTempDir, type Benchmark, type Rate } from './lib.ts';
+import { ops } from '../src/backend/operations/index.ts';
+import { atLeast, measureAsync, progress, withTempDir, type Benchmark, type Rate } from './lib.ts';
 import { createFixture } from './fixture.ts';
 
 const TARGET_READS_PER_SEC = 5000;
@@ -35,18 +37,25 @@ const VARIANTS: Variant[] = [
 
 /** Each variant gets a fresh data dir, so none starts with a longer chain or a fuller WAL. */
 function runVariant(variant: Variant): Promise<{ rate: Rate; auditRows: number }> {
-  return withTempDir('read', (dir) => {
-    const { service, agent, handle } = createFixture(dir, {
+  return withTempDir('read', async (dir) => {
+    const { service, bearer, handle } = await createFixture(dir, {
       columns: ['id', 'region', 'email'],
       store: variant.store,
     });
     try {
-      const input = { table: 'agent_demo_records', columns: ['id', 'region', 'email'], limit: variant.limit };
-      const sample = service.read(agent, handle, input);
+      // The handle as the HTTP route passes it from its path, so it is checked against the grant.
+      const input = {
+        handle,
+        table: 'agent_demo_records',
+        columns: ['id', 'region', 'email'],
+        limit: variant.limit,
+      };
+      const read = () => service.invoke(ops.readRows, bearer, input);
+      const sample = await read();
       if (sample.count !== variant.limit) {
         throw new Error(`expected ${variant.limit} rows, got ${sample.count}`);
       }
-      const rate = measure(() => service.read(agent, handle, input), { durationMs: DURATION_MS });
+      const rate = await measureAsync(read, { durationMs: DURATION_MS });
       const auditRows = service.ctx.chains.length('audit');
       progress(`${variant.label}: ${Math.round(rate.perSecond)} reads/s`);
       return { rate, auditRows };
@@ -58,7 +67,8 @@ function runVariant(variant: Variant): Promise<{ rate: Rate; auditRows: number }
 
 export const readAudit: Benchmark = {
   name: 'read-audit',
-  description: 'service.read(agent, handle, {table, columns, limit}) with its signed audit row, in-process',
+  description:
+    "service.invoke(ops.readRows, agent's bearer, {handle, table, columns, limit}) with its signed audit row, in-process",
   async run() {
     const results = [];
     for (const variant of VARIANTS) results.push({ variant, ...(await runVariant(variant)) });

@@ -1,4 +1,5 @@
 // Documents compute: withheld sections never reach the answering step, whatever it is.
+import { ops } from '../../src/backend/operations/index.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { harness, type Harness } from '../helpers.ts';
 import {
@@ -8,7 +9,7 @@ import {
   extractiveAnswerer,
   type Section,
 } from '../../src/backend/documents.ts';
-import { requireOrgKey } from '../../src/backend/credentials.ts';
+import { authenticate, requireOrgKey } from '../../src/backend/credentials.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -40,11 +41,10 @@ describe('extractiveAnswerer', () => {
 });
 
 describe('computeDocuments', () => {
-  it('hands the answerer only released sections, for every clearance and mix', () => {
-    const caller = requireOrgKey(
-      h.service.authenticate(`Bearer ${h.service.createOrg('Acme').api_key}`),
-      'governance',
-    );
+  it('hands the answerer only released sections, for every clearance and mix', async () => {
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+    // The core function, not the operation: only it takes an answerer to spy on.
+    const caller = requireOrgKey(authenticate(h.service.ctx, `Bearer ${org.api_key}`), 'governance');
     const sections: Section[] = CLEARANCE_LEVELS.flatMap((level, i) => [
       { title: `${level} a`, text: `Fact ${i} alpha about the launch.`, classification: level },
       { title: `${level} b`, text: `Fact ${i} beta about the launch.`, classification: level },
@@ -67,7 +67,9 @@ describe('computeDocuments', () => {
         expect(result.answer).not.toContain(withheld.text);
       }
       expect(result.decision).toBe(clearance === 'secret' ? 'allow' : 'degrade');
-      expect(h.service.verify(result.proof_id)).toMatchObject({ authentic: true });
+      expect(await h.service.invoke(ops.verifyProof, undefined, { proof_id: result.proof_id })).toMatchObject(
+        { authentic: true },
+      );
     }
   });
 });

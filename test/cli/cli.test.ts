@@ -8,7 +8,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'undici';
 import { Service } from '../../src/backend/service.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
-import { createApp } from '../../src/backend/http/app.ts';
+import { authenticate } from '../../src/backend/credentials.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { createApp } from '../../src/http/app.ts';
 import { tempDir } from '../helpers.ts';
 import { childEnv, errorLines, killAll, runSvc, startServe, type Exit } from '../e2e/procs.ts';
 
@@ -31,10 +33,10 @@ describe('svc CLI', () => {
   const owner = () => env({ SVC_API_KEY: org.api_key });
 
   /** Runs `work` against the same data dir in this process, then releases the store. */
-  function inProcess<T>(work: (service: Service) => T): T {
+  async function inProcess<T>(work: (service: Service) => T | Promise<T>): Promise<T> {
     const service = new Service({ dataDir: home.dir });
     try {
-      return work(service);
+      return await work(service);
     } finally {
       service.close();
     }
@@ -56,16 +58,14 @@ describe('svc CLI', () => {
   }
 
   function grant(label: string, columns = ['id', 'email']) {
-    return inProcess((s) =>
-      s.createGrant(s.authenticate(`Bearer ${org.api_key}`), { agent: label, columns }),
-    );
+    return inProcess((s) => s.invoke(ops.createGrant, `Bearer ${org.api_key}`, { agent: label, columns }));
   }
 
-  function expectUnauthorized(token: string) {
-    inProcess((s) => {
+  async function expectUnauthorized(token: string) {
+    await inProcess((s) => {
       let thrown: unknown;
       try {
-        s.authenticate(`Bearer ${token}`);
+        authenticate(s.ctx, `Bearer ${token}`);
       } catch (error) {
         thrown = error;
       }
@@ -99,18 +99,19 @@ describe('svc CLI', () => {
     }
   });
 
-  it('org create --json prints the organization id and its first key, which works in the store', () => {
+  it('org create --json prints the organization id and its first key, which works in the store', async () => {
     expect(created.code).toBe(0);
     expect(errorLines(created.stderr)).toEqual([]);
     expect(org).toMatchObject({
       org_id: expect.stringMatching(/^org_/),
       api_key: expect.stringMatching(KEY),
     });
-    inProcess((s) => {
-      const principal = s.authenticate(`Bearer ${org.api_key}`);
+    await inProcess(async (s) => {
+      const principal = authenticate(s.ctx, `Bearer ${org.api_key}`);
       expect(principal).toMatchObject({ kind: 'org_key', orgId: org.org_id, scopes: ['*'] });
       // The demo table is seeded with the organization.
-      expect(s.listTables(principal).tables.map((t) => t.name)).toContain('agent_demo_records');
+      const { tables } = await s.invoke(ops.listTables, `Bearer ${org.api_key}`, {});
+      expect(tables.map((t) => t.name)).toContain('agent_demo_records');
     });
   });
 
@@ -136,12 +137,12 @@ describe('svc CLI', () => {
     expect(http.status).toBe(403);
     expect(http.body.error).toBe('no_organization');
 
-    inProcess((s) => {
-      const principal = s.authenticate(`Bearer ${api_key}`);
+    await inProcess(async (s) => {
+      const principal = authenticate(s.ctx, `Bearer ${api_key}`);
       expect(principal).toMatchObject({ kind: 'org_key', orgId: null, scopes: ['*'] });
-      expect(() => s.createGrant(principal, { agent: 'Nobody', columns: ['id'] })).toThrow(
-        expect.objectContaining({ code: 'no_organization' }),
-      );
+      await expect(
+        s.invoke(ops.createGrant, `Bearer ${api_key}`, { agent: 'Nobody', columns: ['id'] }),
+      ).rejects.toThrow(expect.objectContaining({ code: 'no_organization' }));
     });
   });
 
@@ -155,11 +156,11 @@ describe('svc CLI', () => {
     expect(http.status).toBe(403);
     expect(http.body).toMatchObject({ error: 'missing_scope', required_scope: 'governance' });
 
-    inProcess((s) => {
-      const principal = s.authenticate(`Bearer ${api_key}`);
+    await inProcess(async (s) => {
+      const principal = authenticate(s.ctx, `Bearer ${api_key}`);
       expect(principal).toMatchObject({ orgId: org.org_id, scopes: ['fabric'] });
       // The scope it does hold works.
-      expect(() => s.listFabricGrants(principal)).not.toThrow();
+      await expect(s.invoke(ops.listFabricGrants, `Bearer ${api_key}`, {})).resolves.toBeDefined();
     });
 
     // The organization's `*` key is allowed the same call: the 403 above is the scope, nothing else.
@@ -174,15 +175,15 @@ describe('svc CLI', () => {
     );
     expect(result.code).toBe(0);
     const { api_key } = result.json() as { api_key: string };
-    inProcess((s) => {
-      expect(s.authenticate(`Bearer ${api_key}`)).toMatchObject({ scopes: ['governance', 'usage'] });
+    await inProcess((s) => {
+      expect(authenticate(s.ctx, `Bearer ${api_key}`)).toMatchObject({ scopes: ['governance', 'usage'] });
     });
   });
 
   it('an unknown --scope exits 2 and creates no key; an unknown --org exits 1', async () => {
     const keys = () =>
       inProcess((s) => s.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys')!.n);
-    const before = keys();
+    const before = await keys();
 
     const bad = await runSvc(['key', 'create', '--org', org.org_id, '--scope', 'admin', '--json'], env());
     expect(bad.code).toBe(2);
@@ -194,12 +195,12 @@ describe('svc CLI', () => {
     expect(noOrg.code).toBe(1);
     expect(noOrg.json()).toMatchObject({ error: 'not_found' });
 
-    expect(keys()).toBe(before);
+    expect(await keys()).toBe(before);
   });
 
   it('agent revoke <handle> ends the agent: its token is 401, other agents keep working', async () => {
-    const target = grant('Revoke Me');
-    const bystander = grant('Bystander');
+    const target = await grant('Revoke Me');
+    const bystander = await grant('Bystander');
 
     const result = await runSvc(['agent', 'revoke', target.handle, '--json'], owner());
     expect(result.code).toBe(0);
@@ -213,17 +214,17 @@ describe('svc CLI', () => {
     expect(body.revoked_jtis).toEqual([target.jti]);
     expect(body.receipt_id).toMatch(/^rcpt_/);
 
-    expectUnauthorized(target.grant_token);
-    inProcess((s) => {
-      expect(s.authenticate(`Bearer ${bystander.grant_token}`)).toMatchObject({
+    await expectUnauthorized(target.grant_token);
+    await inProcess(async (s) => {
+      expect(authenticate(s.ctx, `Bearer ${bystander.grant_token}`)).toMatchObject({
         kind: 'agent',
         handle: bystander.handle,
       });
-      const agents = s.listAgents(s.authenticate(`Bearer ${org.api_key}`)).agents;
+      const { agents } = await s.invoke(ops.listAgents, `Bearer ${org.api_key}`, {});
       expect(agents.find((a) => a.handle === target.handle)?.status).toBe('revoked');
       expect(agents.find((a) => a.handle === bystander.handle)?.status).toBe('active');
       // The revocation is a signed receipt on the service chain.
-      expect(s.verify(body.receipt_id!)).toMatchObject({
+      expect(await s.invoke(ops.verifyProof, undefined, { proof_id: body.receipt_id! })).toMatchObject({
         found: true,
         authentic: true,
         kind: 'agent.revoke',
@@ -237,8 +238,8 @@ describe('svc CLI', () => {
   });
 
   it('agent revoke <jti> ends just that grant', async () => {
-    const target = grant('Grant Target');
-    const other = grant('Other Agent');
+    const target = await grant('Grant Target');
+    const other = await grant('Other Agent');
 
     const result = await runSvc(['agent', 'revoke', target.jti, '--json'], owner());
     expect(result.code).toBe(0);
@@ -248,23 +249,26 @@ describe('svc CLI', () => {
       revoked_jtis: [target.jti],
     });
 
-    expectUnauthorized(target.grant_token);
-    inProcess((s) => {
-      expect(s.authenticate(`Bearer ${other.grant_token}`)).toMatchObject({ kind: 'agent', jti: other.jti });
+    await expectUnauthorized(target.grant_token);
+    await inProcess(async (s) => {
+      expect(authenticate(s.ctx, `Bearer ${other.grant_token}`)).toMatchObject({
+        kind: 'agent',
+        jti: other.jti,
+      });
       // Only the grant ended: the agent itself is not marked revoked.
-      const agents = s.listAgents(s.authenticate(`Bearer ${org.api_key}`)).agents;
+      const { agents } = await s.invoke(ops.listAgents, `Bearer ${org.api_key}`, {});
       expect(agents.find((a) => a.handle === target.handle)?.status).toBe('active');
     });
   });
 
   it('agent revoke without SVC_API_KEY exits 1 with a clear message and revokes nothing', async () => {
-    const target = grant('Still Here');
+    const target = await grant('Still Here');
     const result = await runSvc(['agent', 'revoke', target.handle, '--json'], env());
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SVC_API_KEY');
     expect(result.json()).toMatchObject({ error: 'unauthorized' });
-    inProcess((s) => {
-      expect(s.authenticate(`Bearer ${target.grant_token}`)).toMatchObject({
+    await inProcess((s) => {
+      expect(authenticate(s.ctx, `Bearer ${target.grant_token}`)).toMatchObject({
         kind: 'agent',
         handle: target.handle,
       });
@@ -344,15 +348,16 @@ describe('svc CLI', () => {
     expect(anonymous.stderr).toContain('SVC_API_KEY');
 
     const columns = ['id', 'full_name', 'ssn', 'vip'];
-    const reader = inProcess((s) =>
-      s.createGrant(s.authenticate(`Bearer ${org.api_key}`), {
+    const reader = await inProcess((s) =>
+      s.invoke(ops.createGrant, `Bearer ${org.api_key}`, {
         agent: 'Table Reader',
         table: 'customers',
         columns,
       }),
     );
-    const read = inProcess((s) =>
-      s.read(s.authenticate(`Bearer ${reader.grant_token}`), reader.handle, {
+    const read = await inProcess((s) =>
+      s.invoke(ops.readRows, `Bearer ${reader.grant_token}`, {
+        handle: reader.handle,
         table: 'customers',
         columns,
         limit: 10,
@@ -367,7 +372,7 @@ describe('svc CLI', () => {
     expect(read.audit.id).toMatch(/^aud_/);
 
     // At rest the encrypted columns are sealed: no plaintext of them in the stored rows or cells.
-    const stored = inProcess((s) => ({
+    const stored = await inProcess((s) => ({
       rows: s.ctx.store.all<{ plain: string }>(
         "SELECT plain FROM data_rows WHERE table_name = 'customers' ORDER BY row_no",
       ),
@@ -417,14 +422,15 @@ describe('svc CLI', () => {
       message: expect.stringContaining('columns'),
     });
 
-    inProcess((s) => {
-      const names = s.listTables(s.authenticate(`Bearer ${org.api_key}`)).tables.map((t) => t.name);
+    await inProcess(async (s) => {
+      const { tables } = await s.invoke(ops.listTables, `Bearer ${org.api_key}`, {});
+      const names = tables.map((t) => t.name);
       expect(names).not.toContain('empty_table');
     });
   });
 
   it('verify <id> --json reports an authentic receipt (exit 0); an unknown id exits 3', async () => {
-    const g = grant('Verify Me');
+    const g = await grant('Verify Me');
     const result = await runSvc(['verify', g.receipt_id, '--json'], env());
     expect(result.code).toBe(0);
     expect(result.json()).toMatchObject({
@@ -436,8 +442,9 @@ describe('svc CLI', () => {
       kind: 'agent.grant',
     });
 
-    const read = inProcess((s) =>
-      s.read(s.authenticate(`Bearer ${g.grant_token}`), g.handle, {
+    const read = await inProcess((s) =>
+      s.invoke(ops.readRows, `Bearer ${g.grant_token}`, {
+        handle: g.handle,
         table: 'agent_demo_records',
         columns: ['id'],
       }),
@@ -463,8 +470,8 @@ describe('svc CLI', () => {
   });
 
   it('verify exits 3 for a receipt altered in the store', async () => {
-    const g = grant('Tampered');
-    inProcess((s) => {
+    const g = await grant('Tampered');
+    await inProcess((s) => {
       const row = s.ctx.store.get<{ payload: string }>(
         'SELECT payload FROM service_chain WHERE id = ?',
         g.receipt_id,
@@ -508,7 +515,7 @@ describe('svc CLI', () => {
   });
 
   it('serve finishes a request in flight on SIGTERM, then exits 0', async () => {
-    const g = grant('In Flight');
+    const g = await grant('In Flight');
     const server = await startServe(env());
     const client = new Client(server.url);
     try {
@@ -545,7 +552,12 @@ describe('svc CLI', () => {
         ),
       ]);
       expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
-      inProcess((s) => expect(s.verify(result.audit.id)).toMatchObject({ found: true, authentic: true }));
+      await inProcess(async (s) =>
+        expect(await s.invoke(ops.verifyProof, undefined, { proof_id: result.audit.id })).toMatchObject({
+          found: true,
+          authentic: true,
+        }),
+      );
     } finally {
       await client.destroy();
     }
@@ -623,7 +635,12 @@ describe('svc CLI', () => {
     const deny = await ask(['phone']);
     expect(deny.code).toBe(5);
     const proof = (deny.json() as { proof_id: string }).proof_id;
-    inProcess((s) => expect(s.verify(proof)).toMatchObject({ authentic: true, kind: 'access.compute' }));
+    await inProcess(async (s) =>
+      expect(await s.invoke(ops.verifyProof, undefined, { proof_id: proof })).toMatchObject({
+        authentic: true,
+        kind: 'access.compute',
+      }),
+    );
     const human = await runSvc(['agent', 'ask', '--column', 'id'], asAgent);
     expect(human.stdout).toMatch(/^allow: allowed id\nreceipt rcpt_/);
     const noToken = await runSvc(['agent', 'ask', '--column', 'id'], env());
@@ -681,7 +698,7 @@ describe('svc CLI', () => {
   });
 
   it('SVC_HOME chooses the data dir: another one does not hold this store', async () => {
-    const g = grant('Home Check');
+    const g = await grant('Home Check');
     const elsewhere = tempDir('svc-cli-other-');
     try {
       const result = await runSvc(['verify', g.receipt_id, '--json'], childEnv({ SVC_HOME: elsewhere.dir }));
