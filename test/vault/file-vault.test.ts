@@ -46,7 +46,7 @@ it('a store refuses to start on keys other than the ones it was written with', a
   const { dir, cleanup } = tempDir();
   dirs.push(cleanup);
   const first = new Service({ dataDir: dir });
-  const { org_id } = (await first.invoke(ops.createOrg, undefined, { name: 'Acme' }));
+  const { org_id } = await first.invoke(ops.createOrg, undefined, { name: 'Acme' });
   first.close();
   rmSync(join(dir, 'keys'), { recursive: true });
   expect(() => new Service({ dataDir: dir })).toThrow(/not the one this store was written with/);
