@@ -65,14 +65,15 @@ export function remoteInvoker(baseUrl: string): Invoker {
   return {
     location: { kind: 'remote', base_url: base },
     async invoke(operation, bearer, input) {
-      const route = routeOf(operation);
+      const valid = parseInput(operation, input);
+      const route = routeOf(operation, valid);
       if (!route) {
         throw new ServiceError(
           'forbidden',
           `${operation.name} runs only on the machine that holds the store`,
         );
       }
-      const { params, query, body } = requestOf(route, parseInput(operation, input));
+      const { params, query, body } = requestOf(route, valid);
       const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
         encodeURIComponent(String(params[name] ?? '')),
       );

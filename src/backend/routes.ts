@@ -552,16 +552,19 @@ export const ROUTES: readonly Route[] = [
 export const UNROUTED = new Set(['describeConnect', 'approveConnect', 'denyConnect']);
 
 /**
- * The route that carries an input: of an operation's routes, the first whose path parameters the
- * input names (reading rows has one with the agent's handle and one for the token's own agent).
+ * The route that carries an input: of an operation's routes whose path parameters the input all
+ * names, the one naming the most (reading rows has one with the agent's handle and one for the
+ * token's own agent, and a named handle must reach the route that checks it).
  */
-export function routeOf(operation: Operation, input?: unknown): Route | undefined {
-  const given = (input ?? {}) as Record<string, unknown>;
-  const routes = ROUTES.filter((r) => r.operation === operation);
-  return (
-    routes.find((r) => Object.keys(r.params?.shape ?? {}).every((key) => given[key] !== undefined)) ??
-    routes[0]
-  );
+export function routeOf(operation: Operation, input: unknown): Route | undefined {
+  const names = (r: Route) => Object.keys(r.params?.shape ?? {});
+  const carries = (r: Route) => {
+    const { params } = requestOf(r, input);
+    return names(r).every((key) => params[key] !== undefined);
+  };
+  return ROUTES.filter((r) => r.operation === operation && carries(r))
+    .sort((a, b) => names(b).length - names(a).length)
+    .at(0);
 }
 
 /** The merged input of a validated request. */

@@ -10,7 +10,7 @@ import { serve } from '../../src/entry/serve.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
 import { remoteInvoker, type Invoker } from '../../src/backend/invoke.ts';
 import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
-import { routeOf } from '../../src/backend/routes.ts';
+import { ROUTES } from '../../src/backend/routes.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
 import { SAMPLES, type Ids } from '../operation-samples.ts';
 import { runEveryTool, startEchoApi } from './scenario.ts';
@@ -175,7 +175,7 @@ describe('every operation, walked from the registry', () => {
           const sample = SAMPLES[op.name];
           expect(sample, `${op.name} has no sample in test/operation-samples.ts`).toBeDefined();
           // In-process operations have no route: the remote backend refuses them by name.
-          if (kind === 'remote' && !routeOf(op)) continue;
+          if (kind === 'remote' && !ROUTES.some((r) => r.operation === op)) continue;
           const bearer =
             op.caller.kind === 'agent'
               ? agentBearer
@@ -191,6 +191,22 @@ describe('every operation, walked from the registry', () => {
     for (const [name, answer] of Object.entries(seen.local!)) {
       if (answer && (answer as { ok: boolean }).ok) expect(answer, name).toEqual({ ok: true, valid: true });
       if (name in seen.remote!) expect([name, seen.remote![name]]).toEqual([name, answer]);
+    }
+  });
+});
+
+describe('a named handle reaches the route that checks it', () => {
+  it.each(['local', 'remote'] as const)('%s: reading as another agent’s handle is refused', async (kind) => {
+    const w = await world(kind);
+    try {
+      const read = w.invoker.invoke(ops.readRows, `Bearer ${w.agentToken}`, {
+        handle: 'someone-else',
+        table: 'agent_demo_records',
+        columns: ['id'],
+      });
+      await expect(read).rejects.toMatchObject({ code: 'forbidden' });
+    } finally {
+      await w.close();
     }
   });
 });
