@@ -14,6 +14,16 @@ export default tseslint.config(
     },
   },
   {
+    // The store is async: a promise left unawaited would run outside its transaction, or fail
+    // unseen. Type-aware, so it runs on the sources and tests that tsconfig covers.
+    files: ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+    },
+  },
+  {
     // Tests read JSON response bodies of many shapes; each shape is checked by an assertion.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

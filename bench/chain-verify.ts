@@ -66,9 +66,9 @@ export const chainVerify: Benchmark = {
         const buildStart = performance.now();
         for (let done = 0; done < rows;) {
           const end = Math.min(rows, done + BATCH);
-          store.transaction(() => {
+          await store.write(async () => {
             for (let i = done; i < end; i++) {
-              chains.append('audit', {
+              await chains.append('audit', {
                 kind: 'audit.read',
                 org_id: orgId,
                 signed_at: new Date().toISOString(),
@@ -83,7 +83,7 @@ export const chainVerify: Benchmark = {
           await setImmediate();
         }
         const build = { seconds: (performance.now() - buildStart) / 1000 };
-        const length = chains.length('audit');
+        const length = await chains.length('audit');
         if (length !== rows) throw new Error(`the chain has ${length} rows, expected ${rows}`);
         const dbBytes = fileSize(join(dir, 'svc.db')) + fileSize(join(dir, 'svc.db-wal'));
 

@@ -86,7 +86,7 @@ export const computeInprocess: Benchmark = {
             {
               key: 'service_chain_length',
               label: 'receipts appended',
-              value: service.ctx.chains.length('service'),
+              value: await service.ctx.chains.length('service'),
               unit: 'rows',
             },
           ],

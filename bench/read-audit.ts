@@ -56,7 +56,7 @@ function runVariant(variant: Variant): Promise<{ rate: Rate; auditRows: number }
         throw new Error(`expected ${variant.limit} rows, got ${sample.count}`);
       }
       const rate = await measureAsync(read, { durationMs: DURATION_MS });
-      const auditRows = service.ctx.chains.length('audit');
+      const auditRows = await service.ctx.chains.length('audit');
       progress(`${variant.label}: ${Math.round(rate.perSecond)} reads/s`);
       return { rate, auditRows };
     } finally {

@@ -21,8 +21,13 @@ interface CapsuleRow {
   revoke_receipt_id: string | null;
 }
 
-function loadCapsule(ctx: Context, caller: OrgCaller, id: string, forWrite = false): CapsuleRow {
-  const row = ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id);
+async function loadCapsule(
+  ctx: Context,
+  caller: OrgCaller,
+  id: string,
+  forWrite = false,
+): Promise<CapsuleRow> {
+  const row = await ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id);
   if (!row) throw new ServiceError('not_found', `no capsule ${id}: list them with GET /v1/capsules`);
   if (row.org_id !== caller.orgId)
     throw new ServiceError('forbidden', 'this capsule belongs to another organization');
@@ -35,49 +40,53 @@ function loadCapsule(ctx: Context, caller: OrgCaller, id: string, forWrite = fal
   return row;
 }
 
-function summary(ctx: Context, row: CapsuleRow) {
-  const count = (table: string) =>
-    ctx.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE capsule_id = ?`, row.id)!.n;
+async function summary(ctx: Context, row: CapsuleRow) {
+  const count = async (table: string) =>
+    (await ctx.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE capsule_id = ?`, row.id))!
+      .n;
   return {
     id: row.id,
     name: row.name,
     status: row.status,
     created_at: row.created_at,
     revoked_at: row.revoked_at,
-    document_count: count('capsule_documents'),
-    member_count: count('capsule_members'),
-    ai_grant_count: count('capsule_ai_grants'),
+    document_count: await count('capsule_documents'),
+    member_count: await count('capsule_members'),
+    ai_grant_count: await count('capsule_ai_grants'),
   };
 }
 
-export function createCapsule(ctx: Context, caller: OrgCaller, name: string) {
+export async function createCapsule(ctx: Context, caller: OrgCaller, name: string) {
   const id = newId('cap');
-  return ctx.store.transaction(() => {
-    ctx.store.run(
+  return ctx.store.write(async () => {
+    await ctx.store.run(
       "INSERT INTO capsules (id, org_id, name, status, created_at) VALUES (?, ?, ?, 'active', ?)",
       id,
       caller.orgId,
       name,
       nowIso(ctx),
     );
-    countUnmetered(ctx, caller.orgId);
-    return summary(ctx, ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id)!);
+    await countUnmetered(ctx, caller.orgId);
+    return await summary(ctx, (await ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id))!);
   });
 }
 
-export function listCapsules(ctx: Context, caller: OrgCaller) {
-  const capsules = ctx.store
-    .all<CapsuleRow>('SELECT * FROM capsules WHERE org_id = ? ORDER BY created_at DESC, id', caller.orgId)
-    .map((row) => summary(ctx, row));
+export async function listCapsules(ctx: Context, caller: OrgCaller) {
+  const rows = await ctx.store.all<CapsuleRow>(
+    'SELECT * FROM capsules WHERE org_id = ? ORDER BY created_at DESC, id',
+    caller.orgId,
+  );
+  const capsules = [];
+  for (const row of rows) capsules.push(await summary(ctx, row));
   return { ok: true, count: capsules.length, capsules };
 }
 
-export function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
-  const row = loadCapsule(ctx, caller, id);
+export async function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
+  const row = await loadCapsule(ctx, caller, id);
   return {
-    ...summary(ctx, row),
+    ...(await summary(ctx, row)),
     revoke_receipt_id: row.revoke_receipt_id,
-    documents: ctx.store.all<{
+    documents: await ctx.store.all<{
       id: string;
       title: string;
       size_bytes: number;
@@ -87,30 +96,36 @@ export function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
       'SELECT id, title, size_bytes, sha256, created_at FROM capsule_documents WHERE capsule_id = ? ORDER BY created_at, id',
       id,
     ),
-    members: ctx.store.all<{ id: string; email: string; role: string; created_at: string }>(
+    members: await ctx.store.all<{ id: string; email: string; role: string; created_at: string }>(
       'SELECT id, email, role, created_at FROM capsule_members WHERE capsule_id = ? ORDER BY created_at, id',
       id,
     ),
-    ai_grants: ctx.store
-      .all<{ id: string; handle: string; agent_id: string; documents: string | null; created_at: string }>(
+    ai_grants: (
+      await ctx.store.all<{
+        id: string;
+        handle: string;
+        agent_id: string;
+        documents: string | null;
+        created_at: string;
+      }>(
         `SELECT g.id, a.handle, g.agent_id, g.documents, g.created_at FROM capsule_ai_grants g
            JOIN agents a ON a.id = g.agent_id WHERE g.capsule_id = ? ORDER BY g.created_at, g.id`,
         id,
       )
-      .map((g) => ({ ...g, documents: parseJson<string[] | null>(g.documents, null) })),
+    ).map((g) => ({ ...g, documents: parseJson<string[] | null>(g.documents, null) })),
   };
 }
 
 /** Seals the text with the capsule's own AES-256-GCM key; only its digest and size stay readable. */
-export function addDocument(
+export async function addDocument(
   ctx: Context,
   caller: OrgCaller,
   id: string,
   input: { title: string; text: string },
 ) {
   // Checked and written under one write lock: a revoke by another process cannot slip between.
-  return ctx.store.transaction(() => {
-    loadCapsule(ctx, caller, id, true);
+  return ctx.store.write(async () => {
+    await loadCapsule(ctx, caller, id, true);
     const key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('capsules'), id, 'svc-capsule-v1', 32));
     const docId = newId('doc');
     const sealed = seal(key, input.text, Buffer.from(`${id}\u0000${docId}`));
@@ -123,7 +138,7 @@ export function addDocument(
       sealed: true,
       created_at: nowIso(ctx),
     };
-    ctx.store.run(
+    await ctx.store.run(
       'INSERT INTO capsule_documents (id, capsule_id, title, sealed_text, sha256, size_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       docId,
       id,
@@ -133,27 +148,29 @@ export function addDocument(
       document.size_bytes,
       document.created_at,
     );
-    countUnmetered(ctx, caller.orgId);
+    await countUnmetered(ctx, caller.orgId);
 
     return document;
   });
 }
 
-export function addMember(
+export async function addMember(
   ctx: Context,
   caller: OrgCaller,
   id: string,
   input: { email: string; role: MemberRole },
 ) {
   // Checked and written under one write lock: a revoke by another process cannot slip between.
-  return ctx.store.transaction(() => {
-    loadCapsule(ctx, caller, id, true);
+  return ctx.store.write(async () => {
+    await loadCapsule(ctx, caller, id, true);
     const email = input.email.toLowerCase();
-    if (ctx.store.get('SELECT 1 AS x FROM capsule_members WHERE capsule_id = ? AND email = ?', id, email)) {
+    if (
+      await ctx.store.get('SELECT 1 AS x FROM capsule_members WHERE capsule_id = ? AND email = ?', id, email)
+    ) {
       throw new ServiceError('conflict', `${email} is already a member of this capsule`);
     }
     const member = { id: newId('mem'), capsule_id: id, email, role: input.role, created_at: nowIso(ctx) };
-    ctx.store.run(
+    await ctx.store.run(
       'INSERT INTO capsule_members (id, capsule_id, email, role, created_at) VALUES (?, ?, ?, ?, ?)',
       member.id,
       id,
@@ -161,21 +178,21 @@ export function addMember(
       member.role,
       member.created_at,
     );
-    countUnmetered(ctx, caller.orgId);
+    await countUnmetered(ctx, caller.orgId);
     return member;
   });
 }
 
-export function addAiGrant(
+export async function addAiGrant(
   ctx: Context,
   caller: OrgCaller,
   id: string,
   input: { agent: string; documents?: string[] | undefined },
 ) {
   // Checked and written under one write lock: a revoke by another process cannot slip between.
-  return ctx.store.transaction(() => {
-    loadCapsule(ctx, caller, id, true);
-    const agent = ctx.store.get<{ id: string; org_id: string; status: string }>(
+  return ctx.store.write(async () => {
+    await loadCapsule(ctx, caller, id, true);
+    const agent = await ctx.store.get<{ id: string; org_id: string; status: string }>(
       'SELECT id, org_id, status FROM agents WHERE handle = ?',
       input.agent,
     );
@@ -189,9 +206,9 @@ export function addAiGrant(
       throw new ServiceError('invalid_request', `agent \`${input.agent}\` is revoked`);
     if (input.documents) {
       const known = new Set(
-        ctx.store
-          .all<{ id: string }>('SELECT id FROM capsule_documents WHERE capsule_id = ?', id)
-          .map((d) => d.id),
+        (
+          await ctx.store.all<{ id: string }>('SELECT id FROM capsule_documents WHERE capsule_id = ?', id)
+        ).map((d) => d.id),
       );
       const unknown = input.documents.filter((d) => !known.has(d));
       if (unknown.length) {
@@ -208,7 +225,7 @@ export function addAiGrant(
       documents: input.documents ?? null,
       created_at: nowIso(ctx),
     };
-    ctx.store.run(
+    await ctx.store.run(
       'INSERT INTO capsule_ai_grants (id, capsule_id, agent_id, documents, created_at) VALUES (?, ?, ?, ?, ?)',
       grant.id,
       id,
@@ -216,32 +233,32 @@ export function addAiGrant(
       grant.documents ? JSON.stringify(grant.documents) : null,
       grant.created_at,
     );
-    countUnmetered(ctx, caller.orgId);
+    await countUnmetered(ctx, caller.orgId);
 
     return grant;
   });
 }
 
-export function revokeCapsule(ctx: Context, caller: OrgCaller, id: string) {
-  return ctx.store.transaction(() => {
-    const row = loadCapsule(ctx, caller, id);
+export async function revokeCapsule(ctx: Context, caller: OrgCaller, id: string) {
+  return ctx.store.write(async () => {
+    const row = await loadCapsule(ctx, caller, id);
     if (row.status === 'revoked')
-      return { ...summary(ctx, row), receipt_id: row.revoke_receipt_id, already_revoked: true };
+      return { ...(await summary(ctx, row)), receipt_id: row.revoke_receipt_id, already_revoked: true };
     const now = nowIso(ctx);
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'capsule.revoke',
       org_id: caller.orgId,
       signed_at: now,
       body: { org_id: caller.orgId, capsule_id: id },
     });
-    ctx.store.run(
+    await ctx.store.run(
       "UPDATE capsules SET status = 'revoked', revoked_at = ?, revoke_receipt_id = ? WHERE id = ?",
       now,
       receipt.receipt_id,
       id,
     );
-    countUnmetered(ctx, caller.orgId);
-    const updated = ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id)!;
-    return { ...summary(ctx, updated), receipt_id: receipt.receipt_id, already_revoked: false };
+    await countUnmetered(ctx, caller.orgId);
+    const updated = (await ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id))!;
+    return { ...(await summary(ctx, updated)), receipt_id: receipt.receipt_id, already_revoked: false };
   });
 }

@@ -112,10 +112,10 @@ export class Chains {
       signed_at: string;
       body: Record<string, unknown>;
     },
-  ): Receipt {
+  ): Promise<Receipt> {
     const table = TABLE[chain];
-    return this.store.transaction(() => {
-      const head = this.store.get<{ chain_index: number; hash: string }>(
+    return this.store.write(async () => {
+      const head = await this.store.get<{ chain_index: number; hash: string }>(
         `SELECT chain_index, hash FROM ${table} ORDER BY chain_index DESC LIMIT 1`,
       );
       const chainIndex = (head?.chain_index ?? 0) + 1;
@@ -136,7 +136,7 @@ export class Chains {
       const hash = sha256Hex(bytes);
       const signature = this.signer.sign(bytes);
       if (chain === 'service') {
-        this.store.run(
+        await this.store.run(
           `INSERT INTO service_chain (chain_index, id, org_id, kind, payload, signing_kid, signature_hex, signed_at, prev_hash, hash)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           payload.chain_index,
@@ -151,7 +151,7 @@ export class Chains {
           hash,
         );
       } else {
-        this.store.run(
+        await this.store.run(
           `INSERT INTO audit_chain (chain_index, id, org_id, payload, signing_kid, signature_hex, signed_at, prev_hash, hash)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           payload.chain_index,
@@ -180,10 +180,10 @@ export class Chains {
   }
 
   /** The stored entry with this id, or undefined (unknown, malformed or not where its id says). */
-  private find(id: string): { chain: ChainName; row: ChainRow } | undefined {
+  private async find(id: string): Promise<{ chain: ChainName; row: ChainRow } | undefined> {
     const place = locate(id);
     if (!place) return undefined;
-    const row = this.store.get<ChainRow>(
+    const row = await this.store.get<ChainRow>(
       `SELECT * FROM ${TABLE[place.chain]} WHERE chain_index = ?`,
       place.chainIndex,
     );
@@ -192,8 +192,8 @@ export class Chains {
   }
 
   /** The stored entry with this id, as a Receipt (for offline verification), or undefined. */
-  receipt(id: string): Receipt | undefined {
-    const found = this.find(id);
+  async receipt(id: string): Promise<Receipt | undefined> {
+    const found = await this.find(id);
     if (!found) return undefined;
     const { chain, row } = found;
     // A record whose signer is not a published key, or whose payload is not JSON, is no receipt.
@@ -219,8 +219,8 @@ export class Chains {
   }
 
   /** Re-checks one entry: its signature, its own hash, and its links to both neighbours. */
-  check(id: string): EntryCheck {
-    const found = this.find(id);
+  async check(id: string): Promise<EntryCheck> {
+    const found = await this.find(id);
     if (!found) {
       return {
         found: false,
@@ -236,11 +236,11 @@ export class Chains {
     }
     const { chain, row } = found;
     const table = TABLE[chain];
-    const prev = this.store.get<{ hash: string }>(
+    const prev = await this.store.get<{ hash: string }>(
       `SELECT hash FROM ${table} WHERE chain_index = ?`,
       row.chain_index - 1,
     );
-    const next = this.store.get<{ prev_hash: string }>(
+    const next = await this.store.get<{ prev_hash: string }>(
       `SELECT prev_hash FROM ${table} WHERE chain_index = ?`,
       row.chain_index + 1,
     );
@@ -300,8 +300,10 @@ export class Chains {
     return { ok: true, length: expectedIndex - 1, first_broken_index: null, reason: null };
   }
 
-  length(chain: ChainName): number {
-    return this.store.get<{ n: number }>(`SELECT COALESCE(MAX(chain_index), 0) AS n FROM ${TABLE[chain]}`)!.n;
+  async length(chain: ChainName): Promise<number> {
+    return (await this.store.get<{ n: number }>(
+      `SELECT COALESCE(MAX(chain_index), 0) AS n FROM ${TABLE[chain]}`,
+    ))!.n;
   }
 
   private checkRow(

@@ -39,11 +39,11 @@ export function normalizeUserCode(code: string): string {
   return letters.length === 8 ? `${letters.slice(0, 4)}-${letters.slice(4)}` : letters;
 }
 
-export function startConnect(ctx: Context, machine: MachineFacts) {
+export async function startConnect(ctx: Context, machine: MachineFacts) {
   const deviceCode = randomBytes(32).toString('base64url');
   const now = ctx.clock();
   // Anyone on this machine may start a request: requests that ended a day ago are dropped.
-  ctx.store.run(
+  await ctx.store.run(
     "DELETE FROM connect_requests WHERE expires_at < ? AND status IN ('pending', 'denied', 'delivered')",
     new Date(now.getTime() - 86_400_000).toISOString(),
   );
@@ -52,7 +52,7 @@ export function startConnect(ctx: Context, machine: MachineFacts) {
     user_code: userCode(),
     expires_at: new Date(now.getTime() + CONNECT_CODE_TTL_SECONDS * 1000).toISOString(),
   };
-  ctx.store.run(
+  await ctx.store.run(
     `INSERT INTO connect_requests (id, device_code_hash, user_code, machine, status, created_at, expires_at)
      VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
     request.id,
@@ -71,8 +71,8 @@ export function startConnect(ctx: Context, machine: MachineFacts) {
   };
 }
 
-function byUserCode(ctx: Context, code: string): RequestRow {
-  const row = ctx.store.get<RequestRow>(
+async function byUserCode(ctx: Context, code: string): Promise<RequestRow> {
+  const row = await ctx.store.get<RequestRow>(
     'SELECT * FROM connect_requests WHERE user_code = ?',
     normalizeUserCode(code),
   );
@@ -82,8 +82,8 @@ function byUserCode(ctx: Context, code: string): RequestRow {
 }
 
 /** What the approval page shows: the machine and the code, never anything secret. */
-export function describeRequest(ctx: Context, code: string) {
-  const row = byUserCode(ctx, code);
+export async function describeRequest(ctx: Context, code: string) {
+  const row = await byUserCode(ctx, code);
   const machine = JSON.parse(row.machine) as MachineFacts;
   const expired = row.status === 'pending' && hasPassed(ctx, row.expires_at);
   return {
@@ -96,8 +96,8 @@ export function describeRequest(ctx: Context, code: string) {
 }
 
 /** A pending request, still open: a decided or expired code is refused. */
-function openRequest(ctx: Context, code: string) {
-  const row = byUserCode(ctx, code);
+async function openRequest(ctx: Context, code: string) {
+  const row = await byUserCode(ctx, code);
   if (row.status !== 'pending') throw new ServiceError('conflict', `this code was already ${row.status}`);
   if (hasPassed(ctx, row.expires_at))
     throw new ServiceError('gone', 'this code expired: ask your assistant for a new one');
@@ -105,10 +105,10 @@ function openRequest(ctx: Context, code: string) {
 }
 
 /** Anyone shown the code may refuse it: denying grants nothing. */
-export function deny(ctx: Context, code: string) {
-  return ctx.store.transaction(() => {
-    const row = openRequest(ctx, code);
-    ctx.store.run(
+export async function deny(ctx: Context, code: string) {
+  return ctx.store.write(async () => {
+    const row = await openRequest(ctx, code);
+    await ctx.store.run(
       "UPDATE connect_requests SET status = 'denied', decided_at = ? WHERE id = ?",
       nowIso(ctx),
       row.id,
@@ -117,13 +117,13 @@ export function deny(ctx: Context, code: string) {
   });
 }
 
-export function approve(ctx: Context, caller: OrgCaller, code: string) {
-  return ctx.store.transaction(() => {
-    const row = openRequest(ctx, code);
+export async function approve(ctx: Context, caller: OrgCaller, code: string) {
+  return ctx.store.write(async () => {
+    const row = await openRequest(ctx, code);
     const now = nowIso(ctx);
     const machine = JSON.parse(row.machine) as MachineFacts;
-    const { node } = registerNode(ctx, caller, machine);
-    ctx.chains.append('service', {
+    const { node } = await registerNode(ctx, caller, machine);
+    await ctx.chains.append('service', {
       kind: 'node.connect',
       org_id: caller.orgId,
       signed_at: now,
@@ -136,7 +136,7 @@ export function approve(ctx: Context, caller: OrgCaller, code: string) {
     });
     // The computer's key is made when it collects it, with the approver's scopes: approving never
     // hands out more than the approver holds.
-    ctx.store.run(
+    await ctx.store.run(
       "UPDATE connect_requests SET status = 'approved', decided_at = ?, org_id = ?, node_id = ?, scopes = ? WHERE id = ?",
       now,
       caller.orgId,
@@ -149,9 +149,9 @@ export function approve(ctx: Context, caller: OrgCaller, code: string) {
 }
 
 /** The device's poll: the key is made and leaves exactly once; afterwards only its id is kept. */
-export function pollConnect(ctx: Context, deviceCode: string) {
-  return ctx.store.transaction(() => {
-    const row = ctx.store.get<RequestRow>(
+export async function pollConnect(ctx: Context, deviceCode: string) {
+  return ctx.store.write(async () => {
+    const row = await ctx.store.get<RequestRow>(
       'SELECT * FROM connect_requests WHERE device_code_hash = ?',
       sha256Hex(deviceCode),
     );
@@ -162,13 +162,13 @@ export function pollConnect(ctx: Context, deviceCode: string) {
     if (row.status === 'denied') return { status: 'denied' as const };
     if (row.status === 'delivered') throw new ServiceError('gone', 'this connection was already delivered');
     const scopes = JSON.parse(row.scopes ?? '[]') as Scope[];
-    const { api_key, key_id } = createApiKey(ctx, { orgId: row.org_id!, scopes });
-    ctx.store.run(
+    const { api_key, key_id } = await createApiKey(ctx, { orgId: row.org_id!, scopes });
+    await ctx.store.run(
       "UPDATE connect_requests SET status = 'delivered', key_id = ? WHERE id = ?",
       key_id,
       row.id,
     );
-    ctx.store.run('UPDATE nodes SET key_id = ? WHERE id = ?', key_id, row.node_id);
+    await ctx.store.run('UPDATE nodes SET key_id = ? WHERE id = ?', key_id, row.node_id);
     return { status: 'approved' as const, api_key, key_id, org_id: row.org_id!, node_id: row.node_id! };
   });
 }

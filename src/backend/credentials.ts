@@ -59,25 +59,28 @@ function newSecret(prefix: string): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
-export function createOrg(ctx: Context, name: string): { org_id: string; api_key: string; key_id: string } {
+export async function createOrg(
+  ctx: Context,
+  name: string,
+): Promise<{ org_id: string; api_key: string; key_id: string }> {
   const orgId = newId('org');
-  return ctx.store.transaction(() => {
-    ctx.store.run('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?)', orgId, name, nowIso(ctx));
-    const { api_key, key_id } = createApiKey(ctx, { orgId, scopes: ['*'] });
+  return ctx.store.write(async () => {
+    await ctx.store.run('INSERT INTO orgs (id, name, created_at) VALUES (?, ?, ?)', orgId, name, nowIso(ctx));
+    const { api_key, key_id } = await createApiKey(ctx, { orgId, scopes: ['*'] });
     return { org_id: orgId, api_key, key_id };
   });
 }
 
-export function createApiKey(
+export async function createApiKey(
   ctx: Context,
   input: { orgId: string | null; scopes: Scope[] },
-): { api_key: string; key_id: string } {
-  if (input.orgId && !ctx.store.get('SELECT 1 AS x FROM orgs WHERE id = ?', input.orgId)) {
+): Promise<{ api_key: string; key_id: string }> {
+  if (input.orgId && !(await ctx.store.get('SELECT 1 AS x FROM orgs WHERE id = ?', input.orgId))) {
     throw new ServiceError('not_found', `no organization ${input.orgId}: create one with \`svc org create\``);
   }
   const apiKey = newSecret(API_KEY_PREFIX);
   const keyId = newId('key');
-  ctx.store.run(
+  await ctx.store.run(
     'INSERT INTO api_keys (id, key_hash, org_id, scopes, created_at) VALUES (?, ?, ?, ?, ?)',
     keyId,
     sha256Hex(apiKey),
@@ -89,15 +92,18 @@ export function createApiKey(
 }
 
 /** Ends an organization key at once; later requests with it are 401. */
-export function revokeApiKey(ctx: Context, keyId: string): { key_id: string; revoked_at: string } {
+export async function revokeApiKey(
+  ctx: Context,
+  keyId: string,
+): Promise<{ key_id: string; revoked_at: string }> {
   const revokedAt = nowIso(ctx);
-  const changed = ctx.store.run(
+  const changed = await ctx.store.run(
     'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
     revokedAt,
     keyId,
   );
   if (changed.changes === 0) {
-    const exists = ctx.store.get('SELECT 1 AS x FROM api_keys WHERE id = ?', keyId);
+    const exists = await ctx.store.get('SELECT 1 AS x FROM api_keys WHERE id = ?', keyId);
     throw new ServiceError(
       exists ? 'conflict' : 'not_found',
       exists ? `key ${keyId} is already revoked` : `no key ${keyId}`,
@@ -119,15 +125,15 @@ const UNAUTHORIZED_HINT =
  * Resolves a bearer to a principal. Missing, malformed, unknown, revoked and expired credentials
  * are all 401: none of them proves who is calling.
  */
-export function authenticate(ctx: Context, authorization: string | undefined): Principal {
+export async function authenticate(ctx: Context, authorization: string | undefined): Promise<Principal> {
   const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
   if (!match) throw new ServiceError('unauthorized', `missing bearer credential: ${UNAUTHORIZED_HINT}`);
   const secret = match[1]!;
   if (secret.startsWith(API_KEY_PREFIX) && SECRET_BODY.test(secret.slice(API_KEY_PREFIX.length))) {
-    return authenticateApiKey(ctx, secret);
+    return await authenticateApiKey(ctx, secret);
   }
   if (secret.startsWith(AGENT_TOKEN_PREFIX) && SECRET_BODY.test(secret.slice(AGENT_TOKEN_PREFIX.length))) {
-    return authenticateAgentToken(ctx, secret);
+    return await authenticateAgentToken(ctx, secret);
   }
   throw new ServiceError('unauthorized', `malformed bearer credential: ${UNAUTHORIZED_HINT}`);
 }
@@ -135,9 +141,9 @@ export function authenticate(ctx: Context, authorization: string | undefined): P
 // Secrets are looked up by their SHA-256, never compared themselves: timing on the index lookup can
 // reveal at most bits of a hash, which say nothing about the 256-bit secret behind it.
 
-function authenticateApiKey(ctx: Context, secret: string): OrgKeyPrincipal {
+async function authenticateApiKey(ctx: Context, secret: string): Promise<OrgKeyPrincipal> {
   const hash = sha256Hex(secret);
-  const row = ctx.store.get<{
+  const row = await ctx.store.get<{
     id: string;
     key_hash: string;
     org_id: string | null;
@@ -169,9 +175,9 @@ interface GrantRow {
   status: string;
 }
 
-function authenticateAgentToken(ctx: Context, secret: string): AgentPrincipal {
+async function authenticateAgentToken(ctx: Context, secret: string): Promise<AgentPrincipal> {
   const hash = sha256Hex(secret);
-  const row = ctx.store.get<GrantRow>(
+  const row = await ctx.store.get<GrantRow>(
     `SELECT g.jti, g.token_hash, g.agent_id, g.org_id, g.table_name, g.columns, g.classifications, g.where_json,
             g.expires_at, g.revoked_at, g.capabilities, a.handle, a.status
        FROM agent_grants g JOIN agents a ON a.id = g.agent_id WHERE g.token_hash = ?`,

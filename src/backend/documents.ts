@@ -102,12 +102,12 @@ export interface DocumentsResult {
   withheld_count: number;
 }
 
-export function computeDocuments(
+export async function computeDocuments(
   ctx: Context,
   caller: OrgCaller,
   input: DocumentsInput,
   answerer: Answerer = extractiveAnswerer,
-): DocumentsResult {
+): Promise<DocumentsResult> {
   const ceiling = CLEARANCE_LEVELS.indexOf(input.clearance);
   const sections = input.sections.map((section, index) => {
     const classification = section.classification ?? classifySection(section);
@@ -124,9 +124,9 @@ export function computeDocuments(
   const withheldCount = sections.length - released.length;
   const decision = released.length === 0 ? 'deny' : withheldCount === 0 ? 'allow' : 'degrade';
   const answer = released.length === 0 ? '' : answerer(input.question, released);
-  const receipt = ctx.store.transaction(() => {
-    countDecision(ctx, caller.orgId);
-    return ctx.chains.append('service', {
+  const receipt = await ctx.store.write(async () => {
+    await countDecision(ctx, caller.orgId);
+    return await ctx.chains.append('service', {
       kind: 'documents.compute',
       org_id: caller.orgId,
       signed_at: nowIso(ctx),

@@ -19,11 +19,11 @@ export function fabricKid(pubkeyHex: string): string {
   return keyId(Buffer.from(pubkeyHex, 'hex'));
 }
 
-export function enroll(
+export async function enroll(
   ctx: Context,
   agent: AgentPrincipal,
   pubkeyHex: string,
-): { kid: string; handle: string; agent_id: string } {
+): Promise<{ kid: string; handle: string; agent_id: string }> {
   if (/^0{64}$/.test(pubkeyHex)) {
     throw new ServiceError(
       'invalid_request',
@@ -34,8 +34,8 @@ export function enroll(
     );
   }
   const kid = fabricKid(pubkeyHex);
-  return ctx.store.transaction(() => {
-    const current = ctx.store.get<{ fabric_kid: string | null }>(
+  return ctx.store.write(async () => {
+    const current = await ctx.store.get<{ fabric_kid: string | null }>(
       'SELECT fabric_kid FROM agents WHERE id = ?',
       agent.agentId,
     );
@@ -48,13 +48,13 @@ export function enroll(
         },
       );
     }
-    const holder = ctx.store.get<{ id: string }>('SELECT id FROM agents WHERE fabric_kid = ?', kid);
+    const holder = await ctx.store.get<{ id: string }>('SELECT id FROM agents WHERE fabric_kid = ?', kid);
     if (holder) {
       throw new ServiceError('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, {
         kid,
       });
     }
-    ctx.store.run(
+    await ctx.store.run(
       'UPDATE agents SET fabric_pubkey_hex = ?, fabric_kid = ? WHERE id = ?',
       pubkeyHex,
       kid,
@@ -125,11 +125,11 @@ export interface FabricGrantInput {
   expires_at?: string | undefined;
 }
 
-export function createFabricGrant(
+export async function createFabricGrant(
   ctx: Context,
   caller: OrgCaller,
   input: FabricGrantInput,
-): FabricGrant & { receipt: Receipt } {
+): Promise<FabricGrant & { receipt: Receipt }> {
   const now = ctx.clock();
   if (input.ttl_days !== undefined && input.expires_at !== undefined) {
     throw new ServiceError('invalid_request', 'give ttl_days or expires_at, not both', {
@@ -152,14 +152,14 @@ export function createFabricGrant(
     );
   }
   const senders = [...new Set(input.allowed_sender_kids ?? [])];
-  return ctx.store.transaction(() => {
+  return ctx.store.write(async () => {
     const own = new Set(
-      ctx.store
-        .all<{ fabric_kid: string }>(
+      (
+        await ctx.store.all<{ fabric_kid: string }>(
           'SELECT fabric_kid FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL',
           caller.orgId,
         )
-        .map((r) => r.fabric_kid),
+      ).map((r) => r.fabric_kid),
     );
     const foreign = senders.filter((kid) => !own.has(kid));
     if (foreign.length) {
@@ -169,13 +169,13 @@ export function createFabricGrant(
         { field: 'allowed_sender_kids', unknown_sender_kids: foreign },
       );
     }
-    const existing = ctx.store
-      .all<FabricGrantRow>(
+    const existing = (
+      await ctx.store.all<FabricGrantRow>(
         'SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ? AND revoked_at IS NULL',
         caller.orgId,
         input.subject_kid,
       )
-      .find((row) => grantStatus(ctx, row) === 'active');
+    ).find((row) => grantStatus(ctx, row) === 'active');
     if (existing) {
       throw new ServiceError(
         'grant_exists',
@@ -186,7 +186,7 @@ export function createFabricGrant(
       );
     }
     const id = newId('fg');
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'fabric.grant',
       org_id: caller.orgId,
       signed_at: now.toISOString(),
@@ -199,7 +199,7 @@ export function createFabricGrant(
         expires_at: expiresAt.toISOString(),
       },
     });
-    ctx.store.run(
+    await ctx.store.run(
       `INSERT INTO fabric_grants (id, org_id, subject_kid, label, allowed_sender_kids, created_at, expires_at, receipt_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
@@ -211,36 +211,36 @@ export function createFabricGrant(
       expiresAt.toISOString(),
       receipt.receipt_id,
     );
-    const row = ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', id)!;
+    const row = (await ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', id))!;
     return { ...toGrant(ctx, row), receipt };
   });
 }
 
-export function listFabricGrants(ctx: Context, caller: OrgCaller) {
-  const outbound = ctx.store
-    .all<FabricGrantRow>(
+export async function listFabricGrants(ctx: Context, caller: OrgCaller) {
+  const outbound = (
+    await ctx.store.all<FabricGrantRow>(
       'SELECT * FROM fabric_grants WHERE org_id = ? ORDER BY created_at DESC',
       caller.orgId,
     )
-    .map((row) => toGrant(ctx, row));
-  const inbound = ctx.store
-    .all<FabricGrantRow>(
+  ).map((row) => toGrant(ctx, row));
+  const inbound = (
+    await ctx.store.all<FabricGrantRow>(
       `SELECT g.* FROM fabric_grants g JOIN agents a ON a.fabric_kid = g.subject_kid
         WHERE a.org_id = ? ORDER BY g.created_at DESC`,
       caller.orgId,
     )
-    .map((row) => toGrant(ctx, row));
+  ).map((row) => toGrant(ctx, row));
   return { ok: true, outbound, inbound, count: outbound.length + inbound.length };
 }
 
-export function revokeFabricGrant(
+export async function revokeFabricGrant(
   ctx: Context,
   caller: OrgCaller,
   grantId: string,
   reason: string | undefined,
-): FabricGrant & { receipt: Receipt | null; already_revoked: boolean } {
-  return ctx.store.transaction(() => {
-    const row = ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', grantId);
+): Promise<FabricGrant & { receipt: Receipt | null; already_revoked: boolean }> {
+  return ctx.store.write(async () => {
+    const row = await ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', grantId);
     if (!row)
       throw new ServiceError(
         'not_found',
@@ -253,21 +253,24 @@ export function revokeFabricGrant(
       return { ...toGrant(ctx, row), receipt: null, already_revoked: true };
     }
     const now = nowIso(ctx);
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'fabric.revoke',
       org_id: caller.orgId,
       signed_at: now,
       body: { org_id: caller.orgId, grant_id: grantId, subject_kid: row.subject_kid, reason: reason ?? null },
     });
-    ctx.store.run(
+    await ctx.store.run(
       'UPDATE fabric_grants SET revoked_at = ?, revoke_reason = ?, revoke_receipt_id = ? WHERE id = ?',
       now,
       reason ?? null,
       receipt.receipt_id,
       grantId,
     );
-    countUnmetered(ctx, caller.orgId);
-    const updated = ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', grantId)!;
+    await countUnmetered(ctx, caller.orgId);
+    const updated = (await ctx.store.get<FabricGrantRow>(
+      'SELECT * FROM fabric_grants WHERE id = ?',
+      grantId,
+    ))!;
     return { ...toGrant(ctx, updated), receipt, already_revoked: false };
   });
 }
@@ -286,8 +289,8 @@ export interface SendInput {
   purpose?: string | undefined;
 }
 
-function senderKid(ctx: Context, agent: AgentPrincipal): string {
-  const row = ctx.store.get<{ fabric_kid: string | null }>(
+async function senderKid(ctx: Context, agent: AgentPrincipal): Promise<string> {
+  const row = await ctx.store.get<{ fabric_kid: string | null }>(
     'SELECT fabric_kid FROM agents WHERE id = ?',
     agent.agentId,
   );
@@ -300,8 +303,8 @@ function senderKid(ctx: Context, agent: AgentPrincipal): string {
   return row.fabric_kid;
 }
 
-export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
-  const kid = senderKid(ctx, agent);
+export async function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
+  const kid = await senderKid(ctx, agent);
   const now = ctx.clock();
   const ttlAt = new Date(
     now.getTime() + (input.ttl_hours ?? DEFAULT_ENVELOPE_TTL_HOURS) * 3_600_000,
@@ -309,9 +312,9 @@ export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
   const maxFetches = input.max_fetches ?? DEFAULT_MAX_FETCHES;
   const id = randomUUID();
   const size = Buffer.byteLength(input.ciphertext_b64, 'base64');
-  return ctx.store.transaction(() => {
+  return ctx.store.write(async () => {
     // The receipt covers metadata and digests of the sealed parts only: the service never sees content.
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'fabric.send',
       org_id: agent.orgId,
       signed_at: now.toISOString(),
@@ -329,7 +332,7 @@ export function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
         purpose: input.purpose ?? null,
       },
     });
-    ctx.store.run(
+    await ctx.store.run(
       `INSERT INTO envelopes (id, sender_agent_id, sender_org_id, sender_kid, recipient_kid, ciphertext_b64, wrapped_key_b64,
          payload_iv_b64, content_type_hint, filename_hint, purpose, size_bytes, created_at, ttl_at, max_fetches, receipt_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -386,25 +389,28 @@ function envelopeStatus(ctx: Context, e: EnvelopeRow): 'available' | 'expired' |
 }
 
 /** Metadata only: neither ciphertext nor wrapped key ever appears in an inbox listing. */
-export function inbox(ctx: Context, agent: AgentPrincipal) {
-  const kid = senderKid(ctx, agent);
-  const items = ctx.store
-    .all<EnvelopeRow>('SELECT * FROM envelopes WHERE recipient_kid = ? ORDER BY created_at DESC', kid)
-    .map((e) => ({
-      id: e.id,
-      sender_kid: e.sender_kid,
-      recipient_kid: e.recipient_kid,
-      created_at: e.created_at,
-      ttl_at: e.ttl_at,
-      max_fetches: e.max_fetches,
-      fetch_count: e.fetch_count,
-      fetches_remaining: Math.max(0, e.max_fetches - e.fetch_count),
-      status: envelopeStatus(ctx, e),
-      size_bytes: e.size_bytes,
-      content_type_hint: e.content_type_hint,
-      filename_hint: e.filename_hint,
-      purpose: e.purpose,
-    }));
+export async function inbox(ctx: Context, agent: AgentPrincipal) {
+  const kid = await senderKid(ctx, agent);
+  const items = (
+    await ctx.store.all<EnvelopeRow>(
+      'SELECT * FROM envelopes WHERE recipient_kid = ? ORDER BY created_at DESC',
+      kid,
+    )
+  ).map((e) => ({
+    id: e.id,
+    sender_kid: e.sender_kid,
+    recipient_kid: e.recipient_kid,
+    created_at: e.created_at,
+    ttl_at: e.ttl_at,
+    max_fetches: e.max_fetches,
+    fetch_count: e.fetch_count,
+    fetches_remaining: Math.max(0, e.max_fetches - e.fetch_count),
+    status: envelopeStatus(ctx, e),
+    size_bytes: e.size_bytes,
+    content_type_hint: e.content_type_hint,
+    filename_hint: e.filename_hint,
+    purpose: e.purpose,
+  }));
   return { ok: true, kid, count: items.length, items };
 }
 
@@ -418,15 +424,15 @@ export const GATE_CONDITIONS = [
   'sender_allowed',
 ] as const;
 
-export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: string) {
-  return ctx.store.transaction(() => {
-    const envelope = ctx.store.get<EnvelopeRow>('SELECT * FROM envelopes WHERE id = ?', blobId);
+export async function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: string) {
+  return ctx.store.write(async () => {
+    const envelope = await ctx.store.get<EnvelopeRow>('SELECT * FROM envelopes WHERE id = ?', blobId);
     if (!envelope)
       throw new ServiceError(
         'not_found',
         `no envelope ${blobId}: list yours with GET /api/agents/${agent.handle}/fabric/inbox`,
       );
-    const me = ctx.store.get<{ status: string; fabric_kid: string | null }>(
+    const me = await ctx.store.get<{ status: string; fabric_kid: string | null }>(
       'SELECT status, fabric_kid FROM agents WHERE id = ?',
       agent.agentId,
     );
@@ -446,11 +452,11 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
           { status },
         );
       }
-      failed.push(...gateFailures(ctx, envelope));
+      failed.push(...(await gateFailures(ctx, envelope)));
     }
     const outcome = failed.length ? 'deny' : 'allow';
     const reasons = outcome === 'allow' ? [...GATE_CONDITIONS] : failed;
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'fabric.fetch',
       org_id: agent.orgId,
       signed_at: nowIso(ctx),
@@ -467,7 +473,7 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
     });
     if (outcome === 'deny') return { outcome, reasons, receipt } as const;
     // The wrapped key leaves only after the allow receipt is on the chain, in the same transaction.
-    ctx.store.run('UPDATE envelopes SET fetch_count = fetch_count + 1 WHERE id = ?', envelope.id);
+    await ctx.store.run('UPDATE envelopes SET fetch_count = fetch_count + 1 WHERE id = ?', envelope.id);
     return {
       outcome,
       reasons,
@@ -490,8 +496,8 @@ export function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: strin
 }
 
 /** Conditions 3 to 6, recomputed from the store at every fetch. */
-function gateFailures(ctx: Context, envelope: EnvelopeRow): string[] {
-  const sender = ctx.store.get<{ org_id: string; fabric_kid: string | null; status: string }>(
+async function gateFailures(ctx: Context, envelope: EnvelopeRow): Promise<string[]> {
+  const sender = await ctx.store.get<{ org_id: string; fabric_kid: string | null; status: string }>(
     'SELECT org_id, fabric_kid, status FROM agents WHERE id = ?',
     envelope.sender_agent_id,
   );
@@ -504,7 +510,7 @@ function gateFailures(ctx: Context, envelope: EnvelopeRow): string[] {
   ) {
     return ['sender_not_attributable'];
   }
-  const grants = ctx.store.all<FabricGrantRow>(
+  const grants = await ctx.store.all<FabricGrantRow>(
     'SELECT * FROM fabric_grants WHERE org_id = ? AND subject_kid = ? ORDER BY rowid',
     sender.org_id,
     envelope.recipient_kid,

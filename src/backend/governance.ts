@@ -56,9 +56,9 @@ export function handleFromLabel(label: string): string {
   return slug || 'agent';
 }
 
-export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput): GrantResult {
+export async function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput): Promise<GrantResult> {
   const tableName = input.table ?? DEMO_TABLE;
-  const table = getTable(ctx, caller.orgId, tableName);
+  const table = await getTable(ctx, caller.orgId, tableName);
   if (!table) {
     throw new ServiceError(
       'invalid_request',
@@ -76,12 +76,15 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
     methods: [...new Set(c.methods ?? ['GET'])],
     path_prefix: (c.path_prefix ?? '').replace(/^\/+/, ''),
   }));
-  const unknownSources = capabilities
-    .map((c) => c.source)
-    .filter(
-      (name) =>
-        !ctx.store.get('SELECT 1 AS x FROM sources WHERE org_id = ? AND name = ?', caller.orgId, name),
+  const unknownSources: string[] = [];
+  for (const { source } of capabilities) {
+    const known = await ctx.store.get(
+      'SELECT 1 AS x FROM sources WHERE org_id = ? AND name = ?',
+      caller.orgId,
+      source,
     );
+    if (!known) unknownSources.push(source);
+  }
   if (unknownSources.length) {
     throw new ServiceError(
       'invalid_request',
@@ -97,9 +100,9 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
   const token = issueAgentToken();
   const agentId = newId('agt');
 
-  return ctx.store.transaction(() => {
-    const handle = uniqueHandle(ctx, handleFromLabel(input.agent));
-    ctx.store.run(
+  return ctx.store.write(async () => {
+    const handle = await uniqueHandle(ctx, handleFromLabel(input.agent));
+    await ctx.store.run(
       'INSERT INTO agents (id, org_id, handle, name, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       agentId,
       caller.orgId,
@@ -108,7 +111,7 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
       'active',
       now.toISOString(),
     );
-    ctx.store.run(
+    await ctx.store.run(
       `INSERT INTO agent_grants (jti, agent_id, org_id, token_hash, table_name, columns, classifications, where_json, created_at, expires_at, capabilities)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       token.jti,
@@ -123,7 +126,7 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
       expiresAt,
       capabilities.length ? JSON.stringify(capabilities) : null,
     );
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'agent.grant',
       org_id: caller.orgId,
       signed_at: now.toISOString(),
@@ -152,10 +155,10 @@ export function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput):
   });
 }
 
-function uniqueHandle(ctx: Context, base: string): string {
+async function uniqueHandle(ctx: Context, base: string): Promise<string> {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`;
-    if (!ctx.store.get('SELECT 1 AS x FROM agents WHERE handle = ?', candidate)) return candidate;
+    if (!(await ctx.store.get('SELECT 1 AS x FROM agents WHERE handle = ?', candidate))) return candidate;
   }
 }
 
@@ -203,9 +206,9 @@ function checkWhere(table: TableInfo, where: Record<string, WhereValue>): void {
   }
 }
 
-export function roster(ctx: Context, caller: OrgCaller) {
-  const agents = ctx.store
-    .all<{
+export async function roster(ctx: Context, caller: OrgCaller) {
+  const agents = (
+    await ctx.store.all<{
       id: string;
       handle: string;
       name: string;
@@ -216,15 +219,15 @@ export function roster(ctx: Context, caller: OrgCaller) {
       'SELECT id, handle, name, status, fabric_kid, created_at FROM agents WHERE org_id = ? ORDER BY created_at, handle',
       caller.orgId,
     )
-    .map((a) => ({
-      agent_id: a.id,
-      handle: a.handle,
-      name: a.name,
-      status: a.status as AgentStatus,
-      fabric_enrolled: a.fabric_kid !== null,
-      fabric_address: a.fabric_kid,
-      created_at: a.created_at,
-    }));
+  ).map((a) => ({
+    agent_id: a.id,
+    handle: a.handle,
+    name: a.name,
+    status: a.status as AgentStatus,
+    fabric_enrolled: a.fabric_kid !== null,
+    fabric_address: a.fabric_kid,
+    created_at: a.created_at,
+  }));
   return { ok: true, count: agents.length, agents };
 }
 
@@ -348,21 +351,21 @@ function finish(
 }
 
 /** Plan: decides without releasing data or deriving keys; with `receipt`, signs the decision. */
-export function compute(
+export async function compute(
   ctx: Context,
   agent: AgentPrincipal,
   input: ComputeInput,
   withReceipt: boolean,
-): AccessDecision {
+): Promise<AccessDecision> {
   const tableName = input.table ?? agent.grant.table;
-  const table = getTable(ctx, agent.orgId, tableName);
+  const table = await getTable(ctx, agent.orgId, tableName);
   if (!table)
     throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
   const result = decide(table, agent.grant, input);
-  return ctx.store.transaction(() => {
-    countDecision(ctx, agent.orgId);
+  return ctx.store.write(async () => {
+    await countDecision(ctx, agent.orgId);
     if (!withReceipt) return { ...result, proof_id: null };
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'access.compute',
       org_id: agent.orgId,
       signed_at: nowIso(ctx),
@@ -402,7 +405,7 @@ export interface ReadResult {
 }
 
 /** Execute: releases the granted columns of matching rows; every attempt appends an audit row. */
-export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): ReadResult {
+export async function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Promise<ReadResult> {
   const limit = input.limit ?? READ_LIMIT_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > READ_LIMIT_MAX) {
     throw new ServiceError('invalid_request', `limit must be an integer from 1 to ${READ_LIMIT_MAX}`, {
@@ -411,8 +414,8 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
   }
   const columns = [...new Set(input.columns)];
   const where = input.where ?? {};
-  const audit = (outcome: string, extra: Record<string, unknown>) =>
-    appendAudit(ctx, agent, {
+  const audit = async (outcome: string, extra: Record<string, unknown>) =>
+    await appendAudit(ctx, agent, {
       table: input.table,
       columns,
       where,
@@ -422,9 +425,9 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
       ...extra,
     });
 
-  const table = getTable(ctx, agent.orgId, input.table);
+  const table = await getTable(ctx, agent.orgId, input.table);
   if (!table) {
-    const row = audit('deny', { reason: 'unknown_table', denied_columns: columns, row_count: 0 });
+    const row = await audit('deny', { reason: 'unknown_table', denied_columns: columns, row_count: 0 });
     throw new ServiceError(
       'unknown_table',
       `no table \`${input.table}\` is registered for this organization`,
@@ -453,7 +456,7 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
   );
   for (const key of probed) if (!denied.includes(key)) denied.push(key);
   if (denied.length) {
-    const row = audit('deny', { reason: 'scope_violation', denied_columns: denied, row_count: 0 });
+    const row = await audit('deny', { reason: 'scope_violation', denied_columns: denied, row_count: 0 });
     throw new ServiceError('scope_violation', `columns outside this grant: ${denied.join(', ')}`, {
       denied_columns: denied,
       audit: row,
@@ -461,7 +464,7 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
   }
   const badWhere = Object.keys(where).filter((key) => byName.get(key)?.storage !== 'plaintext');
   if (badWhere.length) {
-    const row = audit('deny', { reason: 'invalid_where', denied_columns: [], row_count: 0 });
+    const row = await audit('deny', { reason: 'invalid_where', denied_columns: [], row_count: 0 });
     throw new ServiceError(
       'invalid_request',
       `where filters registered plaintext columns only: ${badWhere.join(', ')}`,
@@ -475,22 +478,24 @@ export function read(ctx: Context, agent: AgentPrincipal, input: ReadInput): Rea
   const conflict = Object.entries(where).some(([k, v]) => k in grant.where && grant.where[k] !== v);
   let rows: Record<string, CellValue>[];
   try {
-    rows = conflict ? [] : selectRows(ctx, agent.orgId, table, columns, { ...where, ...grant.where }, limit);
+    rows = conflict
+      ? []
+      : await selectRows(ctx, agent.orgId, table, columns, { ...where, ...grant.where }, limit);
   } catch (error) {
     // A read that fails (a damaged sealed cell, say) is still an attempt: it leaves its audit row.
-    audit('deny', { reason: 'read_failed', denied_columns: [], row_count: 0 });
+    await audit('deny', { reason: 'read_failed', denied_columns: [], row_count: 0 });
     throw error;
   }
-  const row = audit('allow', { denied_columns: [], row_count: rows.length });
+  const row = await audit('allow', { denied_columns: [], row_count: rows.length });
   return { rows, count: rows.length, audit: row };
 }
 
-function appendAudit(
+async function appendAudit(
   ctx: Context,
   agent: AgentPrincipal,
   body: Record<string, unknown>,
-): { id: string; chain_index: number } {
-  const receipt = ctx.chains.append('audit', {
+): Promise<{ id: string; chain_index: number }> {
+  const receipt = await ctx.chains.append('audit', {
     kind: 'audit.read',
     org_id: agent.orgId,
     signed_at: nowIso(ctx),
@@ -510,14 +515,14 @@ export interface RevokeResult {
 }
 
 /** Ends every active credential of an agent (by handle) or one grant (by jti). */
-export function revoke(ctx: Context, caller: OrgCaller, target: string): RevokeResult {
-  return ctx.store.transaction(() => {
+export async function revoke(ctx: Context, caller: OrgCaller, target: string): Promise<RevokeResult> {
+  return ctx.store.write(async () => {
     const now = nowIso(ctx);
-    const byJti = ctx.store.get<{ jti: string; agent_id: string; org_id: string }>(
+    const byJti = await ctx.store.get<{ jti: string; agent_id: string; org_id: string }>(
       'SELECT jti, agent_id, org_id FROM agent_grants WHERE jti = ?',
       target,
     );
-    const agent = ctx.store.get<{ id: string; org_id: string; handle: string; status: string }>(
+    const agent = await ctx.store.get<{ id: string; org_id: string; handle: string; status: string }>(
       'SELECT id, org_id, handle, status FROM agents WHERE ' + (byJti ? 'id = ?' : 'handle = ?'),
       byJti ? byJti.agent_id : target,
     );
@@ -530,21 +535,21 @@ export function revoke(ctx: Context, caller: OrgCaller, target: string): RevokeR
     if (agent.org_id !== caller.orgId) {
       throw new ServiceError('forbidden', `\`${target}\` belongs to another organization`);
     }
-    const active = ctx.store
-      .all<{ jti: string }>(
+    const active = (
+      await ctx.store.all<{ jti: string }>(
         `SELECT jti FROM agent_grants WHERE agent_id = ? AND revoked_at IS NULL${byJti ? ' AND jti = ?' : ''}`,
         ...(byJti ? [agent.id, byJti.jti] : [agent.id]),
       )
-      .map((g) => g.jti);
+    ).map((g) => g.jti);
     for (const jti of active) {
-      ctx.store.run('UPDATE agent_grants SET revoked_at = ? WHERE jti = ?', now, jti);
+      await ctx.store.run('UPDATE agent_grants SET revoked_at = ? WHERE jti = ?', now, jti);
     }
     if (!byJti && agent.status !== 'revoked') {
-      ctx.store.run("UPDATE agents SET status = 'revoked', revoked_at = ? WHERE id = ?", now, agent.id);
+      await ctx.store.run("UPDATE agents SET status = 'revoked', revoked_at = ? WHERE id = ?", now, agent.id);
     }
     const changed = active.length > 0 || (!byJti && agent.status !== 'revoked');
     const receipt = changed
-      ? ctx.chains.append('service', {
+      ? await ctx.chains.append('service', {
           kind: 'agent.revoke',
           org_id: caller.orgId,
           signed_at: now,
@@ -573,8 +578,8 @@ export type GrantStatus = 'active' | 'expired' | 'revoked';
 export type AgentStatus = 'active' | 'revoked';
 
 /** The board: every agent of the organization, its grants with their reach, and its last read. */
-export function policyBoard(ctx: Context, caller: OrgCaller) {
-  const grants = ctx.store.all<{
+export async function policyBoard(ctx: Context, caller: OrgCaller) {
+  const grants = await ctx.store.all<{
     jti: string;
     agent_id: string;
     table_name: string;
@@ -586,14 +591,15 @@ export function policyBoard(ctx: Context, caller: OrgCaller) {
     revoked_at: string | null;
     capabilities: string | null;
   }>('SELECT * FROM agent_grants WHERE org_id = ? ORDER BY created_at', caller.orgId);
-  const agents = roster(ctx, caller).agents.map((agent) => {
-    const lastRead = ctx.store.get<{ id: string; signed_at: string; payload: string }>(
+  const agents = [];
+  for (const agent of (await roster(ctx, caller)).agents) {
+    const lastRead = await ctx.store.get<{ id: string; signed_at: string; payload: string }>(
       `SELECT id, signed_at, payload FROM audit_chain
         WHERE org_id = ? AND json_extract(payload, '$.agent_id') = ? ORDER BY chain_index DESC LIMIT 1`,
       caller.orgId,
       agent.agent_id,
     );
-    return {
+    agents.push({
       ...agent,
       grants: grants
         .filter((g) => g.agent_id === agent.agent_id)
@@ -619,21 +625,21 @@ export function policyBoard(ctx: Context, caller: OrgCaller) {
             outcome: String((JSON.parse(lastRead.payload) as { outcome?: unknown }).outcome ?? 'unknown'),
           }
         : null,
-    };
-  });
+    });
+  }
   return { ok: true, count: agents.length, agents };
 }
 
 export const PROOFS_PAGE_MAX = 200;
 
 /** The organization's signed receipts, newest first; `before` pages back from a chain position. */
-export function listProofs(
+export async function listProofs(
   ctx: Context,
   caller: OrgCaller,
   options: { limit?: number; before?: number } = {},
 ) {
   const limit = Math.min(options.limit ?? 50, PROOFS_PAGE_MAX);
-  const proofs = ctx.store.all<{ id: string; kind: string; chain_index: number; signed_at: string }>(
+  const proofs = await ctx.store.all<{ id: string; kind: string; chain_index: number; signed_at: string }>(
     `SELECT id, kind, chain_index, signed_at FROM service_chain
       WHERE org_id = ? AND chain_index < ? ORDER BY chain_index DESC LIMIT ?`,
     caller.orgId,
@@ -652,14 +658,14 @@ export function listProofs(
  * Prompt-ready retrieval: plans the read against the grant, then reads only the columns the plan
  * allows, so withheld columns are named but never read. Nothing allowed means nothing read.
  */
-export function retrieve(ctx: Context, agent: AgentPrincipal, input: Partial<ReadInput>) {
+export async function retrieve(ctx: Context, agent: AgentPrincipal, input: Partial<ReadInput>) {
   const tableName = input.table ?? agent.grant.table;
-  const table = getTable(ctx, agent.orgId, tableName);
+  const table = await getTable(ctx, agent.orgId, tableName);
   if (!table)
     throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
   const plan = decide(table, agent.grant, { action: 'read', columns: input.columns, where: input.where });
   if (plan.decision === 'deny') return { table: tableName, plan, rows: [], count: 0, audit: null };
-  const result = read(ctx, agent, {
+  const result = await read(ctx, agent, {
     table: tableName,
     columns: plan.allowed.columns,
     where: input.where,
@@ -670,7 +676,7 @@ export function retrieve(ctx: Context, agent: AgentPrincipal, input: Partial<Rea
 }
 
 /** Who a credential is, for status pages: never the credential itself. */
-export function whoami(ctx: Context, principal: Principal) {
+export async function whoami(ctx: Context, principal: Principal) {
   if (principal.kind === 'agent') {
     return {
       kind: 'agent' as const,
@@ -681,7 +687,10 @@ export function whoami(ctx: Context, principal: Principal) {
     };
   }
   const org = principal.orgId
-    ? ctx.store.get<{ id: string; name: string }>('SELECT id, name FROM orgs WHERE id = ?', principal.orgId)
+    ? await ctx.store.get<{ id: string; name: string }>(
+        'SELECT id, name FROM orgs WHERE id = ?',
+        principal.orgId,
+      )
     : undefined;
   return {
     kind: 'organization_key' as const,

@@ -34,7 +34,7 @@ export async function runAs<I, R>(
   principal: Principal | undefined,
   input: I,
 ): Promise<Awaited<R>> {
-  const caller = callerFor(ctx, operation.caller, principal);
+  const caller = await callerFor(ctx, operation.caller, principal);
   return await operation.run(ctx, caller as never, input);
 }
 
@@ -49,12 +49,9 @@ export function parseInput<I>(operation: Operation<I>, input: unknown): I {
 export function localInvoker(ctx: Context, location: Extract<ServiceLocation, { kind: 'local' }>): Invoker {
   return {
     location,
-    invoke(operation, bearer, input) {
-      // Synchronous refusals (a bad bearer, a bad input) still reach the caller as a rejection.
-      return Promise.resolve().then(() => {
-        const principal = takesCredential(operation.caller) ? authenticate(ctx, bearer) : undefined;
-        return runAs(ctx, operation, principal, parseInput(operation, input));
-      });
+    async invoke(operation, bearer, input) {
+      const principal = takesCredential(operation.caller) ? await authenticate(ctx, bearer) : undefined;
+      return (await runAs(ctx, operation, principal, parseInput(operation, input))) as never;
     },
   };
 }

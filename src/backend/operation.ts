@@ -63,17 +63,21 @@ export function defineOperation<C extends CallerSpec, I extends z.ZodType, R>(op
  * The caller an operation runs as: 401 for a bearer that proves nothing, 403 for a valid
  * credential of the wrong kind, organization or scope.
  */
-export function callerFor(ctx: Context, spec: CallerSpec, principal: Principal | undefined): unknown {
+export async function callerFor(
+  ctx: Context,
+  spec: CallerSpec,
+  principal: Principal | undefined,
+): Promise<unknown> {
   switch (spec.kind) {
     case 'none':
     case 'local':
       return null;
     case 'any':
-      return principal ?? authenticate(ctx, undefined);
+      return principal ?? (await authenticate(ctx, undefined));
     case 'org':
-      return requireOrgKey(principal ?? authenticate(ctx, undefined), spec.scope);
+      return requireOrgKey(principal ?? (await authenticate(ctx, undefined)), spec.scope);
     case 'agent':
-      return requireAgent(principal ?? authenticate(ctx, undefined));
+      return requireAgent(principal ?? (await authenticate(ctx, undefined)));
   }
 }
 

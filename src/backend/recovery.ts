@@ -16,9 +16,9 @@ export const RECOVERY_EVENT_KINDS = [
 ] as const;
 export type RecoveryEventKind = (typeof RECOVERY_EVENT_KINDS)[number];
 
-function record(ctx: Context, orgId: string, kind: string, detail: Record<string, unknown> | null) {
+async function record(ctx: Context, orgId: string, kind: string, detail: Record<string, unknown> | null) {
   const event = { id: newId('rev'), kind, detail, created_at: nowIso(ctx) };
-  ctx.store.run(
+  await ctx.store.run(
     'INSERT INTO recovery_events (id, org_id, kind, detail, created_at) VALUES (?, ?, ?, ?, ?)',
     event.id,
     orgId,
@@ -29,15 +29,15 @@ function record(ctx: Context, orgId: string, kind: string, detail: Record<string
   return event;
 }
 
-export function setRecoveryKey(ctx: Context, caller: OrgCaller, pubkeyHex: string) {
+export async function setRecoveryKey(ctx: Context, caller: OrgCaller, pubkeyHex: string) {
   const fingerprint = keyId(Buffer.from(pubkeyHex, 'hex'));
-  return ctx.store.transaction(() => {
-    const previous = ctx.store.get<{ fingerprint: string }>(
+  return ctx.store.write(async () => {
+    const previous = await ctx.store.get<{ fingerprint: string }>(
       'SELECT fingerprint FROM recovery_keys WHERE org_id = ?',
       caller.orgId,
     );
     const createdAt = nowIso(ctx);
-    ctx.store.run(
+    await ctx.store.run(
       `INSERT INTO recovery_keys (org_id, pubkey_hex, fingerprint, created_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (org_id) DO UPDATE SET pubkey_hex = excluded.pubkey_hex, fingerprint = excluded.fingerprint, created_at = excluded.created_at`,
       caller.orgId,
@@ -45,7 +45,7 @@ export function setRecoveryKey(ctx: Context, caller: OrgCaller, pubkeyHex: strin
       fingerprint,
       createdAt,
     );
-    record(ctx, caller.orgId, previous ? 'key_replaced' : 'key_set', {
+    await record(ctx, caller.orgId, previous ? 'key_replaced' : 'key_set', {
       fingerprint,
       previous: previous?.fingerprint ?? null,
     });
@@ -53,13 +53,13 @@ export function setRecoveryKey(ctx: Context, caller: OrgCaller, pubkeyHex: strin
   });
 }
 
-export function storeRecoveryCopy(
+export async function storeRecoveryCopy(
   ctx: Context,
   caller: OrgCaller,
   input: { ciphertext_b64: string; label?: string | undefined },
 ) {
-  return ctx.store.transaction(() => {
-    if (!ctx.store.get('SELECT 1 AS x FROM recovery_keys WHERE org_id = ?', caller.orgId)) {
+  return ctx.store.write(async () => {
+    if (!(await ctx.store.get('SELECT 1 AS x FROM recovery_keys WHERE org_id = ?', caller.orgId))) {
       throw new ServiceError('conflict', 'set a recovery key first: POST /v1/recovery/pubkey');
     }
     const copy = {
@@ -69,7 +69,7 @@ export function storeRecoveryCopy(
       size_bytes: Buffer.byteLength(input.ciphertext_b64, 'base64'),
       created_at: nowIso(ctx),
     };
-    ctx.store.run(
+    await ctx.store.run(
       'INSERT INTO recovery_copies (id, org_id, label, ciphertext_b64, sha256, size_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       copy.id,
       caller.orgId,
@@ -79,29 +79,29 @@ export function storeRecoveryCopy(
       copy.size_bytes,
       copy.created_at,
     );
-    record(ctx, caller.orgId, 'copy_stored', { copy_id: copy.id });
+    await record(ctx, caller.orgId, 'copy_stored', { copy_id: copy.id });
     return copy;
   });
 }
 
-export function recordRecoveryEvent(
+export async function recordRecoveryEvent(
   ctx: Context,
   caller: OrgCaller,
   input: { kind: RecoveryEventKind; detail?: Record<string, string> | undefined },
 ) {
-  return ctx.store.transaction(() => record(ctx, caller.orgId, input.kind, input.detail ?? null));
+  return ctx.store.write(async () => await record(ctx, caller.orgId, input.kind, input.detail ?? null));
 }
 
-export function recoveryState(ctx: Context, caller: OrgCaller) {
-  const key = ctx.store.get<{ pubkey_hex: string; fingerprint: string; created_at: string }>(
+export async function recoveryState(ctx: Context, caller: OrgCaller) {
+  const key = await ctx.store.get<{ pubkey_hex: string; fingerprint: string; created_at: string }>(
     'SELECT pubkey_hex, fingerprint, created_at FROM recovery_keys WHERE org_id = ?',
     caller.orgId,
   );
-  const copies = ctx.store.get<{ n: number }>(
+  const copies = (await ctx.store.get<{ n: number }>(
     'SELECT COUNT(*) AS n FROM recovery_copies WHERE org_id = ?',
     caller.orgId,
-  )!.n;
-  const latest = ctx.store.get<{
+  ))!.n;
+  const latest = await ctx.store.get<{
     id: string;
     label: string | null;
     ciphertext_b64: string;
@@ -112,12 +112,12 @@ export function recoveryState(ctx: Context, caller: OrgCaller) {
     'SELECT id, label, ciphertext_b64, sha256, size_bytes, created_at FROM recovery_copies WHERE org_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
     caller.orgId,
   );
-  const events = ctx.store
-    .all<{ id: string; kind: string; detail: string | null; created_at: string }>(
+  const events = (
+    await ctx.store.all<{ id: string; kind: string; detail: string | null; created_at: string }>(
       'SELECT id, kind, detail, created_at FROM recovery_events WHERE org_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 20',
       caller.orgId,
     )
-    .map((e) => ({ ...e, detail: parseJson<Record<string, unknown> | null>(e.detail, null) }));
+  ).map((e) => ({ ...e, detail: parseJson<Record<string, unknown> | null>(e.detail, null) }));
   return {
     ok: true,
     configured: key !== undefined,

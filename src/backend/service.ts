@@ -33,28 +33,39 @@ const STORE_KEYS = ['service-signing-ed25519', 'data-columns', 'capsules'] as co
  * receipt and sealed value would stop checking out.
  */
 function checkKeysMatchStore(store: Store, vault: KeyVault, clock: Clock): void {
-  store.transaction(() => {
+  const fingerprintOf = (name: string) =>
+    sha256Hex(Buffer.concat([Buffer.from('svc-key-fingerprint\u0000'), vault.secret(name)])).slice(0, 16);
+  const recorded = (name: string) =>
+    store.getAtStartup<{ fingerprint: string }>(
+      'SELECT fingerprint FROM key_fingerprints WHERE name = ?',
+      name,
+    );
+  const compare = (name: string, found: { fingerprint: string }) => {
+    if (found.fingerprint !== fingerprintOf(name)) {
+      throw new VaultError(
+        'corrupt_key',
+        `key \`${name}\` in ${vault.location} is not the one this store was written with; restore keys/ from the backup that matches svc.db`,
+      );
+    }
+  };
+  // A store that knows all its keys is checked without the write lock: a process that only reads
+  // (a hook, a CLI query) must not wait for, or hold up, the writers.
+  if (STORE_KEYS.every((name) => recorded(name))) {
+    for (const name of STORE_KEYS) compare(name, recorded(name)!);
+    return;
+  }
+  // First run: keys are made and recorded under the lock, so processes starting together on a
+  // new data dir agree on one set of keys.
+  store.writeAtStartup(() => {
     for (const name of STORE_KEYS) {
-      const secret = vault.secret(name);
-      const fingerprint = sha256Hex(Buffer.concat([Buffer.from('svc-key-fingerprint\u0000'), secret])).slice(
-        0,
-        16,
-      );
-      const recorded = store.get<{ fingerprint: string }>(
-        'SELECT fingerprint FROM key_fingerprints WHERE name = ?',
-        name,
-      );
-      if (!recorded) {
-        store.run(
+      const found = recorded(name);
+      if (found) compare(name, found);
+      else {
+        store.runAtStartup(
           'INSERT INTO key_fingerprints (name, fingerprint, recorded_at) VALUES (?, ?, ?)',
           name,
-          fingerprint,
+          fingerprintOf(name),
           clock().toISOString(),
-        );
-      } else if (recorded.fingerprint !== fingerprint) {
-        throw new VaultError(
-          'corrupt_key',
-          `key \`${name}\` in ${vault.location} is not the one this store was written with; restore keys/ from the backup that matches svc.db`,
         );
       }
     }
@@ -81,7 +92,7 @@ export class Service {
       // A store written with keychain keys, opened where no keychain answers, must not get new
       // key files: they would be refused anyway, and would pin the data dir to files for good.
       // (Key files made meanwhile by another process starting on the same new data dir are fine.)
-      const written = store.get<{ n: number }>('SELECT COUNT(*) AS n FROM key_fingerprints')!.n > 0;
+      const written = store.getAtStartup<{ n: number }>('SELECT COUNT(*) AS n FROM key_fingerprints')!.n > 0;
       const fallback = opened.kind === 'file' && opened.fallback_reason?.startsWith('no OS keychain');
       if (written && fallback && !hasKeyFiles(this.dataDir)) {
         throw new VaultError(
@@ -89,8 +100,6 @@ export class Service {
           `this store's keys are in the OS keychain, which does not answer here (${opened.fallback_reason}); unlock it and retry`,
         );
       }
-      // Keys are created (first run) and checked under the store's write lock, so processes
-      // starting together on a new data dir agree on one set of keys.
       checkKeysMatchStore(store, opened.vault, options.clock ?? (() => new Date()));
     } catch (error) {
       store.close();

@@ -34,16 +34,16 @@ const view = (row: NodeRow) => ({
 });
 
 /** Registers this machine once per organization; later calls refresh it and report it. */
-export function registerNode(ctx: Context, caller: OrgCaller, facts: MachineFacts) {
-  return ctx.store.transaction(() => {
+export async function registerNode(ctx: Context, caller: OrgCaller, facts: MachineFacts) {
+  return ctx.store.write(async () => {
     const now = nowIso(ctx);
-    const existing = ctx.store.get<NodeRow>(
+    const existing = await ctx.store.get<NodeRow>(
       'SELECT * FROM nodes WHERE org_id = ? AND machine_id = ?',
       caller.orgId,
       facts.machine_id,
     );
     if (existing) {
-      ctx.store.run(
+      await ctx.store.run(
         'UPDATE nodes SET hostname = ?, platform = ?, arch = ?, last_seen_at = ? WHERE id = ?',
         facts.hostname,
         facts.platform,
@@ -52,7 +52,7 @@ export function registerNode(ctx: Context, caller: OrgCaller, facts: MachineFact
         existing.id,
       );
     } else {
-      ctx.store.run(
+      await ctx.store.run(
         `INSERT INTO nodes (id, org_id, machine_id, hostname, platform, arch, registered_at, last_seen_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         newId('node'),
@@ -65,15 +65,15 @@ export function registerNode(ctx: Context, caller: OrgCaller, facts: MachineFact
         now,
       );
     }
-    const row = ctx.store.get<NodeRow>(
+    const row = (await ctx.store.get<NodeRow>(
       'SELECT * FROM nodes WHERE org_id = ? AND machine_id = ?',
       caller.orgId,
       facts.machine_id,
-    )!;
-    const nodes = ctx.store.get<{ n: number }>(
+    ))!;
+    const nodes = (await ctx.store.get<{ n: number }>(
       'SELECT COUNT(*) AS n FROM nodes WHERE org_id = ?',
       caller.orgId,
-    )!.n;
+    ))!.n;
     return { node: view(row), newly_registered: !existing, organization_nodes: nodes };
   });
 }
@@ -95,7 +95,7 @@ export interface Terms {
 }
 
 /** Records acceptance of one version of the terms with a signed receipt; accepting twice is a no-op. */
-export function acceptTerms(ctx: Context, caller: OrgCaller, terms: Terms) {
+export async function acceptTerms(ctx: Context, caller: OrgCaller, terms: Terms) {
   const digest = sha256Hex(terms.text);
   const current = currentTerms();
   if (terms.version !== current.version || digest !== current.sha256) {
@@ -105,15 +105,15 @@ export function acceptTerms(ctx: Context, caller: OrgCaller, terms: Terms) {
       { current_version: current.version },
     );
   }
-  return ctx.store.transaction(() => {
-    const existing = ctx.store.get<{ accepted_at: string; receipt_id: string }>(
+  return ctx.store.write(async () => {
+    const existing = await ctx.store.get<{ accepted_at: string; receipt_id: string }>(
       'SELECT accepted_at, receipt_id FROM terms_acceptances WHERE org_id = ? AND terms_version = ?',
       caller.orgId,
       terms.version,
     );
     if (existing) return { version: terms.version, sha256: digest, ...existing, newly_accepted: false };
     const acceptedAt = nowIso(ctx);
-    const receipt = ctx.chains.append('service', {
+    const receipt = await ctx.chains.append('service', {
       kind: 'terms.accept',
       org_id: caller.orgId,
       signed_at: acceptedAt,
@@ -124,7 +124,7 @@ export function acceptTerms(ctx: Context, caller: OrgCaller, terms: Terms) {
         terms_sha256: digest,
       },
     });
-    ctx.store.run(
+    await ctx.store.run(
       'INSERT INTO terms_acceptances (id, org_id, terms_version, terms_sha256, accepted_at, receipt_id) VALUES (?, ?, ?, ?, ?, ?)',
       newId('terms'),
       caller.orgId,
@@ -143,12 +143,12 @@ export function acceptTerms(ctx: Context, caller: OrgCaller, terms: Terms) {
   });
 }
 
-export function termsAcceptance(ctx: Context, caller: OrgCaller, version: string) {
+export async function termsAcceptance(ctx: Context, caller: OrgCaller, version: string) {
   return (
-    ctx.store.get<{ accepted_at: string; receipt_id: string }>(
+    (await ctx.store.get<{ accepted_at: string; receipt_id: string }>(
       'SELECT accepted_at, receipt_id FROM terms_acceptances WHERE org_id = ? AND terms_version = ?',
       caller.orgId,
       version,
-    ) ?? null
+    )) ?? null
   );
 }

@@ -65,7 +65,7 @@ const view = (row: SourceRow) => ({
   created_at: row.created_at,
 });
 
-export function registerSource(ctx: Context, caller: OrgCaller, input: SourceInput) {
+export async function registerSource(ctx: Context, caller: OrgCaller, input: SourceInput) {
   if (input.scheme === 'header' && !input.header_name) {
     throw new ServiceError(
       'invalid_request',
@@ -81,12 +81,18 @@ export function registerSource(ctx: Context, caller: OrgCaller, input: SourceInp
       field: 'base_url',
     });
   }
-  return ctx.store.transaction(() => {
-    if (ctx.store.get('SELECT 1 AS x FROM sources WHERE org_id = ? AND name = ?', caller.orgId, input.name)) {
+  return ctx.store.write(async () => {
+    if (
+      await ctx.store.get(
+        'SELECT 1 AS x FROM sources WHERE org_id = ? AND name = ?',
+        caller.orgId,
+        input.name,
+      )
+    ) {
       throw new ServiceError('conflict', `a source named ${input.name} exists`);
     }
     const id = newId('src');
-    ctx.store.run(
+    await ctx.store.run(
       `INSERT INTO sources (id, org_id, name, base_url, scheme, header_name, sealed_credential, credential_length, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
@@ -99,14 +105,14 @@ export function registerSource(ctx: Context, caller: OrgCaller, input: SourceInp
       input.credential.length,
       nowIso(ctx),
     );
-    return view(ctx.store.get<SourceRow>('SELECT * FROM sources WHERE id = ?', id)!);
+    return view((await ctx.store.get<SourceRow>('SELECT * FROM sources WHERE id = ?', id))!);
   });
 }
 
-export function listSources(ctx: Context, caller: OrgCaller) {
-  const sources = ctx.store
-    .all<SourceRow>('SELECT * FROM sources WHERE org_id = ? ORDER BY name', caller.orgId)
-    .map(view);
+export async function listSources(ctx: Context, caller: OrgCaller) {
+  const sources = (
+    await ctx.store.all<SourceRow>('SELECT * FROM sources WHERE org_id = ? ORDER BY name', caller.orgId)
+  ).map(view);
   return { ok: true, count: sources.length, sources };
 }
 
@@ -130,15 +136,15 @@ function target(row: SourceRow, path: string, query: Record<string, string> | un
 }
 
 /** Calls the source with its credential injected; the answer never carries the credential. */
-export function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
-  return call(ctx, caller.orgId, { key_id: caller.keyId }, input);
+export async function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
+  return await call(ctx, caller.orgId, { key_id: caller.keyId }, input);
 }
 
 /**
  * svc_use: an agent calls a source its grant names, for a method and under a path the grant
  * allows; the service injects the credential, which the agent never receives.
  */
-export function useCapability(ctx: Context, agent: AgentPrincipal, input: CallInput) {
+export async function useCapability(ctx: Context, agent: AgentPrincipal, input: CallInput) {
   const granted = agent.grant.capabilities.filter(
     (c) => c.source === input.source && c.methods.includes(input.method),
   );
@@ -149,7 +155,7 @@ export function useCapability(ctx: Context, agent: AgentPrincipal, input: CallIn
       const prefix = c.path_prefix.replace(/\/+$/, '');
       return prefix === '' || relative === prefix || relative.startsWith(`${prefix}/`);
     });
-  return call(
+  return await call(
     ctx,
     agent.orgId,
     { agent_id: agent.agentId, handle: agent.handle, jti: agent.jti },
@@ -176,7 +182,7 @@ async function call(
   checkPath?: (relative: string) => void,
 ) {
   const caller = { orgId };
-  const row = ctx.store.get<SourceRow>(
+  const row = await ctx.store.get<SourceRow>(
     'SELECT * FROM sources WHERE org_id = ? AND name = ?',
     caller.orgId,
     input.source,
@@ -241,7 +247,7 @@ async function call(
     body: text,
     truncated,
   };
-  const receipt = ctx.chains.append('service', {
+  const receipt = await ctx.chains.append('service', {
     kind: 'api.call',
     org_id: caller.orgId,
     signed_at: nowIso(ctx),

@@ -40,13 +40,13 @@ const registeredTables = new WeakMap<Context, Map<string, TableInfo>>();
  * A registered table. Registrations are never altered or removed, so a table found once is cached
  * for the life of the process; a miss is not cached, because another process may register it.
  */
-export function getTable(ctx: Context, orgId: string, name: string): TableInfo | undefined {
+export async function getTable(ctx: Context, orgId: string, name: string): Promise<TableInfo | undefined> {
   let cache = registeredTables.get(ctx);
   if (!cache) registeredTables.set(ctx, (cache = new Map()));
   const key = `${orgId}\u0000${name}`;
   const cached = cache.get(key);
   if (cached) return cached;
-  const columns = ctx.store.all<{ name: string; classification: string; storage: Storage }>(
+  const columns = await ctx.store.all<{ name: string; classification: string; storage: Storage }>(
     'SELECT name, classification, storage FROM data_columns WHERE org_id = ? AND table_name = ? ORDER BY position',
     orgId,
     name,
@@ -66,32 +66,38 @@ export function columnsByName(table: TableInfo): Map<string, ColumnSpec> {
   return byName;
 }
 
-export function listTables(ctx: Context, orgId: string): TableInfo[] {
-  return ctx.store
-    .all<{ name: string }>('SELECT name FROM data_tables WHERE org_id = ? ORDER BY name', orgId)
-    .map((row) => getTable(ctx, orgId, row.name)!);
+export async function listTables(ctx: Context, orgId: string): Promise<TableInfo[]> {
+  const rows = await ctx.store.all<{ name: string }>(
+    'SELECT name FROM data_tables WHERE org_id = ? ORDER BY name',
+    orgId,
+  );
+  const found: TableInfo[] = [];
+  for (const row of rows) found.push((await getTable(ctx, orgId, row.name))!);
+  return found;
 }
 
-export function registerTable(ctx: Context, orgId: string, table: TableInfo): TableInfo {
+export async function registerTable(ctx: Context, orgId: string, table: TableInfo): Promise<TableInfo> {
   const names = table.columns.map((c) => c.name);
   if (new Set(names).size !== names.length) {
     throw new ServiceError('invalid_request', 'column names must be unique within a table');
   }
-  return ctx.store.transaction(() => {
-    if (ctx.store.get('SELECT 1 AS x FROM data_tables WHERE org_id = ? AND name = ?', orgId, table.name)) {
+  return ctx.store.write(async () => {
+    if (
+      await ctx.store.get('SELECT 1 AS x FROM data_tables WHERE org_id = ? AND name = ?', orgId, table.name)
+    ) {
       throw new ServiceError(
         'table_exists',
         `table \`${table.name}\` is already registered for this organization`,
       );
     }
-    ctx.store.run(
+    await ctx.store.run(
       'INSERT INTO data_tables (org_id, name, created_at) VALUES (?, ?, ?)',
       orgId,
       table.name,
       nowIso(ctx),
     );
-    table.columns.forEach((column, position) => {
-      ctx.store.run(
+    for (const [position, column] of table.columns.entries()) {
+      await ctx.store.run(
         'INSERT INTO data_columns (org_id, table_name, name, position, classification, storage) VALUES (?, ?, ?, ?, ?, ?)',
         orgId,
         table.name,
@@ -100,19 +106,19 @@ export function registerTable(ctx: Context, orgId: string, table: TableInfo): Ta
         column.classification,
         column.storage,
       );
-    });
+    }
     return { name: table.name, columns: table.columns };
   });
 }
 
 /** Loads rows: every value is checked against the registered columns before anything is written. */
-export function loadRows(
+export async function loadRows(
   ctx: Context,
   orgId: string,
   tableName: string,
   rows: Record<string, unknown>[],
-): { table: string; loaded: number; total_rows: number } {
-  const table = getTable(ctx, orgId, tableName);
+): Promise<{ table: string; loaded: number; total_rows: number }> {
+  const table = await getTable(ctx, orgId, tableName);
   if (!table)
     throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
   if (rows.length > MAX_ROWS_PER_LOAD) {
@@ -135,19 +141,19 @@ export function loadRows(
       }
     }
   });
-  return ctx.store.transaction(() => {
+  return ctx.store.write(async () => {
     let next =
-      ctx.store.get<{ n: number }>(
+      (await ctx.store.get<{ n: number }>(
         'SELECT COALESCE(MAX(row_no), 0) AS n FROM data_rows WHERE org_id = ? AND table_name = ?',
         orgId,
         tableName,
-      )!.n + 1;
+      ))!.n + 1;
     for (const row of rows) {
       const plain: Record<string, CellValue> = {};
       for (const column of table.columns) {
         if (column.storage === 'plaintext') plain[column.name] = (row[column.name] ?? null) as CellValue;
       }
-      ctx.store.run(
+      await ctx.store.run(
         'INSERT INTO data_rows (org_id, table_name, row_no, plain) VALUES (?, ?, ?, ?)',
         orgId,
         tableName,
@@ -156,7 +162,7 @@ export function loadRows(
       );
       for (const column of table.columns) {
         if (column.storage !== 'encrypted') continue;
-        ctx.store.run(
+        await ctx.store.run(
           'INSERT INTO data_cells (org_id, table_name, column_name, row_no, sealed) VALUES (?, ?, ?, ?, ?)',
           orgId,
           tableName,
@@ -175,14 +181,14 @@ export function loadRows(
  * Selects rows matching every equality in `where` (plaintext columns only) and opens only the
  * `columns` asked for: a sealed column not in that list is never decrypted.
  */
-export function selectRows(
+export async function selectRows(
   ctx: Context,
   orgId: string,
   table: TableInfo,
   columns: string[],
   where: Record<string, WhereValue>,
   limit: number,
-): Record<string, CellValue>[] {
+): Promise<Record<string, CellValue>[]> {
   const byName = columnsByName(table);
   const clauses: string[] = [];
   const params: (string | number | null)[] = [orgId, table.name];
@@ -223,7 +229,7 @@ export function selectRows(
   });
   const sql = `SELECT r.row_no${picks.map((p) => `, ${p}`).join('')} FROM data_rows r${joins.join('')}
     WHERE r.org_id = ? AND r.table_name = ?${clauses.map((c) => ` AND ${c}`).join('')} ORDER BY r.row_no LIMIT ?`;
-  const rows = ctx.store.all<Record<string, string | number | null>>(
+  const rows = await ctx.store.all<Record<string, string | number | null>>(
     sql,
     ...pickParams,
     ...joinParams,
@@ -365,7 +371,7 @@ export function demoRows(count = DEMO_ROW_COUNT): Record<string, CellValue>[] {
   });
 }
 
-export function seedDemoTable(ctx: Context, orgId: string): void {
-  registerTable(ctx, orgId, { name: DEMO_TABLE, columns: DEMO_COLUMNS });
-  loadRows(ctx, orgId, DEMO_TABLE, demoRows());
+export async function seedDemoTable(ctx: Context, orgId: string): Promise<void> {
+  await registerTable(ctx, orgId, { name: DEMO_TABLE, columns: DEMO_COLUMNS });
+  await loadRows(ctx, orgId, DEMO_TABLE, demoRows());
 }

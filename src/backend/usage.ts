@@ -8,8 +8,8 @@ export function periodOf(date: Date): string {
   return date.toISOString().slice(0, 7);
 }
 
-export function countDecision(ctx: Context, orgId: string): void {
-  ctx.store.run(
+export async function countDecision(ctx: Context, orgId: string): Promise<void> {
+  await ctx.store.run(
     `INSERT INTO usage_counters (org_id, period, decisions) VALUES (?, ?, 1)
      ON CONFLICT (org_id, period) DO UPDATE SET decisions = decisions + 1`,
     orgId,
@@ -18,8 +18,8 @@ export function countDecision(ctx: Context, orgId: string): void {
 }
 
 /** Capsule actions and revocations are counted for the overview but never billed. */
-export function countUnmetered(ctx: Context, orgId: string): void {
-  ctx.store.run(
+export async function countUnmetered(ctx: Context, orgId: string): Promise<void> {
+  await ctx.store.run(
     `INSERT INTO usage_counters (org_id, period, unmetered) VALUES (?, ?, 1)
      ON CONFLICT (org_id, period) DO UPDATE SET unmetered = unmetered + 1`,
     orgId,
@@ -39,8 +39,8 @@ export interface Invoice {
   policy: string;
 }
 
-export function invoice(ctx: Context, orgId: string, period = periodOf(ctx.clock())): Invoice {
-  const row = ctx.store.get<{ decisions: number; unmetered: number }>(
+export async function invoice(ctx: Context, orgId: string, period = periodOf(ctx.clock())): Promise<Invoice> {
+  const row = await ctx.store.get<{ decisions: number; unmetered: number }>(
     'SELECT decisions, unmetered FROM usage_counters WHERE org_id = ? AND period = ?',
     orgId,
     period,
@@ -61,9 +61,9 @@ export function invoice(ctx: Context, orgId: string, period = periodOf(ctx.clock
 }
 
 /** The meter and what the organization holds. */
-export function overview(ctx: Context, orgId: string) {
-  const count = (sql: string) => ctx.store.get<{ n: number }>(sql, orgId)!.n;
-  const meter = invoice(ctx, orgId);
+export async function overview(ctx: Context, orgId: string) {
+  const count = async (sql: string) => (await ctx.store.get<{ n: number }>(sql, orgId))!.n;
+  const meter = await invoice(ctx, orgId);
   return {
     ok: true,
     org_id: orgId,
@@ -74,16 +74,18 @@ export function overview(ctx: Context, orgId: string) {
     billable_decisions: meter.billable_decisions,
     unmetered_actions: meter.unmetered_actions,
     agents: {
-      total: count('SELECT COUNT(*) AS n FROM agents WHERE org_id = ?'),
-      active: count("SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND status = 'active'"),
-      fabric_enrolled: count('SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL'),
+      total: await count('SELECT COUNT(*) AS n FROM agents WHERE org_id = ?'),
+      active: await count("SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND status = 'active'"),
+      fabric_enrolled: await count(
+        'SELECT COUNT(*) AS n FROM agents WHERE org_id = ? AND fabric_kid IS NOT NULL',
+      ),
     },
-    tables: count('SELECT COUNT(*) AS n FROM data_tables WHERE org_id = ?'),
+    tables: await count('SELECT COUNT(*) AS n FROM data_tables WHERE org_id = ?'),
     capsules: {
-      total: count('SELECT COUNT(*) AS n FROM capsules WHERE org_id = ?'),
-      active: count("SELECT COUNT(*) AS n FROM capsules WHERE org_id = ? AND status = 'active'"),
+      total: await count('SELECT COUNT(*) AS n FROM capsules WHERE org_id = ?'),
+      active: await count("SELECT COUNT(*) AS n FROM capsules WHERE org_id = ? AND status = 'active'"),
     },
-    receipts: count('SELECT COUNT(*) AS n FROM service_chain WHERE org_id = ?'),
-    audit_rows: count('SELECT COUNT(*) AS n FROM audit_chain WHERE org_id = ?'),
+    receipts: await count('SELECT COUNT(*) AS n FROM service_chain WHERE org_id = ?'),
+    audit_rows: await count('SELECT COUNT(*) AS n FROM audit_chain WHERE org_id = ?'),
   };
 }

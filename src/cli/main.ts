@@ -8,7 +8,7 @@ import { resolveDataDir } from '../config/paths.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import type { InputOf, Operation, ResultOf } from '../backend/operation.ts';
-import { ComputeRequest, GrantRequest, TableSchema } from '../backend/schemas.ts';
+import { ComputeRequest, GrantRequest, TableSchema } from '../backend/operations/governance.ts';
 // The HTTP server, the MCP server and the CSV reader load only for the commands that use them:
 // `svc mcp` starts in the client's critical path, and hook processes start this CLI too.
 import { MCP_CLIENTS, mcpConfig, type McpClient } from './mcp-config.ts';

@@ -13,7 +13,7 @@ import type { CallerSpec } from '../backend/operation.ts';
 import { runAs } from '../backend/invoke.ts';
 import { ROUTES, inputOf } from '../backend/routes.ts';
 import { documented } from '../backend/api-doc.ts';
-import * as S from '../backend/schemas.ts';
+import { ErrorBody } from '../backend/operations/common.ts';
 
 export const API_VERSION = '1.0.0';
 /** Request body limits (docs/API.md): sealed envelopes, backups and row loads get more room. */
@@ -78,7 +78,7 @@ const json = (schema: z.ZodType, description: string) => ({
 });
 const errors = (...statuses: number[]) =>
   Object.fromEntries(
-    statuses.map((status) => [status, json(S.ErrorBody, ERROR_DESCRIPTIONS[status] ?? 'error')]),
+    statuses.map((status) => [status, json(ErrorBody, ERROR_DESCRIPTIONS[status] ?? 'error')]),
   );
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'invalid request, invalid JSON or invalid query',
@@ -132,7 +132,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
 
   /** Authenticates before any validation: a bad bearer is 401 whatever the body holds. */
   const authenticated: MiddlewareHandler<Env> = async (c, next) => {
-    c.set('principal', authenticate(service.ctx, c.req.header('authorization')));
+    c.set('principal', await authenticate(service.ctx, c.req.header('authorization')));
     await next();
   };
 

@@ -34,7 +34,11 @@ export async function startServer(options: {
   // Once stopping, no kept-alive connection outlives its last response, so clients cannot hold the
   // server open; a deadline ends any connection still open after the grace period.
   let stopping = false;
-  server.on('request', (_request, response: import('node:http').ServerResponse) => {
+  // Opt-in (docs/CLI.md): a test that must act while a request is in flight waits for this line
+  // instead of guessing a delay. The path only, as a query string may carry a credential.
+  const traceRequests = process.env.SVC_DEBUG_REQUESTS === '1';
+  server.on('request', (request, response: import('node:http').ServerResponse) => {
+    if (traceRequests) process.stderr.write(`svc: request ${request.method} ${request.url?.split('?')[0]}\n`);
     if (stopping) response.setHeader('connection', 'close');
     // A request that began before the shutdown leaves its connection idle when it finishes: close it.
     response.once('finish', () => {

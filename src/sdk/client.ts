@@ -2,7 +2,11 @@
 // offline verification needs (a receipt, the published keys).
 import { request } from 'undici';
 import type { z } from 'zod';
-import type * as S from '../backend/schemas.ts';
+import type {
+  AccessDecisionSchema,
+  ComputeRequest as ComputeRequestSchema,
+} from '../backend/operations/governance.ts';
+import type { PublishedKeys as PublishedKeysSchema, VerifyResponse } from '../backend/operations/proofs.ts';
 import type { SignedReceipt } from './receipt.ts';
 
 export class SvcApiError extends Error {
@@ -27,10 +31,10 @@ export interface ClientOptions {
 
 // The request and answer shapes are the service's own schemas (type-only imports: nothing of the
 // service is loaded at run time), so the SDK cannot drift from what the API validates.
-export type ComputeRequest = z.input<typeof S.ComputeRequest>;
-export type AccessDecision = z.output<typeof S.AccessDecisionSchema>;
-export type Verdict = z.output<typeof S.VerifyResponse>;
-export type PublishedKeys = z.output<typeof S.PublishedKeys>;
+export type ComputeRequest = z.input<typeof ComputeRequestSchema>;
+export type AccessDecision = z.output<typeof AccessDecisionSchema>;
+export type Verdict = z.output<typeof VerifyResponse>;
+export type PublishedKeys = z.output<typeof PublishedKeysSchema>;
 
 export class SvcClient {
   private readonly baseUrl: string;

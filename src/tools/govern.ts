@@ -1,7 +1,16 @@
 // Govern tools: grant and revoke agents, the policy board, tables, the organization's proofs,
 // and verifying any proof. Thin: each parses, calls the service core, and formats.
 import { z } from 'zod';
-import * as S from '../backend/schemas.ts';
+import {
+  GrantRequest,
+  GrantResponse,
+  PolicyBoardSchema,
+  ProofListSchema,
+  RevokeRequest,
+  RevokeResponse,
+  TableSchema,
+} from '../backend/operations/governance.ts';
+import { VerifyRequest, VerifyResponse } from '../backend/operations/proofs.ts';
 import { PROOFS_PAGE_MAX } from '../backend/governance.ts';
 import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
@@ -14,8 +23,8 @@ export const svcGrant = defineTool({
   description:
     'Creates an agent and its grant in one step: which table, which readable columns, optional classifications, an optional equality filter on plaintext columns, and a lifetime (ttl_seconds, at least 60; default one day). Returns the grant token once: hand it to the agent as SVC_AGENT_TOKEN; it is never shown again. Use svc_policy to see every agent afterwards and svc_revoke to end access.',
   credential: 'owner',
-  inputSchema: S.GrantRequest,
-  outputSchema: S.GrantResponse,
+  inputSchema: GrantRequest,
+  outputSchema: GrantResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const grant = await deps.invoker.invoke(ops.createGrant, ownerOf(deps), input);
@@ -33,8 +42,8 @@ export const svcRevoke = defineTool({
   description:
     'Ends access at once. Give an agent handle to end every active credential of that agent, or a grant jti to end just that grant. Revoking what is already revoked changes nothing and signs no receipt. Use svc_policy to find handles and jtis.',
   credential: 'owner',
-  inputSchema: S.RevokeRequest,
-  outputSchema: S.RevokeResponse,
+  inputSchema: RevokeRequest,
+  outputSchema: RevokeResponse,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
     const result = await deps.invoker.invoke(ops.revokeAgent, ownerOf(deps), input);
@@ -55,7 +64,7 @@ export const svcPolicy = defineTool({
     'Shows every agent of the organization: its status, its grants (table, columns, classifications, filter, expiry, status) and its last read. Read-only. Use it before svc_grant to avoid duplicates and before svc_revoke to find a handle or jti.',
   credential: 'owner',
   inputSchema: z.object({}).strict(),
-  outputSchema: S.PolicyBoardSchema,
+  outputSchema: PolicyBoardSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
     const board = await deps.invoker.invoke(ops.getPolicyBoard, ownerOf(deps), {});
@@ -78,8 +87,8 @@ export const svcRegisterTable = defineTool({
   description:
     'Registers a table and its columns: each column has a classification (for example public, pii, financial, confidential) and a storage kind, plaintext (usable in where filters) or encrypted (sealed at rest; a denied column is never decrypted). Load rows afterwards with `svc table load` or the rows endpoint, then grant agents with svc_grant.',
   credential: 'owner',
-  inputSchema: S.TableSchema,
-  outputSchema: S.TableSchema,
+  inputSchema: TableSchema,
+  outputSchema: TableSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const table = await deps.invoker.invoke(ops.registerTable, ownerOf(deps), input);
@@ -103,7 +112,7 @@ export const svcProofs = defineTool({
       before: z.number().int().min(1).optional(),
     })
     .strict(),
-  outputSchema: S.ProofListSchema,
+  outputSchema: ProofListSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
     const page = await deps.invoker.invoke(ops.listProofs, ownerOf(deps), input);
@@ -123,8 +132,8 @@ export const svcVerify = defineTool({
   description:
     'Re-checks a proof by its id (a receipt `rcpt_...` or a read audit row `aud_...`): its signature, its hash and its links in the chain. Needs no credential. An unknown or altered proof is never reported authentic.',
   credential: 'none',
-  inputSchema: S.VerifyRequest,
-  outputSchema: S.VerifyResponse,
+  inputSchema: VerifyRequest,
+  outputSchema: VerifyResponse,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
     const verdict = await deps.invoker.invoke(ops.verifyProof, undefined, input);

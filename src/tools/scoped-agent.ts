@@ -1,6 +1,14 @@
 // Scoped-agent tools: decide (may I?), read within the grant, and prompt-ready retrieval.
 import { z } from 'zod';
-import * as S from '../backend/schemas.ts';
+import {
+  AccessDecisionSchema,
+  AuditRef,
+  ComputeRequest,
+  ReadRequest,
+  ReadResponse,
+  RetrieveRequest,
+} from '../backend/operations/governance.ts';
+import { SourceCallResult, UseRequest } from '../backend/operations/sources.ts';
 import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
 import { agentOf } from './credentials.ts';
@@ -13,8 +21,8 @@ export const svcDecide = defineTool({
   description:
     'Asks whether this agent may take an action (read, send or classify) on columns of a table, without releasing any data: the answer is allow, degrade (some columns withheld) or deny, with reasons and a signed receipt (proof_id). Call it before svc_read or before sending data anywhere; verify the receipt with svc_verify.',
   credential: 'grant',
-  inputSchema: S.ComputeRequest,
-  outputSchema: S.AccessDecisionSchema,
+  inputSchema: ComputeRequest,
+  outputSchema: AccessDecisionSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const decision = await deps.invoker.invoke(ops.computeDecision, agentOf(deps), {
@@ -47,8 +55,8 @@ export const svcRead = defineTool({
   description:
     'Reads rows of a table, releasing only the columns this agent is granted; every read, allowed or refused, appends a signed audit row. Asking for a column outside the grant refuses the whole read and names the denied columns: ask again without them, or use svc_retrieve, which leaves withheld columns out by itself. limit defaults to 50, at most 200.',
   credential: 'grant',
-  inputSchema: S.ReadRequest,
-  outputSchema: S.ReadResponse,
+  inputSchema: ReadRequest,
+  outputSchema: ReadResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const result = await deps.invoker.invoke(ops.readRows, agentOf(deps), input);
@@ -64,9 +72,9 @@ const Retrieval = z.object({
   decision: z.enum(['allow', 'degrade', 'deny']),
   columns: z.array(z.string()),
   withheld: z.array(z.object({ column: z.string(), reason: z.string() })),
-  rows: S.ReadResponse.shape.rows,
+  rows: ReadResponse.shape.rows,
   count: z.number().int(),
-  audit: S.AuditRef.nullable(),
+  audit: AuditRef.nullable(),
 });
 
 export const svcRetrieve = defineTool({
@@ -76,7 +84,7 @@ export const svcRetrieve = defineTool({
   description:
     'Returns rows as a compact table holding only the columns this agent may see; any requested column it may not see is named as withheld, with the reason, and never read. Without `columns` it uses every column of the grant. Use it to put governed data into a prompt; the read is audited like svc_read.',
   credential: 'grant',
-  inputSchema: S.RetrieveRequest,
+  inputSchema: RetrieveRequest,
   outputSchema: Retrieval,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
@@ -114,8 +122,8 @@ export const svcUse = defineTool({
   description:
     "Calls a registered external API that this agent's grant allows (source, method and path prefix), without ever receiving its secret: the service injects the credential and masks it if the API echoes it back. The answer holds the status and up to 64 KiB of body; the call is receipted. A call outside the grant is refused as scope_violation; see the grant's capabilities with svc_get_started.",
   credential: 'grant',
-  inputSchema: S.UseRequest,
-  outputSchema: S.SourceCallResult,
+  inputSchema: UseRequest,
+  outputSchema: SourceCallResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
     const result = await deps.invoker.invoke(ops.useCapability, agentOf(deps), input);

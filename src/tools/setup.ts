@@ -1,6 +1,7 @@
 // Setup tools: the first call, which tells the model what this computer has and what to do next.
 import { z } from 'zod';
-import * as S from '../backend/schemas.ts';
+import { CapabilityView } from '../backend/operations/governance.ts';
+import { CurrentTerms, NodeRegistration } from '../backend/operations/setup.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
@@ -34,7 +35,7 @@ const GettingStarted = z.object({
     table: z.string().nullable(),
     columns: z.array(z.string()),
     expires_at: z.string().nullable(),
-    capabilities: z.array(S.CapabilityView),
+    capabilities: z.array(CapabilityView),
   }),
   agents: z.number().int().nullable(),
   tables: z.array(z.string()).nullable(),
@@ -152,7 +153,7 @@ export const svcNode = defineTool({
     "Registers this computer as a node of the organization (hostname, platform, architecture and a machine id derived by hashing, never the OS's own id), or, when it is registered already, refreshes and describes it. Takes no arguments. Call it once after setting up the organization key; svc_get_started shows the overall state.",
   credential: 'owner',
   inputSchema: z.object({}).strict(),
-  outputSchema: S.NodeRegistration,
+  outputSchema: NodeRegistration,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
     const result = await deps.invoker.invoke(ops.registerNode, ownerOf(deps), machineFacts());
@@ -172,7 +173,7 @@ export const svcTerms = defineTool({
     'Shows the current terms of use with their version and digest, and whether the organization has accepted them. Only when the person has read them and says they accept, call again with accept: true: the acceptance is recorded with a signed receipt (accepting twice changes nothing).',
   credential: 'owner',
   inputSchema: z.object({ accept: z.boolean().optional() }).strict(),
-  outputSchema: S.CurrentTerms,
+  outputSchema: CurrentTerms,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
     const owner = ownerOf(deps);

@@ -1,7 +1,14 @@
 // Govern tools for external APIs: register a source (its credential kept sealed by the service),
 // list sources, and call them, reads freely and writes only after the person confirms.
 import { z } from 'zod';
-import * as S from '../backend/schemas.ts';
+import {
+  SourceCallRequest,
+  SourceCallResult,
+  SourceList,
+  SourceNameParam,
+  SourceRequest,
+  SourceView,
+} from '../backend/operations/sources.ts';
 import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';
@@ -15,8 +22,8 @@ export const svcConnectSource = defineTool({
   description:
     'Registers an external HTTP API the organization uses: a name, its base URL, how it authenticates (bearer token, a named header, or basic user:password) and the credential. The service seals the credential and injects it into calls made with svc_api_read and svc_api_write; it is never returned, shown or logged. List sources with svc_api_list.',
   credential: 'owner',
-  inputSchema: S.SourceRequest,
-  outputSchema: S.SourceView,
+  inputSchema: SourceRequest,
+  outputSchema: SourceView,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const source = await deps.invoker.invoke(ops.registerSource, ownerOf(deps), input);
@@ -35,7 +42,7 @@ export const svcApiList = defineTool({
     'Lists the external APIs registered with svc_connect_source: name, base URL and authentication scheme. Credentials are never shown. Call one with svc_api_read (GET, HEAD) or svc_api_write (POST, PUT, PATCH, DELETE).',
   credential: 'owner',
   inputSchema: z.object({}).strict(),
-  outputSchema: S.SourceList,
+  outputSchema: SourceList,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
     const list = await deps.invoker.invoke(ops.listSources, ownerOf(deps), {});
@@ -49,9 +56,9 @@ export const svcApiList = defineTool({
 });
 
 const callShape = {
-  source: S.SourceNameParam.shape.name,
-  path: S.SourceCallRequest.shape.path,
-  query: S.SourceCallRequest.shape.query,
+  source: SourceNameParam.shape.name,
+  path: SourceCallRequest.shape.path,
+  query: SourceCallRequest.shape.query,
 };
 
 function describeCall(r: { method: string; url: string; status: number; body: string; truncated: boolean }) {
@@ -66,7 +73,7 @@ export const svcApiRead = defineTool({
     "Sends a GET or HEAD to a registered API, under its base URL, with the API's credential injected by the service; the answer (status and up to 64 KiB of body) comes back with the credential masked, and the call is receipted. Use svc_api_list to find sources; to change anything use svc_api_write.",
   credential: 'owner',
   inputSchema: z.object({ ...callShape, method: z.enum(READ_METHODS).default('GET') }).strict(),
-  outputSchema: S.SourceCallResult,
+  outputSchema: SourceCallResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   handler: async (input, deps) => {
     const result = await deps.invoker.invoke(ops.callSource, ownerOf(deps), input);
@@ -85,11 +92,11 @@ export const svcApiWrite = defineTool({
     .object({
       ...callShape,
       method: z.enum(WRITE_METHODS),
-      body: S.SourceCallRequest.shape.body,
+      body: SourceCallRequest.shape.body,
       confirm: z.boolean().optional(),
     })
     .strict(),
-  outputSchema: S.SourceCallResult,
+  outputSchema: SourceCallResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
     const owner = ownerOf(deps);

@@ -38,7 +38,7 @@ it('approval by a governance key gives the computer a governance key, delivered 
   await expect(
     h.service.invoke(ops.pollConnect, undefined, { device_code: started.device_code }),
   ).rejects.toThrow(ServiceError);
-  const node = h.service.ctx.store.get<{ key_id: string }>(
+  const node = await h.service.ctx.store.get<{ key_id: string }>(
     'SELECT key_id FROM nodes WHERE hostname = ?',
     'laptop',
   );

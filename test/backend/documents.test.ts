@@ -44,14 +44,14 @@ describe('computeDocuments', () => {
   it('hands the answerer only released sections, for every clearance and mix', async () => {
     const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
     // The core function, not the operation: only it takes an answerer to spy on.
-    const caller = requireOrgKey(authenticate(h.service.ctx, `Bearer ${org.api_key}`), 'governance');
+    const caller = requireOrgKey(await authenticate(h.service.ctx, `Bearer ${org.api_key}`), 'governance');
     const sections: Section[] = CLEARANCE_LEVELS.flatMap((level, i) => [
       { title: `${level} a`, text: `Fact ${i} alpha about the launch.`, classification: level },
       { title: `${level} b`, text: `Fact ${i} beta about the launch.`, classification: level },
     ]);
     for (const clearance of CLEARANCE_LEVELS) {
       const seen: Section[] = [];
-      const result = computeDocuments(
+      const result = await computeDocuments(
         h.service.ctx,
         caller,
         { question: 'launch', clearance, sections },

@@ -10,7 +10,7 @@ import { harness, orgWithAgent, type Harness } from '../helpers.ts';
 let h: Harness;
 let receiptId: string;
 let auditId: string;
-let appendTo: (table: string) => string;
+let appendTo: (table: string) => Promise<string>;
 /** The verdict the verify operation reports, from the chain check behind it. */
 const verify = (id: string) => h.service.ctx.chains.check(id);
 
@@ -18,28 +18,30 @@ beforeAll(async () => {
   h = harness();
   const { agent } = await orgWithAgent(h);
   // The core's own calls, synchronous, so that a test can append between two alterations.
-  const principal = authenticate(h.service.ctx, `Bearer ${agent.grant_token}`) as AgentPrincipal;
+  const principal = (await authenticate(h.service.ctx, `Bearer ${agent.grant_token}`)) as AgentPrincipal;
   const compute = (columns: string[]) => governance.compute(h.service.ctx, principal, { columns }, true);
   const read = (input: governance.ReadInput) => governance.read(h.service.ctx, principal, input);
-  appendTo = (table) =>
+  appendTo = async (table) =>
     table === 'service_chain'
-      ? compute(['id']).proof_id!
-      : read({ table: 'agent_demo_records', columns: ['id'] }).audit.id;
+      ? (await compute(['id'])).proof_id!
+      : (await read({ table: 'agent_demo_records', columns: ['id'] })).audit.id;
   // Entries on both sides of the ones under test, so both neighbour links are checked.
-  compute(['id']);
-  receiptId = compute(['id', 'phone']).proof_id!;
-  compute(['id']);
-  read({ table: 'agent_demo_records', columns: ['id'] });
-  auditId = read({
-    table: 'agent_demo_records',
-    columns: ['id', 'email'],
-    limit: 2,
-  }).audit.id;
-  read({ table: 'agent_demo_records', columns: ['id'] });
+  await compute(['id']);
+  receiptId = (await compute(['id', 'phone'])).proof_id!;
+  await compute(['id']);
+  await read({ table: 'agent_demo_records', columns: ['id'] });
+  auditId = (
+    await read({
+      table: 'agent_demo_records',
+      columns: ['id', 'email'],
+      limit: 2,
+    })
+  ).audit.id;
+  await read({ table: 'agent_demo_records', columns: ['id'] });
   // Room after the entries under test, so that cuts and swaps leave untouched entries on both sides.
   for (let i = 0; i < 3; i++) {
-    appendTo('service_chain');
-    appendTo('audit_chain');
+    await appendTo('service_chain');
+    await appendTo('audit_chain');
   }
 });
 afterAll(() => h.close());
@@ -105,12 +107,12 @@ const CHAIN_OF: Record<string, 'service' | 'audit'> = { service_chain: 'service'
  * Runs an attack against the stored rows of one chain, then undoes it. The chain must verify whole
  * before and after, so every attack starts from a sound chain and leaves one for the next test.
  */
-function underAttack(table: string, attack: (saved: StoredRow[]) => void): void {
+async function underAttack(table: string, attack: (saved: StoredRow[]) => Promise<void>): Promise<void> {
   const chain = CHAIN_OF[table]!;
   const saved = rowsOf(table);
   expect(h.service.ctx.chains.verifyAll(chain)).toMatchObject({ ok: true, length: saved.length });
   try {
-    attack(saved);
+    await attack(saved);
   } finally {
     restoreRows(table, saved);
   }
@@ -126,11 +128,11 @@ describe.each([
   ['a receipt on the service chain', 'service_chain', () => receiptId],
   ['an audit row on the read chain', 'audit_chain', () => auditId],
 ])('%s', (_label, table, idOf) => {
-  it('verifies before any change', () => {
-    expect(verify(idOf())).toMatchObject({ authentic: true, unaltered: true, found: true });
+  it('verifies before any change', async () => {
+    expect(await verify(idOf())).toMatchObject({ authentic: true, unaltered: true, found: true });
   });
 
-  it.each(TEXT_COLUMNS[table]!)('every byte of %s', (column) => {
+  it.each(TEXT_COLUMNS[table]!)('every byte of %s', async (column) => {
     const db = h.service.ctx.store.db;
     const id = idOf();
     const row = db.prepare(`SELECT chain_index, ${column} AS value FROM ${table} WHERE id = ?`).get(id) as {
@@ -141,30 +143,30 @@ describe.each([
     let checked = 0;
     for (let i = 0; i < row.value.length; i++) {
       update.run(flip(row.value, i), row.chain_index);
-      const verdict = verify(id);
+      const verdict = await verify(id);
       update.run(row.value, row.chain_index);
       if (verdict.authentic || verdict.unaltered)
         throw new Error(`changing byte ${i} of ${column} still verifies`);
       checked++;
     }
     expect(checked).toBe(row.value.length);
-    expect(verify(id)).toMatchObject({ authentic: true, unaltered: true });
+    expect(await verify(id)).toMatchObject({ authentic: true, unaltered: true });
   });
 
-  it('a changed position (chain_index) never verifies', () => {
+  it('a changed position (chain_index) never verifies', async () => {
     const db = h.service.ctx.store.db;
     const row = db.prepare(`SELECT chain_index FROM ${table} WHERE id = ?`).get(idOf()) as {
       chain_index: number;
     };
     db.prepare(`UPDATE ${table} SET chain_index = 1000000 WHERE chain_index = ?`).run(row.chain_index);
     try {
-      expect(verify(idOf())).toMatchObject({ authentic: false, unaltered: false });
+      expect(await verify(idOf())).toMatchObject({ authentic: false, unaltered: false });
     } finally {
       db.prepare(`UPDATE ${table} SET chain_index = ? WHERE chain_index = 1000000`).run(row.chain_index);
     }
   });
 
-  it('a deleted entry is not found and breaks the chain walk', () => {
+  it('a deleted entry is not found and breaks the chain walk', async () => {
     const db = h.service.ctx.store.db;
     const chain = table === 'service_chain' ? 'service' : 'audit';
     const saved = db.prepare(`SELECT * FROM ${table} WHERE id = ?`).get(idOf()) as Record<
@@ -174,7 +176,7 @@ describe.each([
     expect(h.service.ctx.chains.verifyAll(chain).ok).toBe(true);
     db.prepare(`DELETE FROM ${table} WHERE id = ?`).run(idOf());
     try {
-      expect(verify(idOf())).toMatchObject({
+      expect(await verify(idOf())).toMatchObject({
         found: false,
         authentic: false,
         unaltered: false,
@@ -193,7 +195,7 @@ describe.each([
     expect(h.service.ctx.chains.verifyAll(chain).ok).toBe(true);
   });
 
-  it('a signature replaced by other bytes is not authentic', () => {
+  it('a signature replaced by other bytes is not authentic', async () => {
     const db = h.service.ctx.store.db;
     const row = db.prepare(`SELECT chain_index, signature_hex FROM ${table} WHERE id = ?`).get(idOf()) as {
       chain_index: number;
@@ -204,7 +206,7 @@ describe.each([
       row.chain_index,
     );
     try {
-      expect(verify(idOf())).toMatchObject({ authentic: false, signer: null });
+      expect(await verify(idOf())).toMatchObject({ authentic: false, signer: null });
     } finally {
       db.prepare(`UPDATE ${table} SET signature_hex = ? WHERE chain_index = ?`).run(
         row.signature_hex,
@@ -218,7 +220,7 @@ describe.each([
     ["the service's kid", false],
   ])(
     'an altered entry re-signed with another real Ed25519 key under %s, every later entry re-linked and re-signed, is not authentic',
-    (_kidLabel, ownKid) => {
+    async (_kidLabel, ownKid) => {
       const chain = CHAIN_OF[table]!;
       const forger = generateKeyPairSync('ed25519');
       const forgerKeyHex = forger.publicKey
@@ -233,7 +235,7 @@ describe.each([
       expect(published.map((k) => k.signing_kid)).not.toContain(forgerKid);
       const kid = ownKid ? forgerKid : published[0]!.signing_kid;
 
-      underAttack(table, (saved) => {
+      await underAttack(table, async (saved) => {
         const at = saved.findIndex((row) => row.id === idOf());
         const update = h.service.ctx.store.db.prepare(
           `UPDATE ${table} SET payload = ?, signing_kid = ?, signature_hex = ?, prev_hash = ?, hash = ? WHERE chain_index = ?`,
@@ -254,7 +256,7 @@ describe.each([
           prevHash = hash;
         }
 
-        expect(verify(idOf())).toMatchObject({
+        expect(await verify(idOf())).toMatchObject({
           found: true,
           authentic: false,
           unaltered: false,
@@ -262,9 +264,9 @@ describe.each([
           checks: { payload_hash: true, fields: true, prev_link: true, next_link: true, signature: false },
         });
         for (const row of saved.slice(at)) {
-          expect(verify(row.id)).toMatchObject({ authentic: false, unaltered: false });
+          expect(await verify(row.id)).toMatchObject({ authentic: false, unaltered: false });
         }
-        expect(verify(saved[at - 1]!.id)).toMatchObject({ authentic: true });
+        expect(await verify(saved[at - 1]!.id)).toMatchObject({ authentic: true });
         expect(h.service.ctx.chains.verifyAll(chain)).toMatchObject({
           ok: false,
           first_broken_index: saved[at]!.chain_index,
@@ -295,9 +297,9 @@ describe.each([
     },
   );
 
-  it('truncating the tail (deleting the newest entries) goes unnoticed: the remaining entries still verify', () => {
+  it('truncating the tail (deleting the newest entries) goes unnoticed: the remaining entries still verify', async () => {
     const chain = CHAIN_OF[table]!;
-    underAttack(table, (saved) => {
+    await underAttack(table, async (saved) => {
       const kept = saved.slice(0, -2);
       const removed = saved.slice(-2);
       h.service.ctx.store.db.prepare(`DELETE FROM ${table} WHERE chain_index > ?`).run(kept.length);
@@ -310,7 +312,7 @@ describe.each([
         reason: null,
       });
       for (const row of kept) {
-        expect(verify(row.id)).toMatchObject({
+        expect(await verify(row.id)).toMatchObject({
           found: true,
           authentic: true,
           unaltered: true,
@@ -320,7 +322,7 @@ describe.each([
       // receipt they were given still verifies offline under the published key.
       const publishedKey = h.service.ctx.signer.published()[0]!.public_key_hex;
       for (const row of removed) {
-        expect(verify(row.id)).toMatchObject({ found: false, authentic: false });
+        expect(await verify(row.id)).toMatchObject({ found: false, authentic: false });
         const receipt = {
           receipt_id: row.id,
           signature_hex: row.signature_hex,
@@ -335,22 +337,22 @@ describe.each([
 
       // The chain then grows from the cut: a new entry takes a removed position and the chain is
       // whole again, while the removed id stays not found.
-      const next = appendTo(table);
+      const next = await appendTo(table);
       expect(next.split('_')[1]).toBe(String(kept.length + 1));
-      expect(verify(next)).toMatchObject({ authentic: true, unaltered: true });
+      expect(await verify(next)).toMatchObject({ authentic: true, unaltered: true });
       expect(h.service.ctx.chains.verifyAll(chain)).toMatchObject({ ok: true, length: kept.length + 1 });
-      expect(verify(removed[0]!.id)).toMatchObject({ found: false, authentic: false });
+      expect(await verify(removed[0]!.id)).toMatchObject({ found: false, authentic: false });
     });
   });
 
-  it('deleting a middle entry (leaving a gap) breaks the next entry and stops the chain walk at the gap', () => {
+  it('deleting a middle entry (leaving a gap) breaks the next entry and stops the chain walk at the gap', async () => {
     const chain = CHAIN_OF[table]!;
-    underAttack(table, (saved) => {
+    await underAttack(table, async (saved) => {
       const at = saved.findIndex((row) => row.id === idOf());
       const gone = saved[at]!;
       h.service.ctx.store.db.prepare(`DELETE FROM ${table} WHERE chain_index = ?`).run(gone.chain_index);
 
-      expect(verify(saved[at + 1]!.id)).toMatchObject({
+      expect(await verify(saved[at + 1]!.id)).toMatchObject({
         found: true,
         authentic: false,
         unaltered: false,
@@ -364,14 +366,14 @@ describe.each([
       });
       // A single check sees only an entry's neighbours: the entry before the gap looks like a head,
       // and entries further on still check out alone. Only the walk from index 1 vouches for them.
-      expect(verify(saved[at - 1]!.id)).toMatchObject({ authentic: true });
-      expect(verify(saved[at + 2]!.id)).toMatchObject({ authentic: true });
+      expect(await verify(saved[at - 1]!.id)).toMatchObject({ authentic: true });
+      expect(await verify(saved[at + 2]!.id)).toMatchObject({ authentic: true });
     });
   });
 
-  it('deleting a middle entry and renumbering the later ones to close the gap is caught at the cut', () => {
+  it('deleting a middle entry and renumbering the later ones to close the gap is caught at the cut', async () => {
     const chain = CHAIN_OF[table]!;
-    underAttack(table, (saved) => {
+    await underAttack(table, async (saved) => {
       const at = saved.findIndex((row) => row.id === idOf());
       h.service.ctx.store.db
         .prepare(`DELETE FROM ${table} WHERE chain_index = ?`)
@@ -387,7 +389,7 @@ describe.each([
         });
       }
       for (const row of saved.slice(at)) {
-        expect(verify(row.id)).toMatchObject({ authentic: false, unaltered: false });
+        expect(await verify(row.id)).toMatchObject({ authentic: false, unaltered: false });
       }
     });
   });
@@ -398,9 +400,9 @@ describe.each([
     ['contents', 1],
   ] as const)(
     'reordering: swapping the %s of two entries %i apart is caught from the first of them on',
-    (what, distance) => {
+    async (what, distance) => {
       const chain = CHAIN_OF[table]!;
-      underAttack(table, (saved) => {
+      await underAttack(table, async (saved) => {
         const at = saved.findIndex((row) => row.id === idOf());
         const a = saved[at]!;
         const b = saved[at + distance]!;
@@ -430,22 +432,22 @@ describe.each([
         // Swapped positions: each id names a position the other entry now holds, so neither is
         // found. Swapped contents: both are found, and their payloads name the other entry.
         for (const row of [a, b]) {
-          expect(verify(row.id)).toMatchObject(
+          expect(await verify(row.id)).toMatchObject(
             what === 'positions'
               ? { found: false, authentic: false }
               : { found: true, authentic: false, checks: { fields: false } },
           );
         }
-        expect(verify(saved[at - 1]!.id)).toMatchObject({
+        expect(await verify(saved[at - 1]!.id)).toMatchObject({
           authentic: false,
           checks: { next_link: false },
         });
-        expect(verify(saved[at + distance + 1]!.id)).toMatchObject({
+        expect(await verify(saved[at + distance + 1]!.id)).toMatchObject({
           authentic: false,
           checks: { prev_link: false },
         });
         for (const row of saved.slice(at + 1, at + distance)) {
-          expect(verify(row.id)).toMatchObject({
+          expect(await verify(row.id)).toMatchObject({
             authentic: false,
             checks: { prev_link: false, next_link: false },
           });

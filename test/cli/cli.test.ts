@@ -1,5 +1,6 @@
 // The `svc` command line, run as a real process on a temporary SVC_HOME: organizations and keys,
 // agent revocation, table register/load, proof verification, `serve` and the exit codes.
+import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,17 +13,9 @@ import { authenticate } from '../../src/backend/credentials.ts';
 import { ops } from '../../src/backend/operations/index.ts';
 import { createApp } from '../../src/http/app.ts';
 import { tempDir } from '../helpers.ts';
-import { childEnv, errorLines, killAll, runSvc, startServe, type Exit } from '../e2e/procs.ts';
+import { childEnv, errorLines, killAll, runSvc, startServe, waitForOutput, type Exit } from '../e2e/procs.ts';
 
 const KEY = /^ndp_[A-Za-z0-9_-]{43}$/;
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('svc CLI', () => {
   const home = tempDir('svc-cli-');
@@ -62,10 +55,10 @@ describe('svc CLI', () => {
   }
 
   async function expectUnauthorized(token: string) {
-    await inProcess((s) => {
+    await inProcess(async (s) => {
       let thrown: unknown;
       try {
-        authenticate(s.ctx, `Bearer ${token}`);
+        await authenticate(s.ctx, `Bearer ${token}`);
       } catch (error) {
         thrown = error;
       }
@@ -107,7 +100,7 @@ describe('svc CLI', () => {
       api_key: expect.stringMatching(KEY),
     });
     await inProcess(async (s) => {
-      const principal = authenticate(s.ctx, `Bearer ${org.api_key}`);
+      const principal = await authenticate(s.ctx, `Bearer ${org.api_key}`);
       expect(principal).toMatchObject({ kind: 'org_key', orgId: org.org_id, scopes: ['*'] });
       // The demo table is seeded with the organization.
       const { tables } = await s.invoke(ops.listTables, `Bearer ${org.api_key}`, {});
@@ -138,7 +131,7 @@ describe('svc CLI', () => {
     expect(http.body.error).toBe('no_organization');
 
     await inProcess(async (s) => {
-      const principal = authenticate(s.ctx, `Bearer ${api_key}`);
+      const principal = await authenticate(s.ctx, `Bearer ${api_key}`);
       expect(principal).toMatchObject({ kind: 'org_key', orgId: null, scopes: ['*'] });
       await expect(
         s.invoke(ops.createGrant, `Bearer ${api_key}`, { agent: 'Nobody', columns: ['id'] }),
@@ -157,7 +150,7 @@ describe('svc CLI', () => {
     expect(http.body).toMatchObject({ error: 'missing_scope', required_scope: 'governance' });
 
     await inProcess(async (s) => {
-      const principal = authenticate(s.ctx, `Bearer ${api_key}`);
+      const principal = await authenticate(s.ctx, `Bearer ${api_key}`);
       expect(principal).toMatchObject({ orgId: org.org_id, scopes: ['fabric'] });
       // The scope it does hold works.
       await expect(s.invoke(ops.listFabricGrants, `Bearer ${api_key}`, {})).resolves.toBeDefined();
@@ -175,14 +168,16 @@ describe('svc CLI', () => {
     );
     expect(result.code).toBe(0);
     const { api_key } = result.json() as { api_key: string };
-    await inProcess((s) => {
-      expect(authenticate(s.ctx, `Bearer ${api_key}`)).toMatchObject({ scopes: ['governance', 'usage'] });
+    await inProcess(async (s) => {
+      expect(await authenticate(s.ctx, `Bearer ${api_key}`)).toMatchObject({
+        scopes: ['governance', 'usage'],
+      });
     });
   });
 
   it('an unknown --scope exits 2 and creates no key; an unknown --org exits 1', async () => {
     const keys = () =>
-      inProcess((s) => s.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys')!.n);
+      inProcess(async (s) => (await s.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_keys'))!.n);
     const before = await keys();
 
     const bad = await runSvc(['key', 'create', '--org', org.org_id, '--scope', 'admin', '--json'], env());
@@ -216,7 +211,7 @@ describe('svc CLI', () => {
 
     await expectUnauthorized(target.grant_token);
     await inProcess(async (s) => {
-      expect(authenticate(s.ctx, `Bearer ${bystander.grant_token}`)).toMatchObject({
+      expect(await authenticate(s.ctx, `Bearer ${bystander.grant_token}`)).toMatchObject({
         kind: 'agent',
         handle: bystander.handle,
       });
@@ -251,7 +246,7 @@ describe('svc CLI', () => {
 
     await expectUnauthorized(target.grant_token);
     await inProcess(async (s) => {
-      expect(authenticate(s.ctx, `Bearer ${other.grant_token}`)).toMatchObject({
+      expect(await authenticate(s.ctx, `Bearer ${other.grant_token}`)).toMatchObject({
         kind: 'agent',
         jti: other.jti,
       });
@@ -267,8 +262,8 @@ describe('svc CLI', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SVC_API_KEY');
     expect(result.json()).toMatchObject({ error: 'unauthorized' });
-    await inProcess((s) => {
-      expect(authenticate(s.ctx, `Bearer ${target.grant_token}`)).toMatchObject({
+    await inProcess(async (s) => {
+      expect(await authenticate(s.ctx, `Bearer ${target.grant_token}`)).toMatchObject({
         kind: 'agent',
         handle: target.handle,
       });
@@ -372,11 +367,11 @@ describe('svc CLI', () => {
     expect(read.audit.id).toMatch(/^aud_/);
 
     // At rest the encrypted columns are sealed: no plaintext of them in the stored rows or cells.
-    const stored = await inProcess((s) => ({
-      rows: s.ctx.store.all<{ plain: string }>(
+    const stored = await inProcess(async (s) => ({
+      rows: await s.ctx.store.all<{ plain: string }>(
         "SELECT plain FROM data_rows WHERE table_name = 'customers' ORDER BY row_no",
       ),
-      cells: s.ctx.store.all<{ column_name: string; row_no: number; sealed: string }>(
+      cells: await s.ctx.store.all<{ column_name: string; row_no: number; sealed: string }>(
         "SELECT column_name, row_no, sealed FROM data_cells WHERE table_name = 'customers' ORDER BY row_no, column_name",
       ),
     }));
@@ -471,13 +466,13 @@ describe('svc CLI', () => {
 
   it('verify exits 3 for a receipt altered in the store', async () => {
     const g = await grant('Tampered');
-    await inProcess((s) => {
-      const row = s.ctx.store.get<{ payload: string }>(
+    await inProcess(async (s) => {
+      const row = (await s.ctx.store.get<{ payload: string }>(
         'SELECT payload FROM service_chain WHERE id = ?',
         g.receipt_id,
-      )!;
+      ))!;
       const payload = JSON.parse(row.payload) as Record<string, unknown>;
-      s.ctx.store.run(
+      await s.ctx.store.run(
         'UPDATE service_chain SET payload = ? WHERE id = ?',
         JSON.stringify({ ...payload, columns: ['id', 'email', 'balance'] }),
         g.receipt_id,
@@ -516,7 +511,7 @@ describe('svc CLI', () => {
 
   it('serve finishes a request in flight on SIGTERM, then exits 0', async () => {
     const g = await grant('In Flight');
-    const server = await startServe(env());
+    const server = await startServe(env({ SVC_DEBUG_REQUESTS: '1' }));
     const client = new Client(server.url);
     try {
       let release!: () => void;
@@ -533,10 +528,11 @@ describe('svc CLI', () => {
         headers: { authorization: `Bearer ${g.grant_token}`, 'content-type': 'application/json' },
         body: Readable.from(slowBody()),
       });
-      // The request has reached the server (it is waiting for the rest of the body) when SIGTERM lands.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // SIGTERM lands only once the server has the request (headers in, waiting for the rest of the
+      // body): bytes the client has written may still be unread, and an unread connection is idle.
+      await waitForOutput(server, 'stderr', `svc: request POST /api/agents/${g.handle}/read`, 10_000);
       server.child.kill('SIGTERM');
-      await waitFor(() => server.output().stderr.includes('SIGTERM'), 10_000);
+      await waitForOutput(server, 'stderr', 'SIGTERM', 10_000);
       release();
 
       const response = await pending;
@@ -565,7 +561,7 @@ describe('svc CLI', () => {
 
   // A keep-alive connection that was busy when SIGTERM arrived must not keep the server alive.
   it('serve stops serving a kept-alive connection after SIGTERM', async () => {
-    const server = await startServe(env());
+    const server = await startServe(env({ SVC_DEBUG_REQUESTS: '1' }));
     const client = new Client(server.url, { keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
     try {
       let release!: () => void;
@@ -581,16 +577,21 @@ describe('svc CLI', () => {
         headers: { 'content-type': 'application/json' },
         body: Readable.from(slowBody()),
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitForOutput(server, 'stderr', 'svc: request POST /access/verify', 10_000);
       server.child.kill('SIGTERM');
-      await waitFor(() => server.output().stderr.includes('SIGTERM'), 10_000);
+      await waitForOutput(server, 'stderr', 'SIGTERM', 10_000);
+      // Listening before the answer, so the close of the connection cannot be missed.
+      const disconnected = once(client, 'disconnect', { signal: AbortSignal.timeout(10_000) });
       release();
       const inFlight = await pending;
       await inFlight.body.text();
       expect(inFlight.statusCode).toBe(200);
+      // The server must be the side that ends it: a connection it left open would still close, a few
+      // seconds on, when the client's idle timer (from the server's keep-alive hint) runs out.
+      const [, , reason] = (await disconnected) as [unknown, unknown, Error];
+      expect(reason.message).toBe('other side closed');
 
-      // A new request on the same connection, after shutdown began, must not be served.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // Nor is a request sent after that served: the client must reconnect, and nothing listens.
       const after = await client.request({ method: 'GET', path: '/openapi.json' }).then(
         async (r) => {
           await r.body.text();

@@ -17,7 +17,7 @@ if (!dataDir || !token || !Number.isInteger(n) || n < 1) {
 
 const service = new Service({ dataDir });
 const bearer = `Bearer ${token}`;
-const first = authenticate(service.ctx, bearer);
+const first = await authenticate(service.ctx, bearer);
 if (first.kind !== 'agent') throw new Error('SVC_WORKER_TOKEN is not an agent token');
 const handle = first.handle;
 

@@ -49,7 +49,9 @@ describe('Concurrency', () => {
 
     const service = new Service({ dataDir: fresh.dir });
     try {
-      expect(service.ctx.store.all('SELECT version FROM schema_migrations').length).toBeGreaterThanOrEqual(1);
+      expect(
+        (await service.ctx.store.all('SELECT version FROM schema_migrations')).length,
+      ).toBeGreaterThanOrEqual(1);
       for (const org of orgs) {
         const grant = await service.invoke(ops.createGrant, `Bearer ${org.api_key}`, {
           agent: 'Checker',
@@ -92,13 +94,13 @@ describe('Concurrency', () => {
         tokens.push(grant.grant_token);
       }
       baseline = {
-        service: setup.ctx.chains.length('service'),
-        audit: setup.ctx.chains.length('audit'),
-        decisions: decisionsOf(setup, orgId),
+        service: await setup.ctx.chains.length('service'),
+        audit: await setup.ctx.chains.length('audit'),
+        decisions: await decisionsOf(setup, orgId),
       };
-      const grants = setup.ctx.store.get<{ n: number }>(
+      const grants = (await setup.ctx.store.get<{ n: number }>(
         "SELECT COUNT(*) AS n FROM service_chain WHERE kind = 'agent.grant'",
-      )!.n;
+      ))!.n;
       expect(grants).toBe(WORKERS);
     } finally {
       setup.close();
@@ -165,13 +167,13 @@ describe('Concurrency', () => {
         first_broken_index: null,
         reason: null,
       });
-      const count = (sql: string) => service.ctx.store.get<{ n: number }>(sql)!.n;
-      expect(count('SELECT COUNT(*) AS n FROM audit_chain')).toBe(WORKERS * N);
-      expect(count('SELECT COUNT(*) AS n FROM service_chain')).toBe(baseline.service + WORKERS * N);
+      const count = async (sql: string) => (await service.ctx.store.get<{ n: number }>(sql))!.n;
+      expect(await count('SELECT COUNT(*) AS n FROM audit_chain')).toBe(WORKERS * N);
+      expect(await count('SELECT COUNT(*) AS n FROM service_chain')).toBe(baseline.service + WORKERS * N);
       // Every compute was metered once: the counter upserts did not lose updates either.
-      expect(decisionsOf(service, orgId) - baseline.decisions).toBe(WORKERS * N);
+      expect((await decisionsOf(service, orgId)) - baseline.decisions).toBe(WORKERS * N);
 
-      const stored = service.ctx.store.all<{ id: string; chain_index: number }>(
+      const stored = await service.ctx.store.all<{ id: string; chain_index: number }>(
         'SELECT id, chain_index FROM audit_chain',
       );
       const byId = new Map(stored.map((r) => [r.id, r.chain_index]));
@@ -190,11 +192,11 @@ describe('Concurrency', () => {
   });
 });
 
-function decisionsOf(service: Service, orgId: string): number {
-  return service.ctx.store.get<{ n: number }>(
+async function decisionsOf(service: Service, orgId: string): Promise<number> {
+  return (await service.ctx.store.get<{ n: number }>(
     'SELECT COALESCE(SUM(decisions), 0) AS n FROM usage_counters WHERE org_id = ?',
     orgId,
-  )!.n;
+  ))!.n;
 }
 
 function isIncreasing(values: number[]): boolean {

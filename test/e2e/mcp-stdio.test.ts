@@ -166,13 +166,28 @@ describe('svc mcp over stdio', () => {
       env: { PATH: process.env.PATH ?? '', SVC_HOME: home.dir, SVC_VAULT: 'file' },
     });
     const lines: Record<string, unknown>[] = [];
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
-        lines.push(JSON.parse(buffer.slice(0, at)) as Record<string, unknown>);
-        buffer = buffer.slice(at + 1);
-      }
+    // Settled by the stdout handler as the third answer line arrives; the timer is only a deadline.
+    const threeAnswers = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error('svc mcp did not answer three requests in 10 s')),
+        10_000,
+      );
+      let buffer = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString();
+        for (let at = buffer.indexOf('\n'); at >= 0; at = buffer.indexOf('\n')) {
+          lines.push(JSON.parse(buffer.slice(0, at)) as Record<string, unknown>);
+          buffer = buffer.slice(at + 1);
+        }
+        if (lines.length >= 3) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`svc mcp exited (code ${code}, signal ${signal}) after ${lines.length} answers`));
+      });
     });
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
     send({ jsonrpc: '2.0', id: 1, method: 'server/discover' });
@@ -184,7 +199,7 @@ describe('svc mcp over stdio', () => {
       params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     });
     try {
-      await waitFor(() => lines.length >= 3);
+      await threeAnswers;
       expect(lines.find((l) => l.id === 1)).toMatchObject({ error: { code: -32601 } });
       expect(lines.find((l) => l.id === 2)).toMatchObject({ result: {} });
       expect(lines.find((l) => l.id === 3)).toMatchObject({ result: { serverInfo: { name: 'svc' } } });
@@ -193,11 +208,3 @@ describe('svc mcp over stdio', () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the server');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

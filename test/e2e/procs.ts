@@ -136,6 +136,44 @@ export async function startServe(env: NodeJS.ProcessEnv, timeoutMs = 20_000): Pr
   return { ...spawned, url };
 }
 
+/**
+ * Resolves once `text` has appeared on the child's `stream` (already there counts). It is driven by
+ * the stream's 'data' events, so a test acts the moment the child says something happened rather
+ * than after a guessed delay; `timeoutMs` only bounds the wait, and an exit first fails it.
+ */
+export function waitForOutput(
+  spawned: Spawned,
+  stream: 'stdout' | 'stderr',
+  text: string,
+  timeoutMs: number,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const pipe = spawned.child[stream]!;
+    const fail = (why: string) => {
+      done();
+      const { stdout, stderr } = spawned.output();
+      reject(new Error(`${why} before \`${text}\` on ${stream}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    };
+    // spawnNode's own listener was added first, so output() already holds the chunk seen here.
+    const check = () => {
+      if (!spawned.output()[stream].includes(text)) return;
+      done();
+      resolve();
+    };
+    const timer = setTimeout(() => fail(`${timeoutMs} ms passed`), timeoutMs);
+    const done = () => {
+      clearTimeout(timer);
+      pipe.off('data', check);
+    };
+    pipe.on('data', check);
+    spawned.exited.then(
+      (exit) => fail(`the process exited (code ${exit.code}, signal ${exit.signal})`),
+      (error: Error) => fail(`the process failed: ${error.message}`),
+    );
+    check();
+  });
+}
+
 /** Kills every child still running and waits for them to go. */
 export async function killAll(): Promise<void> {
   const waits = [...live].map(

@@ -4,7 +4,43 @@ import { ops } from '../../src/backend/operations/index.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { harness, orgWithAgent, type Harness } from '../helpers.ts';
-import * as S from '../../src/backend/schemas.ts';
+import { ErrorBody } from '../../src/backend/operations/common.ts';
+import {
+  AccessDecisionSchema,
+  AgentsResponse,
+  GrantResponse,
+  ReadResponse,
+  ScopeViolation,
+} from '../../src/backend/operations/governance.ts';
+import {
+  FabricDenied,
+  FabricGrantCreated,
+  FabricGrantList,
+  FabricGrantRevoked,
+  FetchResponse,
+  InboxResponse,
+  SendResponse,
+} from '../../src/backend/operations/fabric.ts';
+import {
+  CapsuleAiGrant,
+  CapsuleDetail,
+  CapsuleDocument,
+  CapsuleList,
+  CapsuleMember,
+  CapsuleRevoked,
+  CapsuleSummary,
+  DocumentsResponse,
+  RecoveryCopy,
+  RecoveryEvent,
+  RecoveryPubkeyResponse,
+  RecoveryState,
+} from '../../src/backend/operations/documents.ts';
+import {
+  InvoiceSchema,
+  OverviewSchema,
+  PublishedKeys,
+  VerifyResponse,
+} from '../../src/backend/operations/proofs.ts';
 import { generateFabricKeyPair, sealEnvelope } from '../../src/sdk/fabric.ts';
 
 let h: Harness;
@@ -22,7 +58,7 @@ function shape<T extends z.ZodType>(schema: T, body: unknown): z.infer<T> {
 
 function expectError(response: { status: number; body: any }, status: number, code: string) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
-  shape(S.ErrorBody, response.body);
+  shape(ErrorBody, response.body);
   expect(response.body.error).toBe(code);
   expect(response.body.message.length).toBeGreaterThan(5);
 }
@@ -54,7 +90,7 @@ describe('POST /api/v1/governance/grant', () => {
       body: { agent: 'Support Bot', columns: ['id', 'email'], where: { region: 'eu' }, ttl_seconds: 600 },
     });
     expect(r.status).toBe(201);
-    const body = shape(S.GrantResponse, r.body);
+    const body = shape(GrantResponse, r.body);
     expect(body.handle).toBe('support-bot');
     expect(body.read_url).toBe('http://127.0.0.1/api/agents/support-bot/read');
     expect(Date.parse(body.expires_at) - h.clock().getTime()).toBe(600_000);
@@ -113,7 +149,7 @@ describe('GET /api/v1/agents', () => {
     const org = await orgWithAgent(h);
     const r = await h.request('GET', '/api/v1/agents', { token: org.api_key });
     expect(r.status).toBe(200);
-    const body = shape(S.AgentsResponse, r.body);
+    const body = shape(AgentsResponse, r.body);
     expect(body).toMatchObject({ ok: true, count: 1 });
     expect(body.agents[0]).toMatchObject({
       handle: 'support-bot',
@@ -130,14 +166,14 @@ describe('POST /api/access/compute', () => {
     const plan = (columns: string[], query = '') =>
       h.request('POST', `/api/access/compute${query}`, { token: agent.grant_token, body: { columns } });
     const allow = await plan(['id', 'email']);
-    expect(shape(S.AccessDecisionSchema, allow.body)).toMatchObject({
+    expect(shape(AccessDecisionSchema, allow.body)).toMatchObject({
       decision: 'allow',
       proof_id: null,
       cost: { distance: 0 },
     });
     const degrade = await plan(['id', 'phone'], '?receipt=true');
     expect(degrade.status).toBe(200);
-    const decision = shape(S.AccessDecisionSchema, degrade.body);
+    const decision = shape(AccessDecisionSchema, degrade.body);
     expect(decision).toMatchObject({
       decision: 'degrade',
       allowed: { columns: ['id'] },
@@ -196,7 +232,7 @@ describe('POST /api/access/compute', () => {
       400,
       'invalid_request',
     );
-    expect(h.service.ctx.chains.length('service')).toBe(1);
+    expect(await h.service.ctx.chains.length('service')).toBe(1);
   });
 
   it('401 without a bearer; 404 for a table unknown to the tenant', async () => {
@@ -218,7 +254,7 @@ describe('POST /api/agents/{handle}/read', () => {
       body: { table: 'agent_demo_records', columns: ['id', 'region', 'email'], where: { region: 'apac' } },
     });
     expect(r.status).toBe(200);
-    const body = shape(S.ReadResponse, r.body);
+    const body = shape(ReadResponse, r.body);
     expect(body.count).toBe(50);
     expect(body.rows.every((row) => row.region === 'apac' && String(row.email).includes('@'))).toBe(true);
     expect(Object.keys(body.rows[0]!)).toEqual(['id', 'region', 'email']);
@@ -232,7 +268,7 @@ describe('POST /api/agents/{handle}/read', () => {
       body: { table: 'agent_demo_records', columns: ['id', 'balance', 'notes'] },
     });
     expectError(r, 403, 'scope_violation');
-    const body = shape(S.ScopeViolation, r.body);
+    const body = shape(ScopeViolation, r.body);
     expect(body.denied_columns).toEqual(['balance', 'notes']);
     const verdict = await h.request('POST', '/access/verify', { body: { proof_id: body.audit.id } });
     expect(verdict.body).toMatchObject({
@@ -363,7 +399,7 @@ describe('Fabric', () => {
       },
     });
     expect(created.status).toBe(201);
-    const grant = shape(S.FabricGrantCreated, created.body);
+    const grant = shape(FabricGrantCreated, created.body);
     expect(grant).toMatchObject({
       status: 'active',
       subject_kid: 'aaaaaaaaaaaaaaaa',
@@ -379,13 +415,13 @@ describe('Fabric', () => {
       'grant_exists',
     );
     const list = await h.request('GET', '/api/v1/fabric-grants', { token: org.api_key });
-    expect(shape(S.FabricGrantList, list.body).outbound.map((g) => g.grant_id)).toEqual([grant.grant_id]);
+    expect(shape(FabricGrantList, list.body).outbound.map((g) => g.grant_id)).toEqual([grant.grant_id]);
     const revoked = await h.request('PATCH', '/api/v1/fabric-grants', {
       token: org.api_key,
       body: { grant_id: grant.grant_id, reason: 'done' },
     });
     expect(revoked.status).toBe(200);
-    expect(shape(S.FabricGrantRevoked, revoked.body)).toMatchObject({
+    expect(shape(FabricGrantRevoked, revoked.body)).toMatchObject({
       status: 'revoked',
       already_revoked: false,
       revoke_reason: 'done',
@@ -478,14 +514,14 @@ describe('Fabric', () => {
       body: { ...envelope, max_fetches: 1, ttl_hours: 2, filename_hint: 'note.txt' },
     });
     expect(sent.status).toBe(200);
-    const sendBody = shape(S.SendResponse, sent.body);
+    const sendBody = shape(SendResponse, sent.body);
     expect(sendBody).toMatchObject({ sender_kid: sender.kid, recipient_kid: recipient.kid });
 
     const inbox = await h.request('GET', `/api/agents/${recipient.handle}/fabric/inbox`, {
       token: recipient.token,
     });
     expect(inbox.status).toBe(200);
-    const items = shape(S.InboxResponse, inbox.body).items;
+    const items = shape(InboxResponse, inbox.body).items;
     expect(items).toHaveLength(1);
     expect(JSON.stringify(inbox.body)).not.toContain(sealed.ciphertext_b64);
     expect(JSON.stringify(inbox.body)).not.toContain(sealed.wrapped_key_b64);
@@ -494,7 +530,7 @@ describe('Fabric', () => {
       h.request('POST', `/api/agents/${handle}/fabric/fetch`, { token, body: { blob_id } });
     const fetched = await fetch(recipient.token, recipient.handle, sendBody.id);
     expect(fetched.status).toBe(200);
-    expect(shape(S.FetchResponse, fetched.body).decision.outcome).toBe('allow');
+    expect(shape(FetchResponse, fetched.body).decision.outcome).toBe('allow');
     expectError(await fetch(recipient.token, recipient.handle, sendBody.id), 410, 'gone');
     expectError(
       await fetch(recipient.token, recipient.handle, '00000000-0000-4000-8000-000000000000'),
@@ -559,7 +595,7 @@ describe('Fabric', () => {
     const denied = async (blob: string, reason: string, who = recipient) => {
       const r = await fetch(blob, who);
       expectError(r, 403, 'fabric_denied');
-      const body = shape(S.FabricDenied, r.body);
+      const body = shape(FabricDenied, r.body);
       expect(body.reasons).toContain(reason);
       const verdict = await h.request('POST', '/access/verify', { body: { proof_id: body.receipt_id } });
       expect(verdict.body).toMatchObject({ authentic: true, kind: 'fabric.fetch' });
@@ -626,7 +662,7 @@ describe('POST /v1/documents/compute', () => {
       body: { question: 'When is the launch planned?', clearance, sections },
     });
     expect(r.status).toBe(200);
-    const body = shape(S.DocumentsResponse, r.body);
+    const body = shape(DocumentsResponse, r.body);
     expect(body).toMatchObject({ decision, withheld_count: withheld });
     expect(body.answer).toContain('The launch is planned for March in Lisbon.');
     expect(body.proof.id).toBe(body.proof_id);
@@ -671,7 +707,7 @@ describe('POST /access/verify and the published keys', () => {
   it('unknown proofs are never true; no credential needed; keys are published', async () => {
     const r = await h.request('POST', '/access/verify', { body: { proof_id: 'rcpt_unknown' } });
     expect(r.status).toBe(200);
-    expect(shape(S.VerifyResponse, r.body)).toMatchObject({
+    expect(shape(VerifyResponse, r.body)).toMatchObject({
       authentic: false,
       unaltered: false,
       signer: null,
@@ -679,7 +715,7 @@ describe('POST /access/verify and the published keys', () => {
     });
     expectError(await h.request('POST', '/access/verify', { body: {} }), 400, 'invalid_request');
     const keys = await h.request('GET', '/.well-known/svc-keys.json');
-    expect(shape(S.PublishedKeys, keys.body).keys[0]!.public_key_hex).toBe(h.service.ctx.signer.publicKeyHex);
+    expect(shape(PublishedKeys, keys.body).keys[0]!.public_key_hex).toBe(h.service.ctx.signer.publicKeyHex);
     expectError(await h.request('GET', '/access/proofs/rcpt_unknown'), 404, 'not_found');
   });
 });
@@ -690,19 +726,19 @@ describe('capsules', () => {
     const token = org.api_key;
     const created = await h.request('POST', '/v1/capsules', { token, body: { name: 'Board pack' } });
     expect(created.status).toBe(201);
-    const capsule = shape(S.CapsuleSummary, created.body);
+    const capsule = shape(CapsuleSummary, created.body);
     const doc = await h.request('POST', `/v1/capsules/${capsule.id}/documents`, {
       token,
       body: { title: 'Minutes', text: 'Secret minutes text' },
     });
     expect(doc.status).toBe(201);
-    shape(S.CapsuleDocument, doc.body);
+    shape(CapsuleDocument, doc.body);
     const member = await h.request('POST', `/v1/capsules/${capsule.id}/members`, {
       token,
       body: { email: 'Ana@Example.test', role: 'viewer' },
     });
     expect(member.status).toBe(201);
-    expect(shape(S.CapsuleMember, member.body).email).toBe('ana@example.test');
+    expect(shape(CapsuleMember, member.body).email).toBe('ana@example.test');
     expectError(
       await h.request('POST', `/v1/capsules/${capsule.id}/members`, {
         token,
@@ -716,7 +752,7 @@ describe('capsules', () => {
       body: { agent: org.agent.handle, documents: [doc.body.id] },
     });
     expect(aiGrant.status).toBe(201);
-    shape(S.CapsuleAiGrant, aiGrant.body);
+    shape(CapsuleAiGrant, aiGrant.body);
     expectError(
       await h.request('POST', `/v1/capsules/${capsule.id}/ai-grants`, { token, body: { agent: 'nobody' } }),
       404,
@@ -731,13 +767,13 @@ describe('capsules', () => {
       'invalid_request',
     );
     const list = await h.request('GET', '/v1/capsules', { token });
-    expect(shape(S.CapsuleList, list.body).count).toBe(1);
+    expect(shape(CapsuleList, list.body).count).toBe(1);
     const one = await h.request('GET', `/v1/capsules/${capsule.id}`, { token });
-    const detail = shape(S.CapsuleDetail, one.body);
+    const detail = shape(CapsuleDetail, one.body);
     expect(detail).toMatchObject({ document_count: 1, member_count: 1, ai_grant_count: 1 });
     expect(JSON.stringify(detail)).not.toContain('Secret minutes text');
     const revoked = await h.request('POST', `/v1/capsules/${capsule.id}/revoke`, { token });
-    expect(shape(S.CapsuleRevoked, revoked.body)).toMatchObject({
+    expect(shape(CapsuleRevoked, revoked.body)).toMatchObject({
       status: 'revoked',
       already_revoked: false,
     });
@@ -787,18 +823,18 @@ describe('recovery', () => {
       body: { pubkey_hex: 'ab'.repeat(32) },
     });
     expect(key.status).toBe(201);
-    shape(S.RecoveryPubkeyResponse, key.body);
+    shape(RecoveryPubkeyResponse, key.body);
     const copy = await h.request('POST', '/v1/recovery/copy', {
       token,
       body: { ciphertext_b64: 'c2VhbGVk', label: 'laptop' },
     });
     expect(copy.status).toBe(201);
-    shape(S.RecoveryCopy, copy.body);
+    shape(RecoveryCopy, copy.body);
     const event = await h.request('POST', '/v1/recovery/event', { token, body: { kind: 'phrase_verified' } });
     expect(event.status).toBe(201);
-    shape(S.RecoveryEvent, event.body);
+    shape(RecoveryEvent, event.body);
     const state = await h.request('GET', '/v1/recovery/state', { token });
-    const body = shape(S.RecoveryState, state.body);
+    const body = shape(RecoveryState, state.body);
     expect(body).toMatchObject({ configured: true, copy_count: 1 });
     expect(body.latest_copy?.ciphertext_b64).toBe('c2VhbGVk');
     expect(body.events.map((e) => e.kind)).toEqual(['phrase_verified', 'copy_stored', 'key_set']);
@@ -834,14 +870,14 @@ describe('overview and usage invoice', () => {
     });
     const invoice = await h.request('GET', '/v1/usage/invoice', { token: org.api_key });
     expect(invoice.status).toBe(200);
-    expect(shape(S.InvoiceSchema, invoice.body)).toMatchObject({
+    expect(shape(InvoiceSchema, invoice.body)).toMatchObject({
       decisions: 3,
       free_allowance: 10_000,
       billable_decisions: 0,
       period: h.clock().toISOString().slice(0, 7),
     });
     const overview = await h.request('GET', '/v1/overview', { token: org.api_key });
-    expect(shape(S.OverviewSchema, overview.body)).toMatchObject({
+    expect(shape(OverviewSchema, overview.body)).toMatchObject({
       decisions: 3,
       agents: { total: 1, active: 0 },
       tables: 1,

@@ -1,18 +1,168 @@
-// Fabric operations: enrollment, connections between organizations, and the content-blind
-// envelope exchange behind the fetch gate.
+// Fabric operations and the zod schemas they take and answer: enrollment, connections between
+// organizations, and the content-blind envelope exchange behind the fetch gate.
 import { z } from 'zod';
-import * as S from '../schemas.ts';
+import { apiDoc } from '../api-doc.ts';
 import { defineOperation } from '../operation.ts';
 import { requireAgent } from '../credentials.ts';
 import { ServiceError } from '../errors.ts';
 import * as fabric from '../fabric.ts';
+import { Kid, Base64, ShortText, DateTime, ErrorBody, ReceiptSchema, HandleParam } from './common.ts';
+
+export const EnrollRequest = z
+  .object({
+    ecdh_pubkey_hex: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'ecdh_pubkey_hex must be 64 lowercase hex characters (X25519, 32 raw bytes)'),
+  })
+  .strict()
+  .register(apiDoc, { id: 'EnrollRequest' });
+
+export const EnrollResponse = z
+  .object({ kid: Kid, handle: z.string(), agent_id: z.string() })
+  .register(apiDoc, { id: 'Enrollment' });
+
+export const FabricGrantRequest = z
+  .object({
+    subject_kid: Kid,
+    label: ShortText(120).optional(),
+    allowed_sender_kids: z.array(Kid).max(256).optional(),
+    ttl_days: z.number().int().min(1).max(3650).optional(),
+    expires_at: DateTime.optional(),
+  })
+  .strict()
+  .register(apiDoc, { id: 'FabricGrantRequest' });
+
+export const FabricGrantSchema = z
+  .object({
+    grant_id: z.string(),
+    issuer_org_id: z.string(),
+    subject_kid: Kid,
+    label: z.string().nullable(),
+    allowed_sender_kids: z.array(Kid),
+    created_at: DateTime,
+    expires_at: DateTime,
+    status: z.enum(['active', 'expired', 'revoked']),
+    revoked_at: DateTime.nullable(),
+    revoke_reason: z.string().nullable(),
+    receipt_id: z.string(),
+    revoke_receipt_id: z.string().nullable(),
+  })
+  .register(apiDoc, { id: 'FabricGrant' });
+
+export const FabricGrantCreated = FabricGrantSchema.extend({ receipt: ReceiptSchema }).register(apiDoc, {
+  id: 'FabricGrantCreated',
+});
+
+export const FabricGrantRevoked = FabricGrantSchema.extend({
+  receipt: ReceiptSchema.nullable(),
+  already_revoked: z.boolean(),
+}).register(apiDoc, { id: 'FabricGrantRevoked' });
+
+export const FabricGrantList = z
+  .object({
+    ok: z.boolean(),
+    outbound: z.array(FabricGrantSchema),
+    inbound: z.array(FabricGrantSchema),
+    count: z.number().int(),
+  })
+  .register(apiDoc, { id: 'FabricGrantList' });
+
+export const FabricRevokeRequest = z
+  .object({ grant_id: z.string().min(1).max(128), reason: ShortText(512).optional() })
+  .strict()
+  .register(apiDoc, { id: 'FabricRevokeRequest' });
+
+export const SendRequest = z
+  .object({
+    recipient_kid: Kid,
+    ciphertext_b64: Base64('ciphertext_b64'),
+    wrapped_key_b64: Base64('wrapped_key_b64').refine(
+      (s) => s.length <= 1024,
+      'wrapped_key_b64 is at most 1024 characters',
+    ),
+    payload_iv_b64: Base64('payload_iv_b64').refine(
+      (s) => s.length <= 64,
+      'payload_iv_b64 is at most 64 characters',
+    ),
+    content_type_hint: ShortText(128).optional(),
+    filename_hint: ShortText(255).optional(),
+    ttl_hours: z.number().int().min(1).max(720).optional(),
+    max_fetches: z.number().int().min(1).max(20).optional(),
+    purpose: ShortText(512).optional(),
+  })
+  .strict()
+  .register(apiDoc, { id: 'SendRequest' });
+
+export const SendResponse = z
+  .object({
+    id: z.uuid(),
+    sender_kid: Kid,
+    recipient_kid: Kid,
+    ttl_at: DateTime,
+    max_fetches: z.number().int(),
+    receipt: ReceiptSchema,
+  })
+  .register(apiDoc, { id: 'SendResult' });
+
+export const InboxItem = z
+  .object({
+    id: z.uuid(),
+    sender_kid: Kid,
+    recipient_kid: Kid,
+    created_at: DateTime,
+    ttl_at: DateTime,
+    max_fetches: z.number().int(),
+    fetch_count: z.number().int(),
+    fetches_remaining: z.number().int(),
+    status: z.enum(['available', 'expired', 'fully_fetched']),
+    size_bytes: z.number().int(),
+    content_type_hint: z.string().nullable(),
+    filename_hint: z.string().nullable(),
+    purpose: z.string().nullable(),
+  })
+  .strict()
+  .register(apiDoc, { id: 'InboxItem' });
+
+export const InboxResponse = z
+  .object({ ok: z.boolean(), kid: Kid, count: z.number().int(), items: z.array(InboxItem) })
+  .register(apiDoc, { id: 'Inbox' });
+
+export const FetchRequest = z
+  .object({ blob_id: z.uuid('blob_id must be a UUID') })
+  .strict()
+  .register(apiDoc, { id: 'FetchRequest' });
+
+export const FetchResponse = z
+  .object({
+    id: z.uuid(),
+    sender_kid: Kid,
+    recipient_kid: Kid,
+    ciphertext_b64: z.string(),
+    wrapped_key_b64: z.string(),
+    payload_iv_b64: z.string(),
+    content_type_hint: z.string().nullable(),
+    filename_hint: z.string().nullable(),
+    purpose: z.string().nullable(),
+    ttl_at: DateTime,
+    fetches_remaining: z.number().int(),
+    decision: z.object({ outcome: z.literal('allow'), reasons: z.array(z.string()), receipt_id: z.string() }),
+    receipt: ReceiptSchema,
+  })
+  .register(apiDoc, { id: 'FetchResult' });
+
+export const FabricDenied = ErrorBody.extend({
+  error: z.literal('fabric_denied'),
+  reasons: z.array(z.string()),
+  receipt_id: z.string(),
+  receipt: ReceiptSchema,
+}).register(apiDoc, { id: 'FabricDenied' });
 
 export const enrollFabric = defineOperation({
   name: 'enrollFabric',
   summary: 'Register an X25519 public key and get a Fabric address',
   caller: { kind: 'agent' },
-  input: S.EnrollRequest.extend(S.HandleParam.shape),
-  output: S.EnrollResponse,
+  input: EnrollRequest.extend(HandleParam.shape),
+  output: EnrollResponse,
   run: (ctx, agent, input) => fabric.enroll(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex),
 });
 
@@ -21,7 +171,7 @@ export const listFabricGrants = defineOperation({
   summary: 'Outbound grants issued and inbound grants naming this organization’s agents',
   caller: { kind: 'org', scope: 'fabric' },
   input: z.object({}),
-  output: S.FabricGrantList,
+  output: FabricGrantList,
   run: (ctx, caller) => fabric.listFabricGrants(ctx, caller),
 });
 
@@ -29,8 +179,8 @@ export const createFabricGrant = defineOperation({
   name: 'createFabricGrant',
   summary: 'Authorize a recipient address (deny by default)',
   caller: { kind: 'org', scope: 'fabric' },
-  input: S.FabricGrantRequest,
-  output: S.FabricGrantCreated,
+  input: FabricGrantRequest,
+  output: FabricGrantCreated,
   run: (ctx, caller, input) => fabric.createFabricGrant(ctx, caller, input),
 });
 
@@ -38,8 +188,8 @@ export const revokeFabricGrant = defineOperation({
   name: 'revokeFabricGrant',
   summary: 'Revoke a connection',
   caller: { kind: 'org', scope: 'fabric' },
-  input: S.FabricRevokeRequest,
-  output: S.FabricGrantRevoked,
+  input: FabricRevokeRequest,
+  output: FabricGrantRevoked,
   run: (ctx, caller, input) => fabric.revokeFabricGrant(ctx, caller, input.grant_id, input.reason),
 });
 
@@ -47,8 +197,8 @@ export const sendEnvelope = defineOperation({
   name: 'sendEnvelope',
   summary: 'Store a sealed envelope; sign a metadata-only receipt',
   caller: { kind: 'agent' },
-  input: S.SendRequest.extend(S.HandleParam.shape),
-  output: S.SendResponse,
+  input: SendRequest.extend(HandleParam.shape),
+  output: SendResponse,
   run: (ctx, agent, { handle, ...input }) => fabric.send(ctx, requireAgent(agent, handle), input),
 });
 
@@ -56,8 +206,8 @@ export const listInbox = defineOperation({
   name: 'listInbox',
   summary: 'Envelopes addressed to this agent: metadata only',
   caller: { kind: 'agent' },
-  input: S.HandleParam,
-  output: S.InboxResponse,
+  input: HandleParam,
+  output: InboxResponse,
   run: (ctx, agent, input) => fabric.inbox(ctx, requireAgent(agent, input.handle)),
 });
 
@@ -65,10 +215,10 @@ export const fetchEnvelope = defineOperation({
   name: 'fetchEnvelope',
   summary: 'Fetch one envelope through the gate',
   caller: { kind: 'agent' },
-  input: S.FetchRequest.extend(S.HandleParam.shape),
-  output: S.FetchResponse,
-  run: (ctx, agent, input) => {
-    const result = fabric.fetchEnvelope(ctx, requireAgent(agent, input.handle), input.blob_id);
+  input: FetchRequest.extend(HandleParam.shape),
+  output: FetchResponse,
+  run: async (ctx, agent, input) => {
+    const result = await fabric.fetchEnvelope(ctx, requireAgent(agent, input.handle), input.blob_id);
     // A denial is an error the caller cannot miss, carrying its reasons and signed receipt.
     if (result.outcome === 'deny') {
       throw new ServiceError(

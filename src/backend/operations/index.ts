@@ -9,8 +9,29 @@ import * as sources from './sources.ts';
 import * as proofs from './proofs.ts';
 import * as owner from './owner.ts';
 
+/** The operations among a domain file's exports: the file exports its schemas beside them. */
+type OperationsOf<M> = { [K in keyof M as M[K] extends Operation ? K : never]: M[K] };
+
+function isOperation(value: unknown): value is Operation {
+  return typeof value === 'object' && value !== null && 'caller' in value && 'run' in value;
+}
+
+function operationsOf<M extends object>(domain: M): OperationsOf<M> {
+  return Object.fromEntries(
+    Object.entries(domain).filter(([, value]) => isOperation(value)),
+  ) as OperationsOf<M>;
+}
+
 /** Every operation by name, typed: `ops.createGrant`. */
-export const ops = { ...governance, ...fabric, ...documents, ...setup, ...sources, ...proofs, ...owner };
+export const ops = {
+  ...operationsOf(governance),
+  ...operationsOf(fabric),
+  ...operationsOf(documents),
+  ...operationsOf(setup),
+  ...operationsOf(sources),
+  ...operationsOf(proofs),
+  ...operationsOf(owner),
+};
 
 export const OPERATIONS: readonly Operation[] = Object.values(ops) as Operation[];
 

@@ -3,7 +3,11 @@
 import { z } from 'zod';
 import { defineOperation } from '../operation.ts';
 import * as credentials from '../credentials.ts';
+import { SCOPES } from '../credentials.ts';
 import * as tables from '../tables.ts';
+
+/** One scope of an organization key. */
+export const ScopeSchema = z.enum(SCOPES);
 
 export const createOrg = defineOperation({
   name: 'createOrg',
@@ -12,9 +16,9 @@ export const createOrg = defineOperation({
   input: z.object({ name: z.string().trim().min(1).max(120) }),
   output: z.object({ org_id: z.string(), api_key: z.string(), key_id: z.string() }),
   run: (ctx, _caller, input) =>
-    ctx.store.transaction(() => {
-      const created = credentials.createOrg(ctx, input.name);
-      tables.seedDemoTable(ctx, created.org_id);
+    ctx.store.write(async () => {
+      const created = await credentials.createOrg(ctx, input.name);
+      await tables.seedDemoTable(ctx, created.org_id);
       return created;
     }),
 });
@@ -25,7 +29,7 @@ export const createApiKey = defineOperation({
   caller: { kind: 'local' },
   input: z.object({
     org_id: z.string().nullable(),
-    scopes: z.array(z.enum(credentials.SCOPES)).min(1),
+    scopes: z.array(ScopeSchema).min(1),
   }),
   output: z.object({ api_key: z.string(), key_id: z.string() }),
   run: (ctx, _caller, input) => credentials.createApiKey(ctx, { orgId: input.org_id, scopes: input.scopes }),

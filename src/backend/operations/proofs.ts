@@ -1,19 +1,98 @@
-// Proof operations that need no credential: verify a proof, fetch its signed record, and the
-// published signing keys; and the usage meter.
+// Proof operations and the zod schemas they take and answer: verify a proof, fetch its signed
+// record and the published signing keys (no credential needed); and the usage meter.
 import { z } from 'zod';
-import * as S from '../schemas.ts';
+import { apiDoc } from '../api-doc.ts';
 import { defineOperation } from '../operation.ts';
 import { ServiceError } from '../errors.ts';
 import * as usage from '../usage.ts';
+import { Kid, DateTime, ReceiptSchema } from './common.ts';
+
+export const VerifyRequest = z
+  .object({ proof_id: z.string().min(1).max(128) })
+  .strict()
+  .register(apiDoc, { id: 'VerifyRequest' });
+
+export const VerifyResponse = z
+  .object({
+    proof_id: z.string(),
+    authentic: z.boolean(),
+    unaltered: z.boolean(),
+    signer: z.object({ signing_kid: Kid, signing_pubkey_hex: z.string() }).nullable(),
+    found: z.boolean(),
+    chain: z.enum(['service', 'audit']).nullable(),
+    chain_index: z.number().int().nullable(),
+    kind: z.string().nullable(),
+    signed_at: DateTime.nullable(),
+    checks: z.record(z.string(), z.boolean()),
+  })
+  .register(apiDoc, { id: 'VerifyResult' });
+
+export const ProofParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(128)
+    .register(apiDoc, { param: { name: 'id', in: 'path' } }),
+});
+
+export const PublishedKeys = z
+  .object({
+    keys: z.array(z.object({ signing_kid: Kid, alg: z.literal('Ed25519'), public_key_hex: z.string() })),
+  })
+  .register(apiDoc, { id: 'PublishedKeys' });
+
+export const InvoiceQuery = z.object({
+  period: z
+    .string()
+    .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'period is a month, YYYY-MM')
+    .optional()
+    .register(apiDoc, { param: { name: 'period', in: 'query' }, example: '2026-11' }),
+});
+
+export const InvoiceSchema = z
+  .object({
+    org_id: z.string(),
+    period: z.string(),
+    decisions: z.number().int(),
+    free_allowance: z.number().int(),
+    billable_decisions: z.number().int(),
+    remaining_free_decisions: z.number().int(),
+    unmetered_actions: z.number().int(),
+    over_allowance: z.boolean(),
+    policy: z.string(),
+  })
+  .register(apiDoc, { id: 'Invoice' });
+
+export const OverviewSchema = z
+  .object({
+    ok: z.boolean(),
+    org_id: z.string(),
+    period: z.string(),
+    decisions: z.number().int(),
+    free_allowance: z.number().int(),
+    remaining_free_decisions: z.number().int(),
+    billable_decisions: z.number().int(),
+    unmetered_actions: z.number().int(),
+    agents: z.object({
+      total: z.number().int(),
+      active: z.number().int(),
+      fabric_enrolled: z.number().int(),
+    }),
+    tables: z.number().int(),
+    capsules: z.object({ total: z.number().int(), active: z.number().int() }),
+    receipts: z.number().int(),
+    audit_rows: z.number().int(),
+  })
+  .register(apiDoc, { id: 'Overview' });
 
 export const verifyProof = defineOperation({
   name: 'verifyProof',
   summary: 'Verify a proof by id (no credential)',
   caller: { kind: 'none' },
-  input: S.VerifyRequest,
-  output: S.VerifyResponse,
-  run: (ctx, _caller, input) => {
-    const check = ctx.chains.check(input.proof_id);
+  input: VerifyRequest,
+  output: VerifyResponse,
+  run: async (ctx, _caller, input) => {
+    const check = await ctx.chains.check(input.proof_id);
     return {
       proof_id: input.proof_id,
       authentic: check.authentic,
@@ -33,10 +112,10 @@ export const getProof = defineOperation({
   name: 'getProof',
   summary: 'The signed record of a proof, for offline verification (no credential)',
   caller: { kind: 'none' },
-  input: S.ProofParam,
-  output: S.ReceiptSchema,
-  run: (ctx, _caller, input) => {
-    const receipt = ctx.chains.receipt(input.id);
+  input: ProofParam,
+  output: ReceiptSchema,
+  run: async (ctx, _caller, input) => {
+    const receipt = await ctx.chains.receipt(input.id);
     if (!receipt) throw new ServiceError('not_found', `no proof ${input.id}`);
     return receipt;
   },
@@ -47,7 +126,7 @@ export const getPublishedKeys = defineOperation({
   summary: 'The service signing keys (Ed25519), by signing_kid',
   caller: { kind: 'none' },
   input: z.object({}),
-  output: S.PublishedKeys,
+  output: PublishedKeys,
   run: (ctx) => ({ keys: ctx.signer.published() }),
 });
 
@@ -56,7 +135,7 @@ export const getOverview = defineOperation({
   summary: 'The usage meter and what the organization holds',
   caller: { kind: 'org', scope: 'usage' },
   input: z.object({}),
-  output: S.OverviewSchema,
+  output: OverviewSchema,
   run: (ctx, caller) => usage.overview(ctx, caller.orgId),
 });
 
@@ -64,7 +143,7 @@ export const getInvoice = defineOperation({
   name: 'getInvoice',
   summary: 'Decisions this period against the free allowance',
   caller: { kind: 'org', scope: 'usage' },
-  input: S.InvoiceQuery,
-  output: S.InvoiceSchema,
+  input: InvoiceQuery,
+  output: InvoiceSchema,
   run: (ctx, caller, input) => usage.invoice(ctx, caller.orgId, input.period),
 });

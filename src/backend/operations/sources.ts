@@ -1,16 +1,88 @@
-// Source operations: external HTTP APIs whose credential the service keeps sealed, injects into
-// calls and masks in every answer.
+// Source operations and the zod schemas they take and answer: external HTTP APIs whose credential
+// the service keeps sealed, injects into calls and masks in every answer.
 import { z } from 'zod';
-import * as S from '../schemas.ts';
+import { apiDoc } from '../api-doc.ts';
 import { defineOperation } from '../operation.ts';
 import * as sources from '../sources.ts';
+import { READ_METHODS, SOURCE_SCHEMES, WRITE_METHODS } from '../sources.ts';
+
+export const SourceRequest = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'name is lowercase letters, digits, - and _'),
+    base_url: z.url({ protocol: /^https?$/ }).max(2048),
+    scheme: z.enum(SOURCE_SCHEMES),
+    header_name: z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/)
+      .optional(),
+    credential: z.string().min(1).max(8192),
+  })
+  .strict()
+  .register(apiDoc, { id: 'SourceRequest' });
+
+export const SourceView = z
+  .object({
+    source_id: z.string(),
+    name: z.string(),
+    base_url: z.string(),
+    scheme: z.enum(SOURCE_SCHEMES),
+    header_name: z.string().nullable(),
+    credential: z.string(),
+    created_at: z.string(),
+  })
+  .register(apiDoc, { id: 'Source' });
+
+export const SourceList = z
+  .object({ ok: z.boolean(), count: z.number().int(), sources: z.array(SourceView) })
+  .register(apiDoc, { id: 'SourceList' });
+
+export const SourceCallRequest = z
+  .object({
+    method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
+    path: z.string().max(2048),
+    query: z.record(z.string().max(128), z.string().max(2048)).optional(),
+    body: z.unknown().optional(),
+  })
+  .strict()
+  .register(apiDoc, { id: 'SourceCallRequest' });
+
+export const UseRequest = z
+  .object({
+    source: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/),
+    method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
+    path: z.string().max(2048),
+    query: z.record(z.string().max(128), z.string().max(2048)).optional(),
+    body: z.unknown().optional(),
+  })
+  .strict()
+  .register(apiDoc, { id: 'UseRequest' });
+
+export const SourceNameParam = z.object({
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/)
+    .register(apiDoc, { param: { name: 'name', in: 'path' } }),
+});
+
+export const SourceCallResult = z
+  .object({
+    source: z.string(),
+    method: z.string(),
+    url: z.string(),
+    status: z.number().int(),
+    content_type: z.string().nullable(),
+    body: z.string(),
+    truncated: z.boolean(),
+    receipt_id: z.string(),
+  })
+  .register(apiDoc, { id: 'SourceCallResult' });
 
 export const registerSource = defineOperation({
   name: 'registerSource',
   summary: 'Register an external HTTP API; its credential is sealed and never returned',
   caller: { kind: 'org', scope: 'governance' },
-  input: S.SourceRequest,
-  output: S.SourceView,
+  input: SourceRequest,
+  output: SourceView,
   run: (ctx, caller, input) => sources.registerSource(ctx, caller, input),
 });
 
@@ -19,7 +91,7 @@ export const listSources = defineOperation({
   summary: 'Registered external APIs (credentials never shown)',
   caller: { kind: 'org', scope: 'governance' },
   input: z.object({}),
-  output: S.SourceList,
+  output: SourceList,
   run: (ctx, caller) => sources.listSources(ctx, caller),
 });
 
@@ -27,8 +99,8 @@ export const callSource = defineOperation({
   name: 'callSource',
   summary: 'Call a registered API with its credential injected; the answer is masked and receipted',
   caller: { kind: 'org', scope: 'governance' },
-  input: S.UseRequest,
-  output: S.SourceCallResult,
+  input: UseRequest,
+  output: SourceCallResult,
   run: (ctx, caller, input) => sources.callSource(ctx, caller, input),
 });
 
@@ -36,7 +108,7 @@ export const useCapability = defineOperation({
   name: 'useCapability',
   summary: 'An agent calls a source its grant allows; the service injects the credential',
   caller: { kind: 'agent' },
-  input: S.UseRequest,
-  output: S.SourceCallResult,
+  input: UseRequest,
+  output: SourceCallResult,
   run: (ctx, agent, input) => sources.useCapability(ctx, agent, input),
 });

@@ -1,15 +1,23 @@
-// The embedded store: node:sqlite in WAL mode, numbered migrations, and write transactions
-// that several processes can run against one data dir at once.
+// The embedded store: node:sqlite in WAL mode, numbered migrations, and one async write path that
+// batches concurrent writes into one transaction and never blocks the event loop while another
+// process holds the write lock.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../errors.ts';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
-const BUSY_TIMEOUT_MS = 10_000;
-/** Retries after SQLite has already waited BUSY_TIMEOUT_MS: past them the caller gets a 503. */
-const BUSY_RETRIES = 2;
-/** Prepared statements kept per process; queries built from request shapes cannot grow it past this. */
+/** How long opening a store may wait for another process's lock (start-up only, before serving). */
+const OPEN_BUSY_TIMEOUT_MS = 10_000;
+/** How long a write waits for the lock before it is refused as busy (503). */
+const WRITE_LOCK_DEADLINE_MS = 30_000;
+/** The first and longest pause between two tries for the lock: short, since a waiting write is latency. */
+const LOCK_RETRY_FIRST_MS = 1;
+const LOCK_RETRY_MAX_MS = 8;
+/** Writes committed together at most: a bound on how long one commit keeps the others waiting. */
+const BATCH_MAX = 256;
+/** Prepared statements kept per connection; queries built from request shapes cannot grow it past this. */
 const STATEMENT_CACHE_SIZE = 256;
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
@@ -20,23 +28,30 @@ export interface StoreOptions {
   synchronous?: 'normal' | 'full';
 }
 
-export class Store {
-  readonly db: DatabaseSync;
-  readonly file: string;
-  private readonly statements = new Map<string, StatementSync>();
-  private depth = 0;
+/** What the core asks of a store: async, so that a store over a network database can implement it. */
+export interface Queries {
+  get<T = Row>(sql: string, ...params: SqlValue[]): Promise<T | undefined>;
+  all<T = Row>(sql: string, ...params: SqlValue[]): Promise<T[]>;
+  run(sql: string, ...params: SqlValue[]): Promise<{ changes: number; lastInsertRowid: number }>;
+}
 
-  constructor(file: string, options: StoreOptions = {}) {
-    this.file = file;
-    this.db = new DatabaseSync(file, { timeout: BUSY_TIMEOUT_MS });
-    this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.retryBusy(() => this.db.exec('PRAGMA journal_mode = WAL'));
-    this.db.exec(`PRAGMA synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+interface QueuedWrite {
+  work: () => unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** One connection with its statement cache. */
+class Connection {
+  readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(file: string, busyTimeoutMs: number, synchronous: 'NORMAL' | 'FULL') {
+    this.db = new DatabaseSync(file, { timeout: busyTimeoutMs });
+    this.db.exec(`PRAGMA synchronous = ${synchronous}`);
     this.db.exec('PRAGMA foreign_keys = ON');
-    this.migrate();
   }
 
-  /** A cached prepared statement: the hot paths prepare once per process. */
   statement(sql: string): StatementSync {
     let stmt = this.statements.get(sql);
     if (!stmt) {
@@ -49,89 +64,259 @@ export class Store {
     return stmt;
   }
 
-  get<T = Row>(sql: string, ...params: SqlValue[]): T | undefined {
-    return this.statement(sql).get(...params) as T | undefined;
-  }
-
-  all<T = Row>(sql: string, ...params: SqlValue[]): T[] {
-    return this.statement(sql).all(...params) as T[];
-  }
-
-  run(sql: string, ...params: SqlValue[]): { changes: number; lastInsertRowid: number } {
-    const result = this.statement(sql).run(...params);
-    return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
-  }
-
-  /**
-   * Runs `work` in one write transaction. BEGIN IMMEDIATE takes the write lock up front, so two
-   * processes appending to a chain never both read the same head. Nested calls join the outer one.
-   */
-  transaction<T>(work: () => T): T {
-    if (this.depth > 0) return work();
-    return this.retryBusy(() => {
-      this.statement('BEGIN IMMEDIATE').run();
-      this.depth++;
-      try {
-        const result = work();
-        this.statement('COMMIT').run();
-        return result;
-      } catch (error) {
-        if (this.db.isTransaction) this.statement('ROLLBACK').run();
-        throw error;
-      } finally {
-        this.depth--;
-      }
-    });
+  busyTimeout(ms: number): void {
+    this.db.exec(`PRAGMA busy_timeout = ${ms}`);
   }
 
   close(): void {
     this.statements.clear();
     if (this.db.isOpen) this.db.close();
   }
+}
 
-  private retryBusy<T>(work: () => T): T {
+/**
+ * Two connections to one file. Reads outside a write go to the reader: in WAL mode they see the
+ * last commit and never wait for the write lock. Writes go through `write`: queued, then run one
+ * after another in a single transaction, each in a savepoint of its own, and committed together.
+ * Waiting for another process's lock is a timer, never a busy wait on this thread.
+ */
+export class Store implements Queries {
+  readonly file: string;
+  private readonly writer: Connection;
+  private readonly reader: Connection;
+  /** Set while a write's work runs: its queries see its own changes, and nested writes join it. */
+  private readonly inWrite = new AsyncLocalStorage<true>();
+  private queue: QueuedWrite[] = [];
+  private flushing = false;
+  private closed = false;
+  /** Whether start-up is over: the lock is then waited for on a timer, not by SQLite's busy handler. */
+  private serving = false;
+
+  constructor(file: string, options: StoreOptions = {}) {
+    this.file = file;
+    const synchronous = options.synchronous === 'full' ? 'FULL' : 'NORMAL';
+    // Opening may wait for another process (a migration, a first key) before this one serves.
+    this.writer = new Connection(file, OPEN_BUSY_TIMEOUT_MS, synchronous);
+    this.writer.db.exec('PRAGMA journal_mode = WAL');
+    this.migrate();
+    this.reader = new Connection(file, 0, synchronous);
+  }
+
+  /** The write connection, for tests and tools that inspect the file directly. */
+  get db(): DatabaseSync {
+    return this.writer.db;
+  }
+
+  /** Reads without waiting for any lock (outside a write), for long walks such as verifying a chain. */
+  get readDb(): DatabaseSync {
+    return this.reader.db;
+  }
+
+  private connection(): Connection {
+    return this.inWrite.getStore() ? this.writer : this.reader;
+  }
+
+  async get<T = Row>(sql: string, ...params: SqlValue[]): Promise<T | undefined> {
+    return this.read(
+      () =>
+        this.connection()
+          .statement(sql)
+          .get(...params) as T | undefined,
+    );
+  }
+
+  async all<T = Row>(sql: string, ...params: SqlValue[]): Promise<T[]> {
+    return this.read(
+      () =>
+        this.connection()
+          .statement(sql)
+          .all(...params) as T[],
+    );
+  }
+
+  /**
+   * A read in WAL mode waits for no lock, except for a moment while another process recovers or
+   * checkpoints the log: then it is retried on a timer, never by blocking this thread.
+   */
+  private async read<T>(query: () => T): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return work();
+        return query();
       } catch (error) {
-        if (!isBusy(error)) throw error;
-        if (attempt >= BUSY_RETRIES) {
-          throw new ServiceError('busy', 'the store stayed locked by other svc processes; retry shortly');
-        }
-        sleepSync(5 + Math.random() * 20);
+        if (!isBusy(error) || attempt >= 200) throw isBusy(error) ? busyError() : error;
+        await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MAX_MS));
       }
     }
   }
 
+  /** A change outside a write becomes a write of its own. */
+  async run(sql: string, ...params: SqlValue[]): Promise<{ changes: number; lastInsertRowid: number }> {
+    if (!this.inWrite.getStore()) return this.write(() => this.run(sql, ...params));
+    const result = this.writer.statement(sql).run(...params);
+    return { changes: Number(result.changes), lastInsertRowid: Number(result.lastInsertRowid) };
+  }
+
+  /**
+   * Runs `work` in a write transaction and resolves once it is committed. A write inside another
+   * joins it. Concurrent writes share one transaction and one commit; each has a savepoint, so one
+   * that fails is rolled back alone and the others still commit.
+   */
+  write<T>(work: () => T | Promise<T>): Promise<Awaited<T>> {
+    if (this.inWrite.getStore()) return (async () => work())() as Promise<Awaited<T>>;
+    if (this.closed) return Promise.reject(new ServiceError('busy', 'the store is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      // After this turn's I/O callbacks, so that requests arriving together commit together.
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  /** The synchronous kind of the same thing, for start-up only (migrations, first keys). */
+  writeAtStartup<T>(work: () => T): T {
+    const begin = this.writer.statement('BEGIN IMMEDIATE');
+    begin.run();
+    try {
+      const result = this.inWrite.run(true, work);
+      this.writer.statement('COMMIT').run();
+      return result;
+    } catch (error) {
+      if (this.writer.db.isTransaction) this.writer.statement('ROLLBACK').run();
+      throw error;
+    }
+  }
+
+  /** A synchronous read for start-up checks, before anything is served. */
+  getAtStartup<T = Row>(sql: string, ...params: SqlValue[]): T | undefined {
+    return this.writer.statement(sql).get(...params) as T | undefined;
+  }
+
+  runAtStartup(sql: string, ...params: SqlValue[]): void {
+    this.writer.statement(sql).run(...params);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const queued of this.queue.splice(0)) queued.reject(new ServiceError('busy', 'the store is closed'));
+    this.writer.close();
+    this.reader.close();
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.queue.length && !this.closed) {
+        if (!(await this.acquireLock())) return;
+        await this.runBatch();
+      }
+    } finally {
+      this.flushing = false;
+      if (this.queue.length && !this.closed) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    }
+  }
+
+  /** Takes the write lock, waiting on a timer while another process holds it. */
+  private async acquireLock(): Promise<boolean> {
+    // From now on a busy lock answers at once, and this loop does the waiting.
+    if (!this.serving) {
+      this.writer.busyTimeout(0);
+      this.serving = true;
+    }
+    const deadline = Date.now() + WRITE_LOCK_DEADLINE_MS;
+    let pause = LOCK_RETRY_FIRST_MS;
+    for (;;) {
+      if (this.closed) return false;
+      try {
+        this.writer.statement('BEGIN IMMEDIATE').run();
+        return true;
+      } catch (error) {
+        if (!isBusy(error)) {
+          for (const queued of this.queue.splice(0)) queued.reject(error);
+          return false;
+        }
+      }
+      if (Date.now() >= deadline) {
+        const busy = busyError();
+        for (const queued of this.queue.splice(0)) queued.reject(busy);
+        return false;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      pause = Math.min(pause * 2, LOCK_RETRY_MAX_MS);
+    }
+  }
+
+  /** Runs queued writes in the open transaction, each in its own savepoint, then commits them all. */
+  private async runBatch(): Promise<void> {
+    const done: { queued: QueuedWrite; value: unknown }[] = [];
+    while (this.queue.length && done.length < BATCH_MAX) {
+      const queued = this.queue.shift()!;
+      this.writer.statement('SAVEPOINT write').run();
+      try {
+        const value = await this.inWrite.run(true, queued.work);
+        this.writer.statement('RELEASE write').run();
+        done.push({ queued, value });
+      } catch (error) {
+        this.writer.statement('ROLLBACK TO write').run();
+        this.writer.statement('RELEASE write').run();
+        queued.reject(error);
+      }
+    }
+    try {
+      this.writer.statement('COMMIT').run();
+    } catch (error) {
+      if (this.writer.db.isTransaction) this.writer.statement('ROLLBACK').run();
+      for (const { queued } of done) queued.reject(error);
+      return;
+    }
+    for (const { queued, value } of done) queued.resolve(value);
+  }
+
+  /**
+   * Applies the migrations this file lacks, all in one transaction, and records the version in
+   * `user_version`: a store that is up to date is opened without taking the write lock.
+   */
   private migrate(): void {
-    this.db.exec(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)',
-    );
     const files = readdirSync(MIGRATIONS_DIR)
       .filter((name) => /^\d+_.+\.sql$/.test(name))
       .sort();
-    for (const name of files) {
-      const version = Number.parseInt(name, 10);
-      this.transaction(() => {
-        // Checked inside the write lock: another process may have applied it a moment ago.
-        if (this.get('SELECT 1 AS done FROM schema_migrations WHERE version = ?', version)) return;
-        this.db.exec(readFileSync(fileURLToPath(new URL(name, MIGRATIONS_DIR)), 'utf8'));
-        this.run(
-          'INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)',
-          version,
-          new Date().toISOString(),
-        );
-      });
-    }
+    const latest = Math.max(...files.map((name) => Number.parseInt(name, 10)));
+    if (this.userVersion() >= latest) return;
+    this.writeAtStartup(() => {
+      // Checked again under the lock: another process may have migrated a moment ago.
+      this.writer.db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)',
+      );
+      const applied = new Set(
+        (this.writer.statement('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
+          (row) => row.version,
+        ),
+      );
+      for (const name of files) {
+        const version = Number.parseInt(name, 10);
+        if (applied.has(version)) continue;
+        this.writer.db.exec(readFileSync(fileURLToPath(new URL(name, MIGRATIONS_DIR)), 'utf8'));
+        this.writer
+          .statement('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)')
+          .run(version, new Date().toISOString());
+      }
+      this.writer.db.exec(`PRAGMA user_version = ${latest}`);
+    });
   }
+
+  private userVersion(): number {
+    return (this.writer.db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+  }
+}
+
+function busyError(): ServiceError {
+  return new ServiceError('busy', 'the store stayed locked by other svc processes; retry shortly');
 }
 
 function isBusy(error: unknown): boolean {
   const text = error instanceof Error ? error.message : String(error);
   return /SQLITE_BUSY|database is locked|database is busy/i.test(text);
-}
-
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-function sleepSync(ms: number): void {
-  Atomics.wait(sleepCell, 0, 0, ms);
 }
