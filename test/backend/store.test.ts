@@ -1,0 +1,136 @@
+// The store's one write path: concurrent writes share a transaction with a savepoint each, a
+// failing write is rolled back alone, nested writes join, reads never see a write before its
+// commit, and waiting for another process's lock never stops the event loop.
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, expect, it } from 'vitest';
+import { Store } from '../../src/backend/store/db.ts';
+import { ServiceError } from '../../src/backend/errors.ts';
+import { tempDir } from '../helpers.ts';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).forEach((c) => c()));
+
+function openStore(): Store {
+  const home = tempDir();
+  const store = new Store(join(home.dir, 'svc.db'));
+  store.db.exec('CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)');
+  cleanups.push(() => {
+    store.close();
+    home.cleanup();
+  });
+  return store;
+}
+
+const count = async (store: Store) => (await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM notes'))!.n;
+
+it('ten concurrent writes, one failing: the nine commit, the failing one leaves nothing and fails alone', async () => {
+  const store = openStore();
+  const results = await Promise.allSettled(
+    Array.from({ length: 10 }, (_, i) =>
+      store.write(async () => {
+        await store.run('INSERT INTO notes (id, text) VALUES (?, ?)', i, `note ${i}`);
+        if (i === 4) throw new ServiceError('conflict', 'the fifth write refuses');
+        return i;
+      }),
+    ),
+  );
+  expect(results.map((r) => r.status)).toEqual([
+    ...Array(4).fill('fulfilled'),
+    'rejected',
+    ...Array(5).fill('fulfilled'),
+  ]);
+  expect((results[4] as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict' });
+  expect(await count(store)).toBe(9);
+  expect(await store.get('SELECT 1 AS x FROM notes WHERE id = 4')).toBeUndefined();
+});
+
+it('concurrent writes commit together: one commit for the batch', async () => {
+  const store = openStore();
+  const probe = new DatabaseSync(store.file);
+  cleanups.push(() => probe.close());
+  // data_version changes once for every commit made by another connection.
+  const version = () => (probe.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+  const before = version();
+  await Promise.all(
+    Array.from({ length: 20 }, (_, i) =>
+      store.write(() => store.run('INSERT INTO notes (text) VALUES (?)', `n${i}`)),
+    ),
+  );
+  expect(await count(store)).toBe(20);
+  expect(version() - before).toBe(1);
+});
+
+it('a write inside a write joins it, and its failure fails the outer one whole', async () => {
+  const store = openStore();
+  await store.write(async () => {
+    await store.run("INSERT INTO notes (text) VALUES ('outer')");
+    await store.write(() => store.run("INSERT INTO notes (text) VALUES ('inner')"));
+  });
+  expect(await count(store)).toBe(2);
+  await expect(
+    store.write(async () => {
+      await store.run("INSERT INTO notes (text) VALUES ('outer 2')");
+      await store.write(async () => {
+        throw new ServiceError('forbidden', 'inner refuses');
+      });
+    }),
+  ).rejects.toMatchObject({ code: 'forbidden' });
+  expect(await count(store)).toBe(2);
+});
+
+it('a read outside the write does not see the write before its commit; a read inside it does', async () => {
+  const store = openStore();
+  let seenInside = -1;
+  let seenOutside = -1;
+  let inserted!: () => void;
+  const afterInsert = new Promise<void>((resolve) => (inserted = resolve));
+  let letCommit!: () => void;
+  const commitAllowed = new Promise<void>((resolve) => (letCommit = resolve));
+  const writing = store.write(async () => {
+    await store.run("INSERT INTO notes (text) VALUES ('pending')");
+    seenInside = await count(store);
+    inserted();
+    await commitAllowed;
+  });
+  await afterInsert;
+  seenOutside = await count(store);
+  letCommit();
+  await writing;
+  expect([seenInside, seenOutside, await count(store)]).toEqual([1, 0, 1]);
+});
+
+it('while another process holds the lock, a write waits without stopping the event loop, then commits', async () => {
+  const store = openStore();
+  const other = new DatabaseSync(store.file);
+  cleanups.push(() => other.close());
+  other.exec('BEGIN IMMEDIATE');
+  let committed = false;
+  const writing = store
+    .write(() => store.run("INSERT INTO notes (text) VALUES ('queued')"))
+    .then(() => {
+      committed = true;
+    });
+  // The event loop keeps turning while the write waits: count turns, then let go of the lock.
+  let turns = 0;
+  await new Promise<void>((resolve) => {
+    const turn = () => {
+      turns++;
+      if (turns === 50) resolve();
+      else setImmediate(turn);
+    };
+    setImmediate(turn);
+  });
+  expect(committed).toBe(false);
+  expect(await count(store)).toBe(0);
+  other.exec('COMMIT');
+  await writing;
+  expect(committed).toBe(true);
+  expect(await count(store)).toBe(1);
+});
+
+it('a closed store refuses writes with a clear error', async () => {
+  const store = openStore();
+  store.close();
+  await expect(store.write(() => 1)).rejects.toMatchObject({ code: 'busy' });
+});
