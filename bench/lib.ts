@@ -109,6 +109,34 @@ async function runForAsync(op: () => Promise<unknown>, ms: number): Promise<Rate
   return { ops, seconds, perSecond: ops / seconds };
 }
 
+/**
+ * `measureAsync` with `concurrency` callers at once, as a server's concurrent requests are: each
+ * caller awaits its call before starting the next, and the rate counts every completed call.
+ */
+export async function measureConcurrent(
+  op: () => Promise<unknown>,
+  concurrency: number,
+  options: { warmupMs?: number; durationMs?: number } = {},
+): Promise<Rate> {
+  const run = async (ms: number) => {
+    const start = performance.now();
+    const end = start + ms;
+    let ops = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < end) {
+          await op();
+          ops++;
+        }
+      }),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    return { ops, seconds, perSecond: ops / seconds };
+  };
+  await run(options.warmupMs ?? 500);
+  return run(options.durationMs ?? 3000);
+}
+
 /** Times one call of a longer `work`, such as a full chain verification. */
 export function timed<T>(work: () => T): { result: T; seconds: number } {
   const start = performance.now();

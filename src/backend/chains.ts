@@ -94,6 +94,11 @@ export interface EntryCheck {
 export class Chains {
   private readonly store: Store;
   private readonly signer: ServiceSigner;
+  /** The head of each chain as this transaction left it, valid while the write epoch stays the same. */
+  private readonly heads = new Map<
+    ChainName,
+    { epoch: number | undefined; chain_index: number; hash: string }
+  >();
 
   constructor(store: Store, signer: ServiceSigner) {
     this.store = store;
@@ -115,9 +120,15 @@ export class Chains {
   ): Promise<Receipt> {
     const table = TABLE[chain];
     return this.store.write(async () => {
-      const head = await this.store.get<{ chain_index: number; hash: string }>(
-        `SELECT chain_index, hash FROM ${table} ORDER BY chain_index DESC LIMIT 1`,
-      );
+      // The head is read once per transaction: later appends of the same batch know it already.
+      const epoch = this.store.writeEpoch();
+      const cached = this.heads.get(chain);
+      const head =
+        cached && cached.epoch === epoch
+          ? cached
+          : await this.store.get<{ chain_index: number; hash: string }>(
+              `SELECT chain_index, hash FROM ${table} ORDER BY chain_index DESC LIMIT 1`,
+            );
       const chainIndex = (head?.chain_index ?? 0) + 1;
       const id = `${ID_PREFIX[chain]}_${chainIndex}_${randomUUID().replaceAll('-', '')}`;
       const payload: ProofPayload = {
@@ -165,6 +176,7 @@ export class Chains {
           hash,
         );
       }
+      this.heads.set(chain, { epoch, chain_index: chainIndex, hash });
       return {
         receipt_id: id,
         chain,

@@ -134,3 +134,33 @@ it('a closed store refuses writes with a clear error', async () => {
   store.close();
   await expect(store.write(() => 1)).rejects.toMatchObject({ code: 'busy' });
 });
+
+it('appends in one batch keep the chain whole when a write between them is rolled back', async () => {
+  const { Service } = await import('../../src/backend/service.ts');
+  const home = tempDir();
+  const service = new Service({ dataDir: home.dir });
+  cleanups.push(() => {
+    service.close();
+    home.cleanup();
+  });
+  const { chains, store } = service.ctx;
+  const entry = (n: number) => ({
+    kind: 'test.entry',
+    org_id: null,
+    signed_at: new Date().toISOString(),
+    body: { n },
+  });
+  const results = await Promise.allSettled([
+    store.write(() => chains.append('service', entry(1))),
+    store.write(async () => {
+      await chains.append('service', entry(2));
+      throw new ServiceError('conflict', 'rolled back after appending');
+    }),
+    store.write(() => chains.append('service', entry(3))),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  const [first, , third] = results as PromiseFulfilledResult<{ chain_index: number; receipt_id: string }>[];
+  expect([first!.value.chain_index, third!.value.chain_index]).toEqual([1, 2]);
+  expect(chains.verifyAll('service')).toMatchObject({ ok: true, length: 2 });
+  expect(await chains.check(third!.value.receipt_id)).toMatchObject({ authentic: true, unaltered: true });
+});

@@ -89,6 +89,8 @@ export class Store implements Queries {
   private queue: QueuedWrite[] = [];
   private flushing = false;
   private closed = false;
+  /** Changes whenever what the open transaction holds may have been undone: see `writeEpoch`. */
+  private epoch = 0;
   /** Whether start-up is over: the lock is then waited for on a timer, not by SQLite's busy handler. */
   private serving = false;
 
@@ -110,6 +112,16 @@ export class Store implements Queries {
   /** Reads without waiting for any lock (outside a write), for long walks such as verifying a chain. */
   get readDb(): DatabaseSync {
     return this.reader.db;
+  }
+
+  /**
+   * Inside a write, a number that stays the same for as long as nothing this transaction wrote
+   * can have been undone (it changes at every BEGIN and every rollback); outside, undefined. Lets
+   * a caller keep what it read inside the transaction, such as a chain's head, between writes of
+   * one batch.
+   */
+  writeEpoch(): number | undefined {
+    return this.inWrite.getStore() ? this.epoch : undefined;
   }
 
   private connection(): Connection {
@@ -176,8 +188,8 @@ export class Store implements Queries {
 
   /** The synchronous kind of the same thing, for start-up only (migrations, first keys). */
   writeAtStartup<T>(work: () => T): T {
-    const begin = this.writer.statement('BEGIN IMMEDIATE');
-    begin.run();
+    this.writer.statement('BEGIN IMMEDIATE').run();
+    this.epoch++;
     try {
       const result = this.inWrite.run(true, work);
       this.writer.statement('COMMIT').run();
@@ -232,6 +244,7 @@ export class Store implements Queries {
       if (this.closed) return false;
       try {
         this.writer.statement('BEGIN IMMEDIATE').run();
+        this.epoch++;
         return true;
       } catch (error) {
         if (!isBusy(error)) {
@@ -261,6 +274,7 @@ export class Store implements Queries {
         done.push({ queued, value });
       } catch (error) {
         this.writer.statement('ROLLBACK TO write').run();
+        this.epoch++;
         this.writer.statement('RELEASE write').run();
         queued.reject(error);
       }
