@@ -12,8 +12,16 @@ import { httpCompute } from './http-compute.ts';
 import { readAudit } from './read-audit.ts';
 import { chainVerify } from './chain-verify.ts';
 import { mcpStdio } from './mcp.ts';
+import { serveUnderLoad } from './serve-under-load.ts';
 
-const BENCHMARKS: Benchmark[] = [computeInprocess, httpCompute, readAudit, chainVerify, mcpStdio];
+const BENCHMARKS: Benchmark[] = [
+  computeInprocess,
+  httpCompute,
+  serveUnderLoad,
+  readAudit,
+  chainVerify,
+  mcpStdio,
+];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 
 interface Outcome extends Partial<BenchReport> {

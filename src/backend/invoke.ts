@@ -1,6 +1,5 @@
 // Calling an operation: in this process over the local store, or on a remote `svc serve` through
 // the operation's route. Both answer the same results and throw the same ServiceError.
-import { request } from 'undici';
 import type { Context } from './context.ts';
 import { authenticate, type Principal } from './credentials.ts';
 import { ServiceError, errorFromBody, invalidInput } from './errors.ts';
@@ -80,6 +79,8 @@ export function remoteInvoker(baseUrl: string): Invoker {
       const headers: Record<string, string> = { accept: 'application/json' };
       if (bearer) headers.authorization = bearer;
       if (body !== undefined) headers['content-type'] = 'application/json';
+      // undici loads only when a remote service is called: `svc mcp` on the local store starts without it.
+      const { request } = await import('undici');
       const response = await request(`${base}${path}${search.size ? `?${search}` : ''}`, {
         method: route.method.toUpperCase() as 'GET' | 'POST' | 'PATCH',
         headers,

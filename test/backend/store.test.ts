@@ -82,7 +82,6 @@ it('a write inside a write joins it, and its failure fails the outer one whole',
 it('a read outside the write does not see the write before its commit; a read inside it does', async () => {
   const store = openStore();
   let seenInside = -1;
-  let seenOutside = -1;
   let inserted!: () => void;
   const afterInsert = new Promise<void>((resolve) => (inserted = resolve));
   let letCommit!: () => void;
@@ -94,7 +93,7 @@ it('a read outside the write does not see the write before its commit; a read in
     await commitAllowed;
   });
   await afterInsert;
-  seenOutside = await count(store);
+  const seenOutside = await count(store);
   letCommit();
   await writing;
   expect([seenInside, seenOutside, await count(store)]).toEqual([1, 0, 1]);
