@@ -1,10 +1,11 @@
 // Capsules: isolated environments holding sealed documents, their people and their AI grants.
 // Capsule actions are unmetered; revocation is receipted and turns every access off at once.
-import { hkdfSync } from 'node:crypto';
-import { seal } from './sealing.ts';
+import { deriveKey } from '../vault/derive.ts';
+import { seal } from '../vault/seal.ts';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, parseJson, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
+import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 import { countUnmetered } from './usage.ts';
 
@@ -21,20 +22,65 @@ interface CapsuleRow {
   revoke_receipt_id: string | null;
 }
 
+/** What a request on a capsule asked: its refusal's receipt kind and what it records beyond the capsule. */
+interface Asked {
+  kind: string;
+  body?: Record<string, unknown>;
+}
+
+/** The refusal of a request on capsule `id`, receipted with the caller, what was asked and `reason`. */
+function refusal(
+  caller: OrgCaller,
+  id: string,
+  asked: Asked,
+  code: ServiceError['code'],
+  message: string,
+  reason: string,
+  details: Record<string, unknown> = {},
+): Refusal {
+  return new Refusal(code, message, details, {
+    kind: asked.kind,
+    org_id: caller.orgId,
+    body: { ...actorOf(caller), capsule_id: id, ...asked.body, reason },
+  });
+}
+
 async function loadCapsule(
   ctx: Context,
   caller: OrgCaller,
   id: string,
+  asked: Asked,
   forWrite = false,
 ): Promise<CapsuleRow> {
   const row = await ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id);
-  if (!row) throw new ServiceError('not_found', `no capsule ${id}: list them with GET /v1/capsules`);
-  if (row.org_id !== caller.orgId)
-    throw new ServiceError('forbidden', 'this capsule belongs to another organization');
+  if (!row) {
+    throw refusal(
+      caller,
+      id,
+      asked,
+      'not_found',
+      `no capsule ${id}: list them with GET /v1/capsules`,
+      'not_found',
+    );
+  }
+  if (row.org_id !== caller.orgId) {
+    throw refusal(
+      caller,
+      id,
+      asked,
+      'forbidden',
+      'this capsule belongs to another organization',
+      'other_organization',
+    );
+  }
   if (forWrite && row.status === 'revoked') {
-    throw new ServiceError(
+    throw refusal(
+      caller,
+      id,
+      asked,
       'capsule_revoked',
       `capsule ${id} was revoked at ${row.revoked_at}; create a new one`,
+      'capsule_revoked',
     );
   }
   return row;
@@ -82,7 +128,11 @@ export async function listCapsules(ctx: Context, caller: OrgCaller) {
 }
 
 export async function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
-  const row = await loadCapsule(ctx, caller, id);
+  return await receiptRefusals(ctx, () => capsuleDetail(ctx, caller, id));
+}
+
+async function capsuleDetail(ctx: Context, caller: OrgCaller, id: string) {
+  const row = await loadCapsule(ctx, caller, id, { kind: 'capsule.read.deny' });
   return {
     ...(await summary(ctx, row)),
     revoke_receipt_id: row.revoke_receipt_id,
@@ -116,8 +166,17 @@ export async function getCapsule(ctx: Context, caller: OrgCaller, id: string) {
   };
 }
 
-/** Seals the text with the capsule's own AES-256-GCM key; only its digest and size stay readable. */
 export async function addDocument(
+  ctx: Context,
+  caller: OrgCaller,
+  id: string,
+  input: { title: string; text: string },
+) {
+  return await receiptRefusals(ctx, () => sealDocument(ctx, caller, id, input));
+}
+
+/** Seals the text with the capsule's own AES-256-GCM key; only its digest and size stay readable. */
+async function sealDocument(
   ctx: Context,
   caller: OrgCaller,
   id: string,
@@ -125,8 +184,16 @@ export async function addDocument(
 ) {
   // Checked and written under one write lock: a revoke by another process cannot slip between.
   return ctx.store.write(async () => {
-    await loadCapsule(ctx, caller, id, true);
-    const key = Buffer.from(hkdfSync('sha256', ctx.vault.secret('capsules'), id, 'svc-capsule-v1', 32));
+    // The refusal records the document's size, never its title or text.
+    await loadCapsule(
+      ctx,
+      caller,
+      id,
+      { kind: 'capsule.document.deny', body: { size_bytes: Buffer.byteLength(input.text) } },
+      true,
+    );
+    // Salt the capsule id, info `svc-capsule-v1`: one key per capsule, as documents were always sealed.
+    const key = deriveKey(ctx.vault.secret('capsules'), { purpose: 'svc-capsule-v1', salt: id });
     const docId = newId('doc');
     const sealed = seal(key, input.text, Buffer.from(`${id}\u0000${docId}`));
     const document = {
@@ -160,14 +227,32 @@ export async function addMember(
   id: string,
   input: { email: string; role: MemberRole },
 ) {
+  return await receiptRefusals(ctx, () => insertMember(ctx, caller, id, input));
+}
+
+async function insertMember(
+  ctx: Context,
+  caller: OrgCaller,
+  id: string,
+  input: { email: string; role: MemberRole },
+) {
+  const email = input.email.toLowerCase();
+  // The chain is permanent: a refusal names the person by a digest of the address, not the address.
+  const asked = { kind: 'capsule.member.deny', body: { email_sha256: sha256Hex(email), role: input.role } };
   // Checked and written under one write lock: a revoke by another process cannot slip between.
   return ctx.store.write(async () => {
-    await loadCapsule(ctx, caller, id, true);
-    const email = input.email.toLowerCase();
+    await loadCapsule(ctx, caller, id, asked, true);
     if (
       await ctx.store.get('SELECT 1 AS x FROM capsule_members WHERE capsule_id = ? AND email = ?', id, email)
     ) {
-      throw new ServiceError('conflict', `${email} is already a member of this capsule`);
+      throw refusal(
+        caller,
+        id,
+        asked,
+        'conflict',
+        `${email} is already a member of this capsule`,
+        'already_member',
+      );
     }
     const member = { id: newId('mem'), capsule_id: id, email, role: input.role, created_at: nowIso(ctx) };
     await ctx.store.run(
@@ -189,21 +274,47 @@ export async function addAiGrant(
   id: string,
   input: { agent: string; documents?: string[] | undefined },
 ) {
+  return await receiptRefusals(ctx, () => insertAiGrant(ctx, caller, id, input));
+}
+
+async function insertAiGrant(
+  ctx: Context,
+  caller: OrgCaller,
+  id: string,
+  input: { agent: string; documents?: string[] | undefined },
+) {
+  const asked = {
+    kind: 'capsule.ai_grant.deny',
+    body: { agent: input.agent, documents: input.documents ?? null },
+  };
   // Checked and written under one write lock: a revoke by another process cannot slip between.
   return ctx.store.write(async () => {
-    await loadCapsule(ctx, caller, id, true);
+    await loadCapsule(ctx, caller, id, asked, true);
     const agent = await ctx.store.get<{ id: string; org_id: string; status: string }>(
       'SELECT id, org_id, status FROM agents WHERE handle = ?',
       input.agent,
     );
+    // Another organization's agent is refused as unknown: the receipt says no more than the answer.
     if (!agent || agent.org_id !== caller.orgId) {
-      throw new ServiceError(
+      throw refusal(
+        caller,
+        id,
+        asked,
         'unknown_agent',
         `no agent \`${input.agent}\` in this organization: list them with GET /api/v1/agents`,
+        'unknown_agent',
       );
     }
-    if (agent.status !== 'active')
-      throw new ServiceError('invalid_request', `agent \`${input.agent}\` is revoked`);
+    if (agent.status !== 'active') {
+      throw refusal(
+        caller,
+        id,
+        asked,
+        'invalid_request',
+        `agent \`${input.agent}\` is revoked`,
+        'agent_revoked',
+      );
+    }
     if (input.documents) {
       const known = new Set(
         (
@@ -212,9 +323,15 @@ export async function addAiGrant(
       );
       const unknown = input.documents.filter((d) => !known.has(d));
       if (unknown.length) {
-        throw new ServiceError('invalid_request', `documents not in this capsule: ${unknown.join(', ')}`, {
-          field: 'documents',
-        });
+        throw refusal(
+          caller,
+          id,
+          asked,
+          'invalid_request',
+          `documents not in this capsule: ${unknown.join(', ')}`,
+          'unknown_documents',
+          { field: 'documents' },
+        );
       }
     }
     const grant = {
@@ -240,8 +357,12 @@ export async function addAiGrant(
 }
 
 export async function revokeCapsule(ctx: Context, caller: OrgCaller, id: string) {
+  return await receiptRefusals(ctx, () => revokeOnce(ctx, caller, id));
+}
+
+async function revokeOnce(ctx: Context, caller: OrgCaller, id: string) {
   return ctx.store.write(async () => {
-    const row = await loadCapsule(ctx, caller, id);
+    const row = await loadCapsule(ctx, caller, id, { kind: 'capsule.revoke.deny' });
     if (row.status === 'revoked')
       return { ...(await summary(ctx, row)), receipt_id: row.revoke_receipt_id, already_revoked: true };
     const now = nowIso(ctx);

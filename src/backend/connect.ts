@@ -26,6 +26,7 @@ interface RequestRow {
   org_id: string | null;
   node_id: string | null;
   scopes: string | null;
+  decided_at: string | null;
 }
 
 function userCode(): string {
@@ -71,19 +72,19 @@ export async function startConnect(ctx: Context, machine: MachineFacts) {
   };
 }
 
-async function byUserCode(ctx: Context, code: string): Promise<RequestRow> {
-  const row = await ctx.store.get<RequestRow>(
+async function byUserCode(ctx: Context, code: string): Promise<RequestRow | undefined> {
+  return await ctx.store.get<RequestRow>(
     'SELECT * FROM connect_requests WHERE user_code = ?',
     normalizeUserCode(code),
   );
-  if (!row)
-    throw new ServiceError('not_found', 'no such code: check it against the one your assistant shows');
-  return row;
 }
+
+const UNKNOWN_CODE = 'no such code: check it against the one your assistant shows';
 
 /** What the approval page shows: the machine and the code, never anything secret. */
 export async function describeRequest(ctx: Context, code: string) {
   const row = await byUserCode(ctx, code);
+  if (!row) throw new ServiceError('not_found', UNKNOWN_CODE);
   const machine = JSON.parse(row.machine) as MachineFacts;
   const expired = row.status === 'pending' && hasPassed(ctx, row.expires_at);
   return {
@@ -95,31 +96,118 @@ export async function describeRequest(ctx: Context, code: string) {
   };
 }
 
-/** A pending request, still open: a decided or expired code is refused. */
-async function openRequest(ctx: Context, code: string) {
-  const row = await byUserCode(ctx, code);
-  if (row.status !== 'pending') throw new ServiceError('conflict', `this code was already ${row.status}`);
-  if (hasPassed(ctx, row.expires_at))
-    throw new ServiceError('gone', 'this code expired: ask your assistant for a new one');
-  return row;
+interface Refused {
+  code: 'not_found' | 'conflict' | 'gone';
+  message: string;
+  /** `unknown_code`, `expired`, or `already_<status>`. */
+  reason: string;
+  row: RequestRow | undefined;
 }
 
-/** Anyone shown the code may refuse it: denying grants nothing. */
-export async function deny(ctx: Context, code: string) {
-  return ctx.store.write(async () => {
-    const row = await openRequest(ctx, code);
-    await ctx.store.run(
-      "UPDATE connect_requests SET status = 'denied', decided_at = ? WHERE id = ?",
-      nowIso(ctx),
-      row.id,
-    );
-    return { status: 'denied' as const };
+/** A pending request, still open; or why a decided, expired or unknown code is refused. */
+async function openRequest(ctx: Context, code: string): Promise<{ row: RequestRow } | { refused: Refused }> {
+  const row = await byUserCode(ctx, code);
+  if (!row) return { refused: { code: 'not_found', message: UNKNOWN_CODE, reason: 'unknown_code', row } };
+  if (row.status !== 'pending') {
+    return {
+      refused: {
+        code: 'conflict',
+        message: `this code was already ${row.status}`,
+        reason: `already_${row.status}`,
+        row,
+      },
+    };
+  }
+  if (hasPassed(ctx, row.expires_at)) {
+    return {
+      refused: {
+        code: 'gone',
+        message: 'this code expired: ask your assistant for a new one',
+        reason: 'expired',
+        row,
+      },
+    };
+  }
+  return { row };
+}
+
+/**
+ * Receipts a connect request that was not approved: denied by a person (`key_id` null: denying
+ * needs no credential) or an approval refused. Runs inside the caller's write, which returns
+ * normally, so the receipt commits even when the request is answered with an error.
+ */
+async function receiptDenial(
+  ctx: Context,
+  entry: { org_id: string | null; key_id: string | null; row: RequestRow | undefined; reason: string },
+) {
+  const now = nowIso(ctx);
+  // An expired request is marked decided by its first refusal: an unauthenticated deny of it is
+  // receipted only then, so nobody can grow the chain by denying one expired code again and again.
+  if (entry.reason === 'expired' && entry.row && entry.row.decided_at === null) {
+    await ctx.store.run('UPDATE connect_requests SET decided_at = ? WHERE id = ?', now, entry.row.id);
+  }
+  return await ctx.chains.append('service', {
+    kind: 'node.connect.deny',
+    org_id: entry.org_id,
+    signed_at: now,
+    body: {
+      org_id: entry.org_id,
+      key_id: entry.key_id,
+      request_id: entry.row?.id ?? null,
+      hostname: entry.row ? (JSON.parse(entry.row.machine) as MachineFacts).hostname : null,
+      reason: entry.reason,
+    },
   });
 }
 
+/**
+ * Anyone shown the code may refuse it: denying grants nothing. The denial is receipted; a refused
+ * deny names no caller, so only the first refusal of an expired code leaves a receipt (see above).
+ */
+export async function deny(ctx: Context, code: string): Promise<{ status: 'denied'; receipt_id: string }> {
+  const outcome = await ctx.store.write(async () => {
+    const open = await openRequest(ctx, code);
+    if ('refused' in open) {
+      const { refused } = open;
+      const first = refused.reason === 'expired' && refused.row?.decided_at === null;
+      const receipt = first
+        ? await receiptDenial(ctx, { org_id: null, key_id: null, row: refused.row, reason: 'expired' })
+        : undefined;
+      return {
+        error: new ServiceError(
+          refused.code,
+          refused.message,
+          receipt ? { receipt_id: receipt.receipt_id } : {},
+        ),
+      };
+    }
+    await ctx.store.run(
+      "UPDATE connect_requests SET status = 'denied', decided_at = ? WHERE id = ?",
+      nowIso(ctx),
+      open.row.id,
+    );
+    const receipt = await receiptDenial(ctx, { org_id: null, key_id: null, row: open.row, reason: 'denied' });
+    return { status: 'denied' as const, receipt_id: receipt.receipt_id };
+  });
+  // Thrown outside the write, so the receipt of the refusal stays committed.
+  if ('error' in outcome) throw outcome.error;
+  return outcome;
+}
+
 export async function approve(ctx: Context, caller: OrgCaller, code: string) {
-  return ctx.store.write(async () => {
-    const row = await openRequest(ctx, code);
+  const outcome = await ctx.store.write(async () => {
+    const open = await openRequest(ctx, code);
+    if ('refused' in open) {
+      const { refused } = open;
+      const receipt = await receiptDenial(ctx, {
+        org_id: caller.orgId,
+        key_id: caller.keyId,
+        row: refused.row,
+        reason: refused.reason,
+      });
+      return { error: new ServiceError(refused.code, refused.message, { receipt_id: receipt.receipt_id }) };
+    }
+    const { row } = open;
     const now = nowIso(ctx);
     const machine = JSON.parse(row.machine) as MachineFacts;
     const { node } = await registerNode(ctx, caller, machine);
@@ -146,6 +234,9 @@ export async function approve(ctx: Context, caller: OrgCaller, code: string) {
     );
     return { status: 'approved' as const, hostname: machine.hostname };
   });
+  // Thrown outside the write, so the receipt of the refusal stays committed.
+  if ('error' in outcome) throw outcome.error;
+  return outcome;
 }
 
 /** The device's poll: the key is made and leaves exactly once; afterwards only its id is kept. */

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ServiceError } from './errors.ts';
 import { hasPassed, newId, nowIso, parseJson, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
+import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 import { keyId } from '../proofs/format.ts';
 import type { Receipt } from './chains.ts';
@@ -24,6 +25,14 @@ export async function enroll(
   agent: AgentPrincipal,
   pubkeyHex: string,
 ): Promise<{ kid: string; handle: string; agent_id: string }> {
+  return await receiptRefusals(ctx, () => enrollOnce(ctx, agent, pubkeyHex));
+}
+
+async function enrollOnce(
+  ctx: Context,
+  agent: AgentPrincipal,
+  pubkeyHex: string,
+): Promise<{ kid: string; handle: string; agent_id: string }> {
   if (/^0{64}$/.test(pubkeyHex)) {
     throw new ServiceError(
       'invalid_request',
@@ -34,13 +43,23 @@ export async function enroll(
     );
   }
   const kid = fabricKid(pubkeyHex);
+  const refuse = (
+    code: 'already_enrolled' | 'kid_collision',
+    message: string,
+    details: Record<string, unknown>,
+  ) =>
+    new Refusal(code, message, details, {
+      kind: 'fabric.enroll.deny',
+      org_id: agent.orgId,
+      body: { ...actorOf(agent), kid, reason: code },
+    });
   return ctx.store.write(async () => {
     const current = await ctx.store.get<{ fabric_kid: string | null }>(
       'SELECT fabric_kid FROM agents WHERE id = ?',
       agent.agentId,
     );
     if (current?.fabric_kid) {
-      throw new ServiceError(
+      throw refuse(
         'already_enrolled',
         `agent \`${agent.handle}\` is already enrolled as ${current.fabric_kid}`,
         {
@@ -50,7 +69,7 @@ export async function enroll(
     }
     const holder = await ctx.store.get<{ id: string }>('SELECT id FROM agents WHERE fabric_kid = ?', kid);
     if (holder) {
-      throw new ServiceError('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, {
+      throw refuse('kid_collision', `address ${kid} is already enrolled; generate a new key pair`, {
         kid,
       });
     }
@@ -130,6 +149,14 @@ export async function createFabricGrant(
   caller: OrgCaller,
   input: FabricGrantInput,
 ): Promise<FabricGrant & { receipt: Receipt }> {
+  return await receiptRefusals(ctx, () => grantOnce(ctx, caller, input));
+}
+
+async function grantOnce(
+  ctx: Context,
+  caller: OrgCaller,
+  input: FabricGrantInput,
+): Promise<FabricGrant & { receipt: Receipt }> {
   const now = ctx.clock();
   if (input.ttl_days !== undefined && input.expires_at !== undefined) {
     throw new ServiceError('invalid_request', 'give ttl_days or expires_at, not both', {
@@ -152,6 +179,23 @@ export async function createFabricGrant(
     );
   }
   const senders = [...new Set(input.allowed_sender_kids ?? [])];
+  const refuse = (
+    code: 'invalid_request' | 'grant_exists',
+    message: string,
+    details: Record<string, unknown>,
+    reason: string,
+  ) =>
+    new Refusal(code, message, details, {
+      kind: 'fabric.grant.deny',
+      org_id: caller.orgId,
+      body: {
+        ...actorOf(caller),
+        subject_kid: input.subject_kid,
+        allowed_sender_kids: senders,
+        reason,
+        ...details,
+      },
+    });
   return ctx.store.write(async () => {
     const own = new Set(
       (
@@ -163,10 +207,11 @@ export async function createFabricGrant(
     );
     const foreign = senders.filter((kid) => !own.has(kid));
     if (foreign.length) {
-      throw new ServiceError(
+      throw refuse(
         'invalid_request',
         `allowed_sender_kids must be enrolled addresses of this organization's agents: ${foreign.join(', ')}`,
         { field: 'allowed_sender_kids', unknown_sender_kids: foreign },
+        'unknown_sender_kids',
       );
     }
     const existing = (
@@ -177,12 +222,11 @@ export async function createFabricGrant(
       )
     ).find((row) => grantStatus(ctx, row) === 'active');
     if (existing) {
-      throw new ServiceError(
+      throw refuse(
         'grant_exists',
         `an active grant for ${input.subject_kid} exists; revoke it first to replace it`,
-        {
-          grant_id: existing.id,
-        },
+        { grant_id: existing.id },
+        'grant_exists',
       );
     }
     const id = newId('fg');
@@ -239,15 +283,36 @@ export async function revokeFabricGrant(
   grantId: string,
   reason: string | undefined,
 ): Promise<FabricGrant & { receipt: Receipt | null; already_revoked: boolean }> {
+  return await receiptRefusals(ctx, () => revokeGrantOnce(ctx, caller, grantId, reason));
+}
+
+async function revokeGrantOnce(
+  ctx: Context,
+  caller: OrgCaller,
+  grantId: string,
+  reason: string | undefined,
+): Promise<FabricGrant & { receipt: Receipt | null; already_revoked: boolean }> {
+  const refuse = (code: 'not_found' | 'forbidden', message: string, refusal: string) =>
+    new Refusal(
+      code,
+      message,
+      {},
+      {
+        kind: 'fabric.revoke.deny',
+        org_id: caller.orgId,
+        body: { ...actorOf(caller), grant_id: grantId, reason: refusal },
+      },
+    );
   return ctx.store.write(async () => {
     const row = await ctx.store.get<FabricGrantRow>('SELECT * FROM fabric_grants WHERE id = ?', grantId);
     if (!row)
-      throw new ServiceError(
+      throw refuse(
         'not_found',
         `no fabric grant ${grantId}: list them with GET /api/v1/fabric-grants`,
+        'not_found',
       );
     if (row.org_id !== caller.orgId) {
-      throw new ServiceError('forbidden', 'only the issuing organization can revoke this grant');
+      throw refuse('forbidden', 'only the issuing organization can revoke this grant', 'other_organization');
     }
     if (row.revoked_at) {
       return { ...toGrant(ctx, row), receipt: null, already_revoked: true };
@@ -289,22 +354,32 @@ export interface SendInput {
   purpose?: string | undefined;
 }
 
-async function senderKid(ctx: Context, agent: AgentPrincipal): Promise<string> {
+/** The agent's Fabric address; without one, what it asked (`kind`, `asked`) is refused. */
+async function senderKid(
+  ctx: Context,
+  agent: AgentPrincipal,
+  kind: string,
+  asked: Record<string, unknown> = {},
+): Promise<string> {
   const row = await ctx.store.get<{ fabric_kid: string | null }>(
     'SELECT fabric_kid FROM agents WHERE id = ?',
     agent.agentId,
   );
   if (!row?.fabric_kid) {
-    throw new ServiceError(
+    throw new Refusal(
       'not_enrolled',
       `agent \`${agent.handle}\` has no Fabric address yet: POST /api/agents/${agent.handle}/fabric/enroll first`,
+      {},
+      { kind, org_id: agent.orgId, body: { ...actorOf(agent), ...asked, reason: 'not_enrolled' } },
     );
   }
   return row.fabric_kid;
 }
 
 export async function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
-  const kid = await senderKid(ctx, agent);
+  const kid = await receiptRefusals(ctx, () =>
+    senderKid(ctx, agent, 'fabric.send.deny', { recipient_kid: input.recipient_kid }),
+  );
   const now = ctx.clock();
   const ttlAt = new Date(
     now.getTime() + (input.ttl_hours ?? DEFAULT_ENVELOPE_TTL_HOURS) * 3_600_000,
@@ -390,7 +465,7 @@ function envelopeStatus(ctx: Context, e: EnvelopeRow): 'available' | 'expired' |
 
 /** Metadata only: neither ciphertext nor wrapped key ever appears in an inbox listing. */
 export async function inbox(ctx: Context, agent: AgentPrincipal) {
-  const kid = await senderKid(ctx, agent);
+  const kid = await receiptRefusals(ctx, () => senderKid(ctx, agent, 'fabric.inbox.deny'));
   const items = (
     await ctx.store.all<EnvelopeRow>(
       'SELECT * FROM envelopes WHERE recipient_kid = ? ORDER BY created_at DESC',
@@ -425,12 +500,38 @@ export const GATE_CONDITIONS = [
 ] as const;
 
 export async function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: string) {
+  return await receiptRefusals(ctx, () => fetchOnce(ctx, agent, blobId));
+}
+
+async function fetchOnce(ctx: Context, agent: AgentPrincipal, blobId: string) {
+  /** A fetch refused before the gate: receipted as a `fabric.fetch` deny like the gate's own. */
+  const refuse = (
+    code: 'not_found' | 'gone',
+    message: string,
+    details: Record<string, unknown>,
+    reason: string,
+    addressed?: EnvelopeRow,
+  ) =>
+    new Refusal(code, message, details, {
+      kind: 'fabric.fetch',
+      org_id: agent.orgId,
+      body: {
+        envelope_id: blobId,
+        agent_id: agent.agentId,
+        ...(addressed ? { recipient_kid: addressed.recipient_kid, sender_kid: addressed.sender_kid } : {}),
+        outcome: 'deny',
+        reasons: [reason],
+        fetch_number: null,
+      },
+    });
   return ctx.store.write(async () => {
     const envelope = await ctx.store.get<EnvelopeRow>('SELECT * FROM envelopes WHERE id = ?', blobId);
     if (!envelope)
-      throw new ServiceError(
+      throw refuse(
         'not_found',
         `no envelope ${blobId}: list yours with GET /api/agents/${agent.handle}/fabric/inbox`,
+        {},
+        'envelope_not_found',
       );
     const me = await ctx.store.get<{ status: string; fabric_kid: string | null }>(
       'SELECT status, fabric_kid FROM agents WHERE id = ?',
@@ -444,12 +545,15 @@ export async function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId:
     if (failed.length === 0) {
       const status = envelopeStatus(ctx, envelope);
       if (status !== 'available') {
-        throw new ServiceError(
+        // Only the addressee gets here, so its receipt may name both addresses.
+        throw refuse(
           'gone',
           status === 'expired'
             ? `envelope ${blobId} expired at ${envelope.ttl_at}`
             : `envelope ${blobId} was fetched ${envelope.max_fetches} time(s), its limit`,
           { status },
+          `envelope_${status}`,
+          envelope,
         );
       }
       failed.push(...(await gateFailures(ctx, envelope)));

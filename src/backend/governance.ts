@@ -14,6 +14,60 @@ import { DEMO_TABLE, columnsByName, getTable, selectRows, type CellValue, type T
 import { countDecision } from './usage.ts';
 import type { Receipt } from './chains.ts';
 
+/** What a refusal's receipt records besides `org_id`: the caller, what was asked and `reason`. */
+export interface RefusalRecord {
+  kind: string;
+  org_id: string | null;
+  body: Record<string, unknown>;
+}
+
+/**
+ * The refusal of an authenticated caller's request: the error it answers and the receipt it
+ * leaves. Core functions throw it and `receiptRefusals` turns it into the receipted error.
+ */
+export class Refusal extends ServiceError {
+  readonly record: RefusalRecord;
+
+  constructor(
+    code: ServiceError['code'],
+    message: string,
+    details: Record<string, unknown>,
+    record: RefusalRecord,
+  ) {
+    super(code, message, details);
+    this.record = record;
+  }
+}
+
+/**
+ * Runs `work`; a `Refusal` it throws is receipted on the service chain and rethrown as the same
+ * error with `receipt_id` in its details. The receipt is appended after `work`'s own writes have
+ * ended (a refusal thrown inside one rolls that write back), in a write of its own, so it is
+ * committed although the request fails. Never call it inside a write: the receipt would join that
+ * write and roll back with the failure.
+ */
+export async function receiptRefusals<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    const receipt = await ctx.chains.append('service', {
+      kind: error.record.kind,
+      org_id: error.record.org_id,
+      signed_at: nowIso(ctx),
+      body: { org_id: error.record.org_id, ...error.record.body },
+    });
+    throw new ServiceError(error.code, error.message, { ...error.details, receipt_id: receipt.receipt_id });
+  }
+}
+
+/** Who asked, as a receipt names them: an organization key by its id, an agent by id, handle and grant. */
+export function actorOf(principal: Principal): Record<string, string> {
+  return principal.kind === 'agent'
+    ? { agent_id: principal.agentId, handle: principal.handle, jti: principal.jti }
+    : { key_id: principal.keyId };
+}
+
 export const DEFAULT_GRANT_TTL_SECONDS = 24 * 60 * 60;
 export const MAX_GRANT_TTL_SECONDS = 365 * 24 * 60 * 60;
 export const READ_LIMIT_DEFAULT = 50;
@@ -57,20 +111,49 @@ export function handleFromLabel(label: string): string {
 }
 
 export async function createGrant(ctx: Context, caller: OrgCaller, input: GrantInput): Promise<GrantResult> {
+  return await receiptRefusals(ctx, () => grant(ctx, caller, input));
+}
+
+async function grant(ctx: Context, caller: OrgCaller, input: GrantInput): Promise<GrantResult> {
   const tableName = input.table ?? DEMO_TABLE;
+  const where = input.where ?? {};
+  /** A grant that names what the organization has not registered: refused, with what was asked. */
+  const refuse = (message: string, details: Record<string, unknown>, reason: string, denied: string[]) =>
+    new Refusal('invalid_request', message, details, {
+      kind: 'agent.grant.deny',
+      org_id: caller.orgId,
+      body: {
+        ...actorOf(caller),
+        agent: input.agent,
+        table: tableName,
+        columns: input.columns,
+        classifications: input.classifications ?? null,
+        where,
+        sources: (input.capabilities ?? []).map((c) => c.source),
+        reason,
+        denied,
+      },
+    });
   const table = await getTable(ctx, caller.orgId, tableName);
   if (!table) {
-    throw new ServiceError(
-      'invalid_request',
+    throw refuse(
       `table \`${tableName}\` is not registered for this organization`,
-      {
-        field: 'table',
-      },
+      { field: 'table' },
+      'unknown_table',
+      [tableName],
     );
   }
-  checkColumnsInScope(table, input.columns, input.classifications);
-  const where = input.where ?? {};
-  checkWhere(table, where);
+  const scope = columnsOutOfScope(table, input.columns, input.classifications);
+  if (scope) throw refuse(scope.message, scope.details, scope.reason, scope.denied);
+  const badWhere = Object.keys(where).filter((key) => columnsByName(table).get(key)?.storage !== 'plaintext');
+  if (badWhere.length) {
+    throw refuse(
+      `where filters registered plaintext columns only; \`${badWhere[0]}\` is not one`,
+      { field: 'where' },
+      'invalid_where',
+      badWhere,
+    );
+  }
   const capabilities = (input.capabilities ?? []).map((c) => ({
     source: c.source,
     methods: [...new Set(c.methods ?? ['GET'])],
@@ -86,12 +169,11 @@ export async function createGrant(ctx: Context, caller: OrgCaller, input: GrantI
     if (!known) unknownSources.push(source);
   }
   if (unknownSources.length) {
-    throw new ServiceError(
-      'invalid_request',
+    throw refuse(
       `capabilities name unregistered sources: ${unknownSources.join(', ')}`,
-      {
-        field: 'capabilities',
-      },
+      { field: 'capabilities' },
+      'unknown_sources',
+      unknownSources,
     );
   }
   const ttl = input.ttl_seconds ?? DEFAULT_GRANT_TTL_SECONDS;
@@ -162,48 +244,34 @@ async function uniqueHandle(ctx: Context, base: string): Promise<string> {
   }
 }
 
-function checkColumnsInScope(
+/** Why the grant's columns fall outside the table or its classifications, if they do. */
+function columnsOutOfScope(
   table: TableInfo,
   columns: string[],
   classifications: string[] | undefined,
-): void {
+): { message: string; details: Record<string, unknown>; reason: string; denied: string[] } | undefined {
   const byName = columnsByName(table);
   const unknown = columns.filter((c) => !byName.has(c));
   if (unknown.length) {
-    throw new ServiceError(
-      'invalid_request',
-      `columns not registered on \`${table.name}\`: ${unknown.join(', ')}`,
-      {
-        field: 'columns',
-        out_of_scope_columns: unknown,
-      },
-    );
+    return {
+      message: `columns not registered on \`${table.name}\`: ${unknown.join(', ')}`,
+      details: { field: 'columns', out_of_scope_columns: unknown },
+      reason: 'unknown_columns',
+      denied: unknown,
+    };
   }
   if (classifications) {
     const outside = columns.filter((c) => !classifications.includes(byName.get(c)!.classification));
     if (outside.length) {
-      throw new ServiceError(
-        'invalid_request',
-        `columns outside the granted classifications (${classifications.join(', ')}): ${outside.join(', ')}`,
-        { field: 'columns', out_of_scope_columns: outside },
-      );
+      return {
+        message: `columns outside the granted classifications (${classifications.join(', ')}): ${outside.join(', ')}`,
+        details: { field: 'columns', out_of_scope_columns: outside },
+        reason: 'columns_outside_classifications',
+        denied: outside,
+      };
     }
   }
-}
-
-function checkWhere(table: TableInfo, where: Record<string, WhereValue>): void {
-  for (const key of Object.keys(where)) {
-    const column = table.columns.find((c) => c.name === key);
-    if (!column || column.storage !== 'plaintext') {
-      throw new ServiceError(
-        'invalid_request',
-        `where filters registered plaintext columns only; \`${key}\` is not one`,
-        {
-          field: 'where',
-        },
-      );
-    }
-  }
+  return undefined;
 }
 
 export async function roster(ctx: Context, caller: OrgCaller) {
@@ -359,8 +427,27 @@ export async function compute(
 ): Promise<AccessDecision> {
   const tableName = input.table ?? agent.grant.table;
   const table = await getTable(ctx, agent.orgId, tableName);
-  if (!table)
-    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  if (!table) {
+    // No plan is made, so nothing is counted; the refusal is receipted whatever `receipt` says.
+    const receipt = await ctx.chains.append('service', {
+      kind: 'access.compute.deny',
+      org_id: agent.orgId,
+      signed_at: nowIso(ctx),
+      body: {
+        org_id: agent.orgId,
+        ...actorOf(agent),
+        action: input.action ?? 'read',
+        table: tableName,
+        resource: input.resource ?? null,
+        purpose: input.purpose ?? null,
+        columns: input.columns ?? null,
+        reason: 'unknown_table',
+      },
+    });
+    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`, {
+      receipt_id: receipt.receipt_id,
+    });
+  }
   const result = decide(table, agent.grant, input);
   return ctx.store.write(async () => {
     await countDecision(ctx, agent.orgId);
@@ -414,16 +501,14 @@ export async function read(ctx: Context, agent: AgentPrincipal, input: ReadInput
   }
   const columns = [...new Set(input.columns)];
   const where = input.where ?? {};
-  const audit = async (outcome: string, extra: Record<string, unknown>) =>
-    await appendAudit(ctx, agent, {
-      table: input.table,
-      columns,
-      where,
-      limit,
-      purpose: input.purpose ?? null,
+  const audit = (outcome: string, extra: Record<string, unknown>) =>
+    auditRead(
+      ctx,
+      agent,
+      { table: input.table, columns, where, limit, purpose: input.purpose },
       outcome,
-      ...extra,
-    });
+      extra,
+    );
 
   const table = await getTable(ctx, agent.orgId, input.table);
   if (!table) {
@@ -490,16 +575,37 @@ export async function read(ctx: Context, agent: AgentPrincipal, input: ReadInput
   return { rows, count: rows.length, audit: row };
 }
 
-async function appendAudit(
+/** One read attempt's signed row on the audit chain, allowed or refused. */
+async function auditRead(
   ctx: Context,
   agent: AgentPrincipal,
-  body: Record<string, unknown>,
+  asked: {
+    table: string;
+    columns: string[];
+    where: Record<string, WhereValue>;
+    limit: number;
+    purpose?: string | undefined;
+  },
+  outcome: string,
+  extra: Record<string, unknown>,
 ): Promise<{ id: string; chain_index: number }> {
   const receipt = await ctx.chains.append('audit', {
     kind: 'audit.read',
     org_id: agent.orgId,
     signed_at: nowIso(ctx),
-    body: { org_id: agent.orgId, agent_id: agent.agentId, handle: agent.handle, jti: agent.jti, ...body },
+    body: {
+      org_id: agent.orgId,
+      agent_id: agent.agentId,
+      handle: agent.handle,
+      jti: agent.jti,
+      table: asked.table,
+      columns: asked.columns,
+      where: asked.where,
+      limit: asked.limit,
+      purpose: asked.purpose ?? null,
+      outcome,
+      ...extra,
+    },
   });
   return { id: receipt.receipt_id, chain_index: receipt.chain_index };
 }
@@ -516,6 +622,17 @@ export interface RevokeResult {
 
 /** Ends every active credential of an agent (by handle) or one grant (by jti). */
 export async function revoke(ctx: Context, caller: OrgCaller, target: string): Promise<RevokeResult> {
+  return await receiptRefusals(ctx, () => revokeTarget(ctx, caller, target));
+}
+
+async function revokeTarget(ctx: Context, caller: OrgCaller, target: string): Promise<RevokeResult> {
+  const refuse = (code: 'unknown_agent' | 'forbidden', message: string, reason: string) =>
+    new Refusal(
+      code,
+      message,
+      {},
+      { kind: 'agent.revoke.deny', org_id: caller.orgId, body: { ...actorOf(caller), target, reason } },
+    );
   return ctx.store.write(async () => {
     const now = nowIso(ctx);
     const byJti = await ctx.store.get<{ jti: string; agent_id: string; org_id: string }>(
@@ -527,13 +644,15 @@ export async function revoke(ctx: Context, caller: OrgCaller, target: string): P
       byJti ? byJti.agent_id : target,
     );
     if (!agent) {
-      throw new ServiceError(
+      throw refuse(
         'unknown_agent',
         `no agent or grant \`${target}\`: list agents with GET /api/v1/agents`,
+        'unknown_agent',
       );
     }
+    // The receipt names only what was asked: nothing of the other organization's agent.
     if (agent.org_id !== caller.orgId) {
-      throw new ServiceError('forbidden', `\`${target}\` belongs to another organization`);
+      throw refuse('forbidden', `\`${target}\` belongs to another organization`, 'other_organization');
     }
     const active = (
       await ctx.store.all<{ jti: string }>(
@@ -660,11 +779,42 @@ export async function listProofs(
  */
 export async function retrieve(ctx: Context, agent: AgentPrincipal, input: Partial<ReadInput>) {
   const tableName = input.table ?? agent.grant.table;
+  // A retrieval is a read attempt: refused, it leaves the same audit row a refused read does.
+  const asked = (columns: string[]) => ({
+    table: tableName,
+    columns,
+    where: input.where ?? {},
+    limit: input.limit ?? READ_LIMIT_DEFAULT,
+    purpose: input.purpose,
+  });
   const table = await getTable(ctx, agent.orgId, tableName);
-  if (!table)
-    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  if (!table) {
+    const columns = [...new Set(input.columns ?? [])];
+    const row = await auditRead(ctx, agent, asked(columns), 'deny', {
+      reason: 'unknown_table',
+      denied_columns: columns,
+      row_count: 0,
+    });
+    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`, {
+      audit: row,
+    });
+  }
   const plan = decide(table, agent.grant, { action: 'read', columns: input.columns, where: input.where });
-  if (plan.decision === 'deny') return { table: tableName, plan, rows: [], count: 0, audit: null };
+  if (plan.decision === 'deny') {
+    const row = await auditRead(
+      ctx,
+      agent,
+      asked([...plan.allowed.columns, ...plan.withheld.columns]),
+      'deny',
+      {
+        reason: 'plan_denied',
+        plan_reasons: plan.reasons,
+        denied_columns: plan.withheld.columns,
+        row_count: 0,
+      },
+    );
+    return { table: tableName, plan, rows: [], count: 0, audit: row };
+  }
   const result = await read(ctx, agent, {
     table: tableName,
     columns: plan.allowed.columns,

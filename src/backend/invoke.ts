@@ -1,6 +1,6 @@
 // Calling an operation: in this process over the local store, or on a remote `svc serve` through
 // the operation's route. Both answer the same results and throw the same ServiceError.
-import type { Context } from './context.ts';
+import { nowIso, type Context } from './context.ts';
 import { authenticate, type Principal } from './credentials.ts';
 import { ServiceError, errorFromBody, invalidInput } from './errors.ts';
 import { callerFor, takesCredential, type Operation } from './operation.ts';
@@ -33,8 +33,55 @@ export async function runAs<I, R>(
   principal: Principal | undefined,
   input: I,
 ): Promise<Awaited<R>> {
-  const caller = await callerFor(ctx, operation.caller, principal);
-  return await operation.run(ctx, caller as never, input);
+  try {
+    const caller = await callerFor(ctx, operation.caller, principal);
+    return await operation.run(ctx, caller as never, input);
+  } catch (error) {
+    throw await receipted(ctx, operation, principal, error);
+  }
+}
+
+/** Refusals that concern what was sent, not who sent it or what is stored: no record. */
+const INPUT_REFUSALS = new Set(['invalid_request', 'invalid_json', 'unauthorized']);
+
+/**
+ * Every refusal of an authenticated caller leaves a signed receipt. Most are receipted where they
+ * are decided, with what was asked; any other (a credential of the wrong kind or scope, another
+ * agent's handle) is receipted here, naming the caller, the operation and the reason, so that a new
+ * operation cannot refuse without a record.
+ */
+async function receipted(
+  ctx: Context,
+  operation: Operation,
+  principal: Principal | undefined,
+  error: unknown,
+): Promise<unknown> {
+  if (
+    !principal ||
+    !(error instanceof ServiceError) ||
+    error.status < 400 ||
+    error.status >= 500 ||
+    INPUT_REFUSALS.has(error.code) ||
+    // Recorded where it was decided: a receipt, or (for reads of table rows) an audit row.
+    'receipt_id' in error.details ||
+    'audit' in error.details
+  ) {
+    return error;
+  }
+  const receipt = await ctx.chains.append('service', {
+    kind: 'operation.refused',
+    org_id: principal.orgId,
+    signed_at: nowIso(ctx),
+    body: {
+      operation: operation.name,
+      reason: error.code,
+      org_id: principal.orgId,
+      ...(principal.kind === 'agent'
+        ? { agent_id: principal.agentId, handle: principal.handle, jti: principal.jti }
+        : { key_id: principal.keyId }),
+    },
+  });
+  return new ServiceError(error.code, error.message, { ...error.details, receipt_id: receipt.receipt_id });
 }
 
 /** Parses an input against the operation's schema; a bad input is invalid_request. */

@@ -1,8 +1,8 @@
 // Recovery: the client derives a key pair from its 12-word phrase and seals its vault backup to
 // it; the service keeps only the public key, opaque sealed copies and an event log.
-import { ServiceError } from './errors.ts';
 import { newId, nowIso, parseJson, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
+import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 import { keyId } from '../proofs/format.ts';
 
@@ -58,9 +58,31 @@ export async function storeRecoveryCopy(
   caller: OrgCaller,
   input: { ciphertext_b64: string; label?: string | undefined },
 ) {
+  return await receiptRefusals(ctx, () => insertCopy(ctx, caller, input));
+}
+
+async function insertCopy(
+  ctx: Context,
+  caller: OrgCaller,
+  input: { ciphertext_b64: string; label?: string | undefined },
+) {
   return ctx.store.write(async () => {
     if (!(await ctx.store.get('SELECT 1 AS x FROM recovery_keys WHERE org_id = ?', caller.orgId))) {
-      throw new ServiceError('conflict', 'set a recovery key first: POST /v1/recovery/pubkey');
+      // The refusal records the copy's size only: its sealed bytes stay out of the chain.
+      throw new Refusal(
+        'conflict',
+        'set a recovery key first: POST /v1/recovery/pubkey',
+        {},
+        {
+          kind: 'recovery.copy.deny',
+          org_id: caller.orgId,
+          body: {
+            ...actorOf(caller),
+            size_bytes: Buffer.byteLength(input.ciphertext_b64, 'base64'),
+            reason: 'no_recovery_key',
+          },
+        },
+      );
     }
     const copy = {
       id: newId('rcp'),

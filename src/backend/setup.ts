@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
+import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 
 export interface MachineFacts {
@@ -96,13 +97,28 @@ export interface Terms {
 
 /** Records acceptance of one version of the terms with a signed receipt; accepting twice is a no-op. */
 export async function acceptTerms(ctx: Context, caller: OrgCaller, terms: Terms) {
+  return await receiptRefusals(ctx, () => accept(ctx, caller, terms));
+}
+
+async function accept(ctx: Context, caller: OrgCaller, terms: Terms) {
   const digest = sha256Hex(terms.text);
   const current = currentTerms();
   if (terms.version !== current.version || digest !== current.sha256) {
-    throw new ServiceError(
+    throw new Refusal(
       'conflict',
       `these are not the terms in force (version ${current.version}): show them again and accept those`,
       { current_version: current.version },
+      {
+        kind: 'terms.accept.deny',
+        org_id: caller.orgId,
+        body: {
+          ...actorOf(caller),
+          terms_version: terms.version,
+          terms_sha256: digest,
+          current_version: current.version,
+          reason: 'not_current',
+        },
+      },
     );
   }
   return ctx.store.write(async () => {

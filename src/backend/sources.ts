@@ -1,11 +1,13 @@
 // Registered sources: external HTTP APIs called on the organization's behalf. The credential is
 // sealed at rest, injected into each request by the service, and masked in anything it returns.
-import { hkdfSync } from 'node:crypto';
-import { seal, unseal } from './sealing.ts';
-import { request } from 'undici';
+import type { KeyObject } from 'node:crypto';
+import { seal, unseal } from '../vault/seal.ts';
+import { deriveKey } from '../vault/derive.ts';
+import { VaultError } from '../vault/key-vault.ts';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
+import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 
 export const SOURCE_SCHEMES = ['bearer', 'header', 'basic'] as const;
 export type SourceScheme = (typeof SOURCE_SCHEMES)[number];
@@ -37,10 +39,9 @@ export interface SourceInput {
   credential: string;
 }
 
-function sourceKey(ctx: Context, orgId: string): Buffer {
-  return Buffer.from(
-    hkdfSync('sha256', ctx.vault.secret('data-columns'), orgId, 'svc-source-credential-v1', 32),
-  );
+/** The key that seals an organization's source credentials (same salt and info as ever: stored ones must open). */
+function sourceKey(ctx: Context, orgId: string): KeyObject {
+  return deriveKey(ctx.vault.secret('data-columns'), { purpose: 'svc-source-credential-v1', salt: orgId });
 }
 
 function sealCredential(ctx: Context, orgId: string, sourceId: string, credential: string): string {
@@ -48,11 +49,12 @@ function sealCredential(ctx: Context, orgId: string, sourceId: string, credentia
 }
 
 function openCredential(ctx: Context, orgId: string, row: SourceRow): string {
-  const credential = unseal(sourceKey(ctx, orgId), row.sealed_credential, Buffer.from(row.id));
-  if (credential === undefined) {
+  try {
+    return unseal(sourceKey(ctx, orgId), row.sealed_credential, Buffer.from(row.id));
+  } catch (error) {
+    if (!(error instanceof VaultError && error.code === 'sealed_corrupt')) throw error;
     throw new ServiceError('internal', `the credential of source ${row.name} failed its integrity check`);
   }
-  return credential;
 }
 
 const view = (row: SourceRow) => ({
@@ -66,6 +68,10 @@ const view = (row: SourceRow) => ({
 });
 
 export async function registerSource(ctx: Context, caller: OrgCaller, input: SourceInput) {
+  return await receiptRefusals(ctx, () => insertSource(ctx, caller, input));
+}
+
+async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput) {
   if (input.scheme === 'header' && !input.header_name) {
     throw new ServiceError(
       'invalid_request',
@@ -89,7 +95,23 @@ export async function registerSource(ctx: Context, caller: OrgCaller, input: Sou
         input.name,
       )
     ) {
-      throw new ServiceError('conflict', `a source named ${input.name} exists`);
+      // The refusal names the source asked for, never its credential.
+      throw new Refusal(
+        'conflict',
+        `a source named ${input.name} exists`,
+        {},
+        {
+          kind: 'source.register.deny',
+          org_id: caller.orgId,
+          body: {
+            ...actorOf(caller),
+            name: input.name,
+            base_url: base.href,
+            scheme: input.scheme,
+            reason: 'source_exists',
+          },
+        },
+      );
     }
     const id = newId('src');
     await ctx.store.run(
@@ -124,20 +146,18 @@ export interface CallInput {
   body?: unknown;
 }
 
-/** The target URL: `path` resolved under the source's base URL, never outside it. */
-function target(row: SourceRow, path: string, query: Record<string, string> | undefined): URL {
+/** The target URL: `path` resolved under the source's base URL; undefined when it leaves it. */
+function target(row: SourceRow, path: string, query: Record<string, string> | undefined): URL | undefined {
   const base = new URL(row.base_url);
   const url = new URL(path.replace(/^\/+/, ''), base);
-  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) {
-    throw new ServiceError('invalid_request', `path must stay under ${row.base_url}`, { field: 'path' });
-  }
+  if (url.origin !== base.origin || !url.pathname.startsWith(base.pathname)) return undefined;
   for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
   return url;
 }
 
 /** Calls the source with its credential injected; the answer never carries the credential. */
 export async function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
-  return await call(ctx, caller.orgId, { key_id: caller.keyId }, input);
+  return await receiptRefusals(ctx, () => call(ctx, caller.orgId, actorOf(caller), input));
 }
 
 /**
@@ -155,46 +175,82 @@ export async function useCapability(ctx: Context, agent: AgentPrincipal, input: 
       const prefix = c.path_prefix.replace(/\/+$/, '');
       return prefix === '' || relative === prefix || relative.startsWith(`${prefix}/`);
     });
-  return await call(
-    ctx,
-    agent.orgId,
-    { agent_id: agent.agentId, handle: agent.handle, jti: agent.jti },
-    input,
-    (relative) => {
-      if (!allowPath(relative)) {
-        throw new ServiceError(
-          'scope_violation',
-          `this grant does not allow ${input.method} ${relative} on ${input.source}`,
-          {
-            denied_capability: { source: input.source, method: input.method, path: relative },
-          },
-        );
-      }
-    },
-  );
+  return await receiptRefusals(ctx, () => call(ctx, agent.orgId, actorOf(agent), input, allowPath));
 }
 
+/**
+ * The call itself. `allowPath`, for an agent, says whether its grant allows the resolved path;
+ * every refusal is receipted (`api.call.deny`) with the caller, the source, method and path asked
+ * (never the query or body), and every call that went out is receipted (`api.call`).
+ */
 async function call(
   ctx: Context,
   orgId: string,
   actor: Record<string, string>,
   input: CallInput,
-  checkPath?: (relative: string) => void,
+  allowPath?: (relative: string) => boolean,
 ) {
   const caller = { orgId };
+  const refuse = (
+    code: 'scope_violation' | 'not_found' | 'invalid_request',
+    message: string,
+    details: Record<string, unknown>,
+    reason: string,
+    path: string,
+  ) =>
+    new Refusal(code, message, details, {
+      kind: 'api.call.deny',
+      org_id: orgId,
+      body: { ...actor, source: input.source, method: input.method, path, reason },
+    });
+  // What was asked, without a query or fragment the path may carry.
+  const asked = input.path.split(/[?#]/)[0]!;
   const row = await ctx.store.get<SourceRow>(
     'SELECT * FROM sources WHERE org_id = ? AND name = ?',
     caller.orgId,
     input.source,
   );
-  if (!row && checkPath) {
-    throw new ServiceError('scope_violation', `this grant does not allow calls to ${input.source}`, {
-      denied_capability: { source: input.source, method: input.method, path: input.path },
-    });
+  // To an agent an unregistered source is one its grant does not allow: which sources exist is not its business.
+  if (!row && allowPath) {
+    throw refuse(
+      'scope_violation',
+      `this grant does not allow calls to ${input.source}`,
+      { denied_capability: { source: input.source, method: input.method, path: input.path } },
+      'scope_violation',
+      asked,
+    );
   }
-  if (!row) throw new ServiceError('not_found', `no source ${input.source}: list them with svc_api_list`);
+  if (!row) {
+    throw refuse(
+      'not_found',
+      `no source ${input.source}: list them with svc_api_list`,
+      {},
+      'unknown_source',
+      asked,
+    );
+  }
   const url = target(row, input.path, input.query);
-  checkPath?.(decodeURIComponent(url.pathname.slice(new URL(row.base_url).pathname.length)));
+  if (!url) {
+    throw refuse(
+      'invalid_request',
+      `path must stay under ${row.base_url}`,
+      { field: 'path' },
+      'path_outside_source',
+      asked,
+    );
+  }
+  if (allowPath) {
+    const relative = decodeURIComponent(url.pathname.slice(new URL(row.base_url).pathname.length));
+    if (!allowPath(relative)) {
+      throw refuse(
+        'scope_violation',
+        `this grant does not allow ${input.method} ${relative} on ${input.source}`,
+        { denied_capability: { source: input.source, method: input.method, path: relative } },
+        'scope_violation',
+        url.pathname,
+      );
+    }
+  }
   const credential = openCredential(ctx, caller.orgId, row);
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
   if (row.scheme === 'bearer') headers.authorization = `Bearer ${credential}`;
@@ -209,6 +265,8 @@ async function call(
   }
   let response;
   try {
+    // undici loads with the first source call, not with every process that opens the core.
+    const { request } = await import('undici');
     response = await request(url, {
       method: input.method,
       headers,
@@ -217,9 +275,24 @@ async function call(
       bodyTimeout: CALL_TIMEOUT_MS,
     });
   } catch (error) {
+    // The request went out with the credential, so it is an access like any other: receipted.
+    const receipt = await ctx.chains.append('service', {
+      kind: 'api.call',
+      org_id: caller.orgId,
+      signed_at: nowIso(ctx),
+      body: {
+        org_id: caller.orgId,
+        ...actor,
+        source: row.name,
+        method: input.method,
+        path: url.pathname,
+        status: null,
+      },
+    });
     throw new ServiceError(
       'gone',
       `the source did not answer: ${mask((error as Error).message, credential)}`,
+      { receipt_id: receipt.receipt_id },
     );
   }
   const chunks: Buffer[] = [];

@@ -1,7 +1,9 @@
 // Registered tables: columns with a classification and a storage kind, rows whose sensitive
 // columns are sealed at rest with a per-column AES-256-GCM key. Denied columns are never opened.
-import { createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
-import { seal, unseal } from './sealing.ts';
+import type { KeyObject } from 'node:crypto';
+import { deriveKey } from '../vault/derive.ts';
+import { VaultError } from '../vault/key-vault.ts';
+import { seal, unseal } from '../vault/seal.ts';
 import { ServiceError } from './errors.ts';
 import { nowIso, type Context } from './context.ts';
 import type { WhereValue } from './credentials.ts';
@@ -76,19 +78,37 @@ export async function listTables(ctx: Context, orgId: string): Promise<TableInfo
   return found;
 }
 
+/**
+ * Receipts a refused request on the organization's tables, in a write of its own so it commits
+ * although the request then fails. (This module sits below governance.ts, whose `receiptRefusals`
+ * does the same for the others.) The operations hand these functions only the organization, so the
+ * receipt names no key.
+ */
+async function receiptRefusal(
+  ctx: Context,
+  orgId: string,
+  kind: string,
+  body: Record<string, unknown>,
+): Promise<string> {
+  const receipt = await ctx.chains.append('service', {
+    kind,
+    org_id: orgId,
+    signed_at: nowIso(ctx),
+    body: { org_id: orgId, ...body },
+  });
+  return receipt.receipt_id;
+}
+
 export async function registerTable(ctx: Context, orgId: string, table: TableInfo): Promise<TableInfo> {
   const names = table.columns.map((c) => c.name);
   if (new Set(names).size !== names.length) {
     throw new ServiceError('invalid_request', 'column names must be unique within a table');
   }
-  return ctx.store.write(async () => {
+  const registered = await ctx.store.write(async () => {
     if (
       await ctx.store.get('SELECT 1 AS x FROM data_tables WHERE org_id = ? AND name = ?', orgId, table.name)
     ) {
-      throw new ServiceError(
-        'table_exists',
-        `table \`${table.name}\` is already registered for this organization`,
-      );
+      return false;
     }
     await ctx.store.run(
       'INSERT INTO data_tables (org_id, name, created_at) VALUES (?, ?, ?)',
@@ -107,8 +127,22 @@ export async function registerTable(ctx: Context, orgId: string, table: TableInf
         column.storage,
       );
     }
-    return { name: table.name, columns: table.columns };
+    return true;
   });
+  if (!registered) {
+    // An attempt to redefine a table (its classifications, say) is refused and receipted.
+    const receipt_id = await receiptRefusal(ctx, orgId, 'table.register.deny', {
+      table: table.name,
+      columns: table.columns,
+      reason: 'table_exists',
+    });
+    throw new ServiceError(
+      'table_exists',
+      `table \`${table.name}\` is already registered for this organization`,
+      { receipt_id },
+    );
+  }
+  return { name: table.name, columns: table.columns };
 }
 
 /** Loads rows: every value is checked against the registered columns before anything is written. */
@@ -119,18 +153,36 @@ export async function loadRows(
   rows: Record<string, unknown>[],
 ): Promise<{ table: string; loaded: number; total_rows: number }> {
   const table = await getTable(ctx, orgId, tableName);
-  if (!table)
-    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`);
+  if (!table) {
+    const receipt_id = await receiptRefusal(ctx, orgId, 'table.load.deny', {
+      table: tableName,
+      row_count: rows.length,
+      column: null,
+      reason: 'unknown_table',
+    });
+    throw new ServiceError('unknown_table', `no table \`${tableName}\` is registered for this organization`, {
+      receipt_id,
+    });
+  }
   if (rows.length > MAX_ROWS_PER_LOAD) {
     throw new ServiceError('payload_too_large', `at most ${MAX_ROWS_PER_LOAD} rows per load; split the file`);
   }
   const known = new Set(table.columns.map((c) => c.name));
-  rows.forEach((row, index) => {
+  for (const [index, row] of rows.entries()) {
     for (const [key, value] of Object.entries(row)) {
+      // A column the table does not register is refused by the registry: receipted. A value of
+      // the wrong type is bad input whatever is registered: not receipted.
       if (!known.has(key)) {
+        const receipt_id = await receiptRefusal(ctx, orgId, 'table.load.deny', {
+          table: tableName,
+          row_count: rows.length,
+          column: key,
+          reason: 'unknown_column',
+        });
         throw new ServiceError(
           'invalid_request',
           `row ${index + 1}: column \`${key}\` is not registered on \`${tableName}\``,
+          { receipt_id },
         );
       }
       if (value !== null && !['string', 'number', 'boolean'].includes(typeof value)) {
@@ -140,7 +192,7 @@ export async function loadRows(
         );
       }
     }
-  });
+  }
   return ctx.store.write(async () => {
     let next =
       (await ctx.store.get<{ n: number }>(
@@ -250,32 +302,16 @@ export async function selectRows(
   });
 }
 
-const columnKeys = new WeakMap<Context, Map<string, KeyObject>>();
-
 /**
- * One key per (organization, table, column), derived from the vault's data key with HKDF-SHA256.
- * Held as a KeyObject: node:crypto takes it several times faster than raw key bytes per cipher.
+ * One key per (organization, table, column), derived from the vault's data key: salt the
+ * organization, info `svc-column-v1 NUL table NUL column`. derive.ts caches it for the process.
  */
 function columnKey(ctx: Context, orgId: string, table: string, column: string): KeyObject {
-  let keys = columnKeys.get(ctx);
-  if (!keys) columnKeys.set(ctx, (keys = new Map()));
-  const id = `${orgId}\u0000${table}\u0000${column}`;
-  let key = keys.get(id);
-  if (!key) {
-    key = createSecretKey(
-      new Uint8Array(
-        hkdfSync(
-          'sha256',
-          ctx.vault.secret('data-columns'),
-          orgId,
-          `svc-column-v1\u0000${table}\u0000${column}`,
-          32,
-        ),
-      ),
-    );
-    keys.set(id, key);
-  }
-  return key;
+  return deriveKey(ctx.vault.secret('data-columns'), {
+    purpose: 'svc-column-v1',
+    salt: orgId,
+    context: [table, column],
+  });
 }
 
 /** The cell's position is bound as additional data, so a sealed value cannot be moved to another row. */
@@ -310,10 +346,16 @@ function openCell(
   if (sealed === undefined) {
     throw new ServiceError('internal', `sealed value in ${table}.${column} is missing from row ${rowNo}`);
   }
-  const text = unseal(columnKey(ctx, orgId, table, column), sealed, cellAad(orgId, table, column, rowNo));
-  // Fail closed: a cell that does not open is an integrity failure, never a silent null.
-  if (text === undefined) {
-    throw new ServiceError('internal', `sealed value in ${table}.${column} failed its integrity check`);
+  const key = columnKey(ctx, orgId, table, column);
+  let text: string;
+  try {
+    text = unseal(key, sealed, cellAad(orgId, table, column, rowNo));
+  } catch (error) {
+    // Fail closed: a cell that does not open is an integrity failure, never a silent null.
+    if (error instanceof VaultError && error.code === 'sealed_corrupt') {
+      throw new ServiceError('internal', `sealed value in ${table}.${column} failed its integrity check`);
+    }
+    throw error;
   }
   return JSON.parse(text) as CellValue;
 }

@@ -1,6 +1,12 @@
 // The vault contract shared by every key store: the KeyVault interface, its error and the key-name rule.
 export class VaultError extends Error {
-  readonly code: 'invalid_name' | 'corrupt_key' | 'unavailable';
+  /**
+   * Closed, so callers can branch on it. `invalid_key`: a key or secret of the wrong kind or size was
+   * handed to sealing or derivation (a programming error). `sealed_corrupt`: a sealed value did not
+   * open (truncated, altered, not base64, or sealed under another key or for another place); GCM
+   * cannot tell these apart, and callers must not try.
+   */
+  readonly code: 'invalid_name' | 'corrupt_key' | 'unavailable' | 'invalid_key' | 'sealed_corrupt';
 
   constructor(code: VaultError['code'], message: string) {
     super(message);

@@ -206,6 +206,6 @@ export const denyConnect = defineOperation({
   summary: 'Deny linking a computer (needs no credential: anyone shown the code may refuse it)',
   caller: { kind: 'none' },
   input: UserCode,
-  output: z.object({ status: z.literal('denied') }),
+  output: z.object({ status: z.literal('denied'), receipt_id: z.string() }),
   run: (ctx, _caller, input) => connect.deny(ctx, input.user_code),
 });

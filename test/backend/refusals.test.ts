@@ -1,0 +1,1372 @@
+// Every refusal leaves a signed record, walked from the registry: each operation either names the
+// ways it refuses an authenticated caller, each shown to append one verifiable receipt (or, for a
+// read of table rows, one audit row), or says in words why it has none. An operation added to the
+// registry without an entry here fails the first test.
+//
+// Outside this table: bad input (400 before anything is looked up) and bearers that prove nothing
+// (401) leave no record by design (see the last tests and docs/PROOFS.md). The caller check that
+// runs before an operation (credential kind, organization, scope, and the agent's own handle) is
+// receipted by the invoker itself (`operation.refused`): the last describe walks it.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
+import { ServiceError, type ServiceErrorCode } from '../../src/backend/errors.ts';
+import type { GrantInput } from '../../src/backend/governance.ts';
+import { generateFabricKeyPair } from '../../src/sdk/fabric.ts';
+import { harness, type Harness } from '../helpers.ts';
+import { SAMPLES } from '../operation-samples.ts';
+
+type Chain = 'service' | 'audit';
+
+interface Scenario {
+  /** What is refused, in words. */
+  name: string;
+  /** Where the record goes: the service chain, or the audit chain for reads of table rows. */
+  chain: Chain;
+  kind: string;
+  /** The error the refusal answers; absent when the operation answers its deny instead of throwing. */
+  code?: ServiceErrorCode;
+  /**
+   * Sets up what the refusal needs; answers the refused call (not yet made, through
+   * `service.invoke`) and the fields its record must hold: the caller, what was asked, the reason.
+   */
+  arrange(h: Harness): Promise<{ call: () => Promise<unknown>; record: Record<string, unknown> }>;
+}
+
+type Entry = { refusals: Scenario[] } | { none: string };
+
+/** A credential never appears in a record, nor does a source's secret. */
+const SOURCE_SECRET = 'source-secret-never-receipted';
+const bearer = (secret: string) => `Bearer ${secret}`;
+
+async function newOrg(h: Harness, name = 'Acme') {
+  const org = await h.service.invoke(ops.createOrg, undefined, { name });
+  return { ...org, bearer: bearer(org.api_key) };
+}
+
+type Org = Awaited<ReturnType<typeof newOrg>>;
+
+async function newAgent(h: Harness, org: Org, grant: Partial<GrantInput> = {}) {
+  const created = await h.service.invoke(ops.createGrant, org.bearer, {
+    agent: 'Support Bot',
+    columns: ['id', 'region'],
+    ...grant,
+  });
+  return { ...created, bearer: bearer(created.grant_token) };
+}
+
+type Agent = Awaited<ReturnType<typeof newAgent>>;
+
+async function enroll(h: Harness, agent: Agent, publicKeyHex?: string) {
+  const key = publicKeyHex ?? (await generateFabricKeyPair()).publicKeyHex;
+  return (
+    await h.service.invoke(ops.enrollFabric, agent.bearer, { handle: agent.handle, ecdh_pubkey_hex: key })
+  ).kid;
+}
+
+const agentNamed = (agent: Agent) => ({ agent_id: agent.agent_id, handle: agent.handle, jti: agent.jti });
+const keyNamed = (org: Org) => ({ org_id: org.org_id, key_id: org.key_id });
+
+const envelope = { ciphertext_b64: 'AAAA', wrapped_key_b64: 'AAAA', payload_iv_b64: 'AAAA' };
+
+/** Two enrolled agents of one organization, the sender's organization granting the recipient. */
+async function exchange(h: Harness) {
+  const org = await newOrg(h);
+  const sender = await newAgent(h, org, { agent: 'Sender' });
+  const recipient = await newAgent(h, org, { agent: 'Recipient' });
+  await enroll(h, sender);
+  const kid = await enroll(h, recipient);
+  await h.service.invoke(ops.createFabricGrant, org.bearer, { subject_kid: kid });
+  return { org, sender, recipient, kid };
+}
+
+async function capsule(h: Harness, org: Org, revoked = false) {
+  const created = await h.service.invoke(ops.createCapsule, org.bearer, { name: 'Deal room' });
+  if (revoked) await h.service.invoke(ops.revokeCapsule, org.bearer, { id: created.id });
+  return created.id;
+}
+
+async function source(h: Harness, org: Org) {
+  await h.service.invoke(ops.registerSource, org.bearer, {
+    name: 'crm',
+    base_url: 'http://127.0.0.1:9/api/',
+    scheme: 'bearer',
+    credential: SOURCE_SECRET,
+  });
+}
+
+const machine = { machine_id: 'a'.repeat(32), hostname: 'laptop', platform: 'linux', arch: 'x64' };
+const CONNECT_CODE_LIFETIME_MS = 10 * 60 * 1000;
+
+const NO_CALLER = 'takes no credential: there is no caller to name, and anyone could grow the chain';
+const LOCAL =
+  'runs in process only, for the owner of the data dir, who holds the store itself; it takes no credential';
+
+const TABLE: Record<string, Entry> = {
+  createGrant: {
+    refusals: [
+      {
+        name: 'a table the organization has not registered',
+        chain: 'service',
+        kind: 'agent.grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.createGrant, org.bearer, { agent: 'x', columns: ['id'], table: 'ghosts' }),
+            record: { ...keyNamed(org), table: 'ghosts', columns: ['id'], reason: 'unknown_table' },
+          };
+        },
+      },
+      {
+        name: 'a column the table does not register',
+        chain: 'service',
+        kind: 'agent.grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.createGrant, org.bearer, { agent: 'x', columns: ['id', 'ssn'] }),
+            record: { ...keyNamed(org), reason: 'unknown_columns', denied: ['ssn'] },
+          };
+        },
+      },
+      {
+        name: 'a column outside the granted classifications',
+        chain: 'service',
+        kind: 'agent.grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.createGrant, org.bearer, {
+                agent: 'x',
+                columns: ['id', 'email'],
+                classifications: ['public'],
+              }),
+            record: { ...keyNamed(org), reason: 'columns_outside_classifications', denied: ['email'] },
+          };
+        },
+      },
+      {
+        name: 'a filter on a sealed column',
+        chain: 'service',
+        kind: 'agent.grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.createGrant, org.bearer, {
+                agent: 'x',
+                columns: ['id'],
+                where: { email: 'x' },
+              }),
+            record: { ...keyNamed(org), reason: 'invalid_where', denied: ['email'] },
+          };
+        },
+      },
+      {
+        name: 'a capability on a source the organization has not registered',
+        chain: 'service',
+        kind: 'agent.grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.createGrant, org.bearer, {
+                agent: 'x',
+                columns: ['id'],
+                capabilities: [{ source: 'crm' }],
+              }),
+            record: { ...keyNamed(org), reason: 'unknown_sources', sources: ['crm'], denied: ['crm'] },
+          };
+        },
+      },
+    ],
+  },
+  listAgents: { none: "it lists the caller's own organization's agents; nothing it looks up can refuse" },
+  revokeAgent: {
+    refusals: [
+      {
+        name: 'an agent or grant that does not exist',
+        chain: 'service',
+        kind: 'agent.revoke.deny',
+        code: 'unknown_agent',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.revokeAgent, org.bearer, { target: 'nobody' }),
+            record: { ...keyNamed(org), target: 'nobody', reason: 'unknown_agent' },
+          };
+        },
+      },
+      {
+        name: "another organization's agent",
+        chain: 'service',
+        kind: 'agent.revoke.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const theirs = await newAgent(h, await newOrg(h, 'Other'));
+          return {
+            call: () => h.service.invoke(ops.revokeAgent, org.bearer, { target: theirs.handle }),
+            record: { ...keyNamed(org), target: theirs.handle, reason: 'other_organization' },
+          };
+        },
+      },
+    ],
+  },
+  computeDecision: {
+    // A plan's `deny` is an answer, not a refusal: a plan releases nothing whatever it decides,
+    // and `?receipt=true` signs it. A plan that cannot be made is refused and always receipted.
+    refusals: [
+      {
+        name: 'a plan on a table the organization has not registered',
+        chain: 'service',
+        kind: 'access.compute.deny',
+        code: 'unknown_table',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.computeDecision, agent.bearer, { table: 'ghosts', columns: ['id'] }),
+            record: { org_id: org.org_id, ...agentNamed(agent), table: 'ghosts', reason: 'unknown_table' },
+          };
+        },
+      },
+    ],
+  },
+  readRows: {
+    refusals: [
+      {
+        name: 'a read of a table the organization has not registered',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'unknown_table',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () => h.service.invoke(ops.readRows, agent.bearer, { table: 'ghosts', columns: ['id'] }),
+            record: { org_id: org.org_id, ...agentNamed(agent), outcome: 'deny', reason: 'unknown_table' },
+          };
+        },
+      },
+      {
+        name: 'a read of a column outside the grant',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'scope_violation',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.readRows, agent.bearer, {
+                table: 'agent_demo_records',
+                columns: ['id', 'email'],
+              }),
+            record: { ...agentNamed(agent), reason: 'scope_violation', denied_columns: ['email'] },
+          };
+        },
+      },
+      {
+        name: 'a filter on a sealed column',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org, { columns: ['id', 'email'] });
+          return {
+            call: () =>
+              h.service.invoke(ops.readRows, agent.bearer, {
+                table: 'agent_demo_records',
+                columns: ['id'],
+                where: { email: 'x' },
+              }),
+            record: { ...agentNamed(agent), reason: 'invalid_where' },
+          };
+        },
+      },
+    ],
+  },
+  retrieve: {
+    refusals: [
+      {
+        name: 'a retrieval whose plan allows no column',
+        chain: 'audit',
+        kind: 'audit.read',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () => h.service.invoke(ops.retrieve, agent.bearer, { columns: ['email'] }),
+            record: {
+              ...agentNamed(agent),
+              outcome: 'deny',
+              reason: 'plan_denied',
+              plan_reasons: ['not_granted:email'],
+              denied_columns: ['email'],
+            },
+          };
+        },
+      },
+      {
+        name: 'a retrieval from a table the organization has not registered',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'unknown_table',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () => h.service.invoke(ops.retrieve, agent.bearer, { table: 'ghosts' }),
+            record: { ...agentNamed(agent), table: 'ghosts', reason: 'unknown_table' },
+          };
+        },
+      },
+    ],
+  },
+  getPolicyBoard: { none: "it shows the caller's own organization's agents and grants" },
+  listProofs: { none: "it lists the caller's own organization's receipts" },
+  whoami: { none: 'it describes the credential it was called with, and nothing else' },
+  listTables: { none: "it lists the caller's own organization's tables" },
+  registerTable: {
+    refusals: [
+      {
+        name: 'a table name already registered',
+        chain: 'service',
+        kind: 'table.register.deny',
+        code: 'table_exists',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const columns = [{ name: 'id', classification: 'public', storage: 'plaintext' as const }];
+          return {
+            call: () =>
+              h.service.invoke(ops.registerTable, org.bearer, { name: 'agent_demo_records', columns }),
+            record: { org_id: org.org_id, table: 'agent_demo_records', columns, reason: 'table_exists' },
+          };
+        },
+      },
+    ],
+  },
+  loadRows: {
+    refusals: [
+      {
+        name: 'rows for a table the organization has not registered',
+        chain: 'service',
+        kind: 'table.load.deny',
+        code: 'unknown_table',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.loadRows, org.bearer, { name: 'ghosts', rows: [{ id: 1 }] }),
+            record: { org_id: org.org_id, table: 'ghosts', row_count: 1, reason: 'unknown_table' },
+          };
+        },
+      },
+      {
+        name: 'a row with a column the table does not register',
+        chain: 'service',
+        kind: 'table.load.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.loadRows, org.bearer, {
+                name: 'agent_demo_records',
+                rows: [{ id: 1, ssn: 'x' }],
+              }),
+            record: { org_id: org.org_id, column: 'ssn', reason: 'unknown_column' },
+          };
+        },
+      },
+    ],
+  },
+  enrollFabric: {
+    refusals: [
+      {
+        name: 'an agent already enrolled',
+        chain: 'service',
+        kind: 'fabric.enroll.deny',
+        code: 'already_enrolled',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          await enroll(h, agent);
+          const again = (await generateFabricKeyPair()).publicKeyHex;
+          return {
+            call: () =>
+              h.service.invoke(ops.enrollFabric, agent.bearer, {
+                handle: agent.handle,
+                ecdh_pubkey_hex: again,
+              }),
+            record: { ...agentNamed(agent), reason: 'already_enrolled' },
+          };
+        },
+      },
+      {
+        name: 'an address another agent holds',
+        chain: 'service',
+        kind: 'fabric.enroll.deny',
+        code: 'kid_collision',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const first = await newAgent(h, org, { agent: 'First' });
+          const second = await newAgent(h, org, { agent: 'Second' });
+          const key = (await generateFabricKeyPair()).publicKeyHex;
+          const kid = await enroll(h, first, key);
+          return {
+            call: () =>
+              h.service.invoke(ops.enrollFabric, second.bearer, {
+                handle: second.handle,
+                ecdh_pubkey_hex: key,
+              }),
+            record: { ...agentNamed(second), kid, reason: 'kid_collision' },
+          };
+        },
+      },
+    ],
+  },
+  listFabricGrants: { none: "it lists grants the caller's own organization issued or its agents receive" },
+  createFabricGrant: {
+    refusals: [
+      {
+        name: 'a second active grant for one address',
+        chain: 'service',
+        kind: 'fabric.grant.deny',
+        code: 'grant_exists',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await h.service.invoke(ops.createFabricGrant, org.bearer, { subject_kid: 'cccccccccccccccc' });
+          return {
+            call: () =>
+              h.service.invoke(ops.createFabricGrant, org.bearer, { subject_kid: 'cccccccccccccccc' }),
+            record: { ...keyNamed(org), subject_kid: 'cccccccccccccccc', reason: 'grant_exists' },
+          };
+        },
+      },
+      {
+        name: "a sender that is not one of the organization's enrolled agents",
+        chain: 'service',
+        kind: 'fabric.grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.createFabricGrant, org.bearer, {
+                subject_kid: 'cccccccccccccccc',
+                allowed_sender_kids: ['dddddddddddddddd'],
+              }),
+            record: {
+              ...keyNamed(org),
+              allowed_sender_kids: ['dddddddddddddddd'],
+              reason: 'unknown_sender_kids',
+            },
+          };
+        },
+      },
+    ],
+  },
+  revokeFabricGrant: {
+    refusals: [
+      {
+        name: 'a grant that does not exist',
+        chain: 'service',
+        kind: 'fabric.revoke.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.revokeFabricGrant, org.bearer, { grant_id: 'fg_nope' }),
+            record: { ...keyNamed(org), grant_id: 'fg_nope', reason: 'not_found' },
+          };
+        },
+      },
+      {
+        name: "another organization's grant",
+        chain: 'service',
+        kind: 'fabric.revoke.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const other = await newOrg(h, 'Other');
+          const theirs = await h.service.invoke(ops.createFabricGrant, other.bearer, {
+            subject_kid: 'cccccccccccccccc',
+          });
+          return {
+            call: () => h.service.invoke(ops.revokeFabricGrant, org.bearer, { grant_id: theirs.grant_id }),
+            record: { ...keyNamed(org), grant_id: theirs.grant_id, reason: 'other_organization' },
+          };
+        },
+      },
+    ],
+  },
+  sendEnvelope: {
+    refusals: [
+      {
+        name: 'a send before enrolling',
+        chain: 'service',
+        kind: 'fabric.send.deny',
+        code: 'not_enrolled',
+        arrange: async (h) => {
+          const agent = await newAgent(h, await newOrg(h));
+          return {
+            call: () =>
+              h.service.invoke(ops.sendEnvelope, agent.bearer, {
+                handle: agent.handle,
+                recipient_kid: 'cccccccccccccccc',
+                ...envelope,
+              }),
+            record: { ...agentNamed(agent), recipient_kid: 'cccccccccccccccc', reason: 'not_enrolled' },
+          };
+        },
+      },
+    ],
+  },
+  listInbox: {
+    refusals: [
+      {
+        name: 'an inbox before enrolling',
+        chain: 'service',
+        kind: 'fabric.inbox.deny',
+        code: 'not_enrolled',
+        arrange: async (h) => {
+          const agent = await newAgent(h, await newOrg(h));
+          return {
+            call: () => h.service.invoke(ops.listInbox, agent.bearer, { handle: agent.handle }),
+            record: { ...agentNamed(agent), reason: 'not_enrolled' },
+          };
+        },
+      },
+    ],
+  },
+  fetchEnvelope: {
+    refusals: [
+      {
+        name: 'the gate: an envelope addressed to another agent',
+        chain: 'service',
+        kind: 'fabric.fetch',
+        code: 'fabric_denied',
+        arrange: async (h) => {
+          const { org, sender, kid } = await exchange(h);
+          const other = await newAgent(h, org, { agent: 'Bystander' });
+          await enroll(h, other);
+          const sent = await h.service.invoke(ops.sendEnvelope, sender.bearer, {
+            handle: sender.handle,
+            recipient_kid: kid,
+            ...envelope,
+          });
+          return {
+            call: () =>
+              h.service.invoke(ops.fetchEnvelope, other.bearer, { handle: other.handle, blob_id: sent.id }),
+            record: {
+              agent_id: other.agent_id,
+              envelope_id: sent.id,
+              outcome: 'deny',
+              reasons: ['not_addressed_to_agent'],
+            },
+          };
+        },
+      },
+      {
+        name: 'an envelope that does not exist',
+        chain: 'service',
+        kind: 'fabric.fetch',
+        code: 'not_found',
+        arrange: async (h) => {
+          const { recipient } = await exchange(h);
+          const blob = '00000000-0000-4000-8000-000000000000';
+          return {
+            call: () =>
+              h.service.invoke(ops.fetchEnvelope, recipient.bearer, {
+                handle: recipient.handle,
+                blob_id: blob,
+              }),
+            record: {
+              agent_id: recipient.agent_id,
+              envelope_id: blob,
+              outcome: 'deny',
+              reasons: ['envelope_not_found'],
+            },
+          };
+        },
+      },
+      {
+        name: 'an expired envelope',
+        chain: 'service',
+        kind: 'fabric.fetch',
+        code: 'gone',
+        arrange: async (h) => {
+          const { sender, recipient, kid } = await exchange(h);
+          const sent = await h.service.invoke(ops.sendEnvelope, sender.bearer, {
+            handle: sender.handle,
+            recipient_kid: kid,
+            ttl_hours: 1,
+            ...envelope,
+          });
+          h.clock.advance(2 * 3_600_000);
+          return {
+            call: () =>
+              h.service.invoke(ops.fetchEnvelope, recipient.bearer, {
+                handle: recipient.handle,
+                blob_id: sent.id,
+              }),
+            record: {
+              agent_id: recipient.agent_id,
+              envelope_id: sent.id,
+              recipient_kid: kid,
+              outcome: 'deny',
+              reasons: ['envelope_expired'],
+            },
+          };
+        },
+      },
+      {
+        name: 'an envelope fetched as often as it may be',
+        chain: 'service',
+        kind: 'fabric.fetch',
+        code: 'gone',
+        arrange: async (h) => {
+          const { sender, recipient, kid } = await exchange(h);
+          const sent = await h.service.invoke(ops.sendEnvelope, sender.bearer, {
+            handle: sender.handle,
+            recipient_kid: kid,
+            ...envelope,
+          });
+          const fetch = () =>
+            h.service.invoke(ops.fetchEnvelope, recipient.bearer, {
+              handle: recipient.handle,
+              blob_id: sent.id,
+            });
+          await fetch();
+          return {
+            call: fetch,
+            record: {
+              agent_id: recipient.agent_id,
+              envelope_id: sent.id,
+              reasons: ['envelope_fully_fetched'],
+            },
+          };
+        },
+      },
+    ],
+  },
+  computeDocuments: {
+    none: 'every documents compute is receipted (documents.compute), its deny included: nothing is refused with an error',
+  },
+  createCapsule: { none: "it creates a capsule in the caller's own organization" },
+  listCapsules: { none: "it lists the caller's own organization's capsules" },
+  getCapsule: {
+    refusals: [
+      {
+        name: 'a capsule that does not exist',
+        chain: 'service',
+        kind: 'capsule.read.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.getCapsule, org.bearer, { id: 'cap_nope' }),
+            record: { ...keyNamed(org), capsule_id: 'cap_nope', reason: 'not_found' },
+          };
+        },
+      },
+      {
+        name: "another organization's capsule",
+        chain: 'service',
+        kind: 'capsule.read.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const theirs = await capsule(h, await newOrg(h, 'Other'));
+          return {
+            call: () => h.service.invoke(ops.getCapsule, org.bearer, { id: theirs }),
+            record: { ...keyNamed(org), capsule_id: theirs, reason: 'other_organization' },
+          };
+        },
+      },
+    ],
+  },
+  addCapsuleDocument: {
+    refusals: [
+      {
+        name: 'a document for a revoked capsule',
+        chain: 'service',
+        kind: 'capsule.document.deny',
+        code: 'capsule_revoked',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const id = await capsule(h, org, true);
+          return {
+            call: () =>
+              h.service.invoke(ops.addCapsuleDocument, org.bearer, {
+                id,
+                title: 'Terms',
+                text: 'secret terms',
+              }),
+            record: { ...keyNamed(org), capsule_id: id, size_bytes: 12, reason: 'capsule_revoked' },
+          };
+        },
+      },
+      {
+        name: "a document for another organization's capsule",
+        chain: 'service',
+        kind: 'capsule.document.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const theirs = await capsule(h, await newOrg(h, 'Other'));
+          return {
+            call: () =>
+              h.service.invoke(ops.addCapsuleDocument, org.bearer, { id: theirs, title: 't', text: 'x' }),
+            record: { ...keyNamed(org), capsule_id: theirs, reason: 'other_organization' },
+          };
+        },
+      },
+    ],
+  },
+  addCapsuleMember: {
+    refusals: [
+      {
+        name: 'a person already a member',
+        chain: 'service',
+        kind: 'capsule.member.deny',
+        code: 'conflict',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const id = await capsule(h, org);
+          const member = { id, email: 'ada@example.test', role: 'viewer' as const };
+          await h.service.invoke(ops.addCapsuleMember, org.bearer, member);
+          return {
+            call: () => h.service.invoke(ops.addCapsuleMember, org.bearer, member),
+            record: { ...keyNamed(org), capsule_id: id, role: 'viewer', reason: 'already_member' },
+          };
+        },
+      },
+      {
+        name: 'a member for a capsule that does not exist',
+        chain: 'service',
+        kind: 'capsule.member.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.addCapsuleMember, org.bearer, {
+                id: 'cap_nope',
+                email: 'ada@example.test',
+                role: 'viewer',
+              }),
+            record: { ...keyNamed(org), capsule_id: 'cap_nope', reason: 'not_found' },
+          };
+        },
+      },
+    ],
+  },
+  addCapsuleAiGrant: {
+    refusals: [
+      {
+        name: "an agent the organization does not have (another organization's included)",
+        chain: 'service',
+        kind: 'capsule.ai_grant.deny',
+        code: 'unknown_agent',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const id = await capsule(h, org);
+          const theirs = await newAgent(h, await newOrg(h, 'Other'), { agent: 'Foreign Bot' });
+          return {
+            call: () => h.service.invoke(ops.addCapsuleAiGrant, org.bearer, { id, agent: theirs.handle }),
+            record: { ...keyNamed(org), capsule_id: id, agent: theirs.handle, reason: 'unknown_agent' },
+          };
+        },
+      },
+      {
+        name: 'a revoked agent',
+        chain: 'service',
+        kind: 'capsule.ai_grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const id = await capsule(h, org);
+          const agent = await newAgent(h, org);
+          await h.service.invoke(ops.revokeAgent, org.bearer, { target: agent.handle });
+          return {
+            call: () => h.service.invoke(ops.addCapsuleAiGrant, org.bearer, { id, agent: agent.handle }),
+            record: { ...keyNamed(org), capsule_id: id, agent: agent.handle, reason: 'agent_revoked' },
+          };
+        },
+      },
+      {
+        name: 'documents that are not in the capsule',
+        chain: 'service',
+        kind: 'capsule.ai_grant.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const id = await capsule(h, org);
+          const agent = await newAgent(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.addCapsuleAiGrant, org.bearer, {
+                id,
+                agent: agent.handle,
+                documents: ['doc_nope'],
+              }),
+            record: {
+              ...keyNamed(org),
+              capsule_id: id,
+              documents: ['doc_nope'],
+              reason: 'unknown_documents',
+            },
+          };
+        },
+      },
+    ],
+  },
+  revokeCapsule: {
+    refusals: [
+      {
+        name: "another organization's capsule",
+        chain: 'service',
+        kind: 'capsule.revoke.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const theirs = await capsule(h, await newOrg(h, 'Other'));
+          return {
+            call: () => h.service.invoke(ops.revokeCapsule, org.bearer, { id: theirs }),
+            record: { ...keyNamed(org), capsule_id: theirs, reason: 'other_organization' },
+          };
+        },
+      },
+      {
+        name: 'a capsule that does not exist',
+        chain: 'service',
+        kind: 'capsule.revoke.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.revokeCapsule, org.bearer, { id: 'cap_nope' }),
+            record: { ...keyNamed(org), capsule_id: 'cap_nope', reason: 'not_found' },
+          };
+        },
+      },
+    ],
+  },
+  setRecoveryKey: { none: "it sets or replaces the caller's own organization's recovery key" },
+  storeRecoveryCopy: {
+    refusals: [
+      {
+        name: 'a copy before a recovery key is set',
+        chain: 'service',
+        kind: 'recovery.copy.deny',
+        code: 'conflict',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.storeRecoveryCopy, org.bearer, { ciphertext_b64: 'AAAA' }),
+            record: { ...keyNamed(org), size_bytes: 3, reason: 'no_recovery_key' },
+          };
+        },
+      },
+    ],
+  },
+  recordRecoveryEvent: { none: "it appends an event to the caller's own organization's recovery log" },
+  getRecoveryState: { none: "it reports the caller's own organization's recovery state" },
+  getOverview: { none: "it reports the caller's own organization's meter and holdings" },
+  getInvoice: { none: "it reports the caller's own organization's meter for a period" },
+  registerSource: {
+    refusals: [
+      {
+        name: 'a source name already registered',
+        chain: 'service',
+        kind: 'source.register.deny',
+        code: 'conflict',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.registerSource, org.bearer, {
+                name: 'crm',
+                base_url: 'http://127.0.0.1:9/other/',
+                scheme: 'bearer',
+                credential: SOURCE_SECRET,
+              }),
+            record: {
+              ...keyNamed(org),
+              name: 'crm',
+              base_url: 'http://127.0.0.1:9/other/',
+              reason: 'source_exists',
+            },
+          };
+        },
+      },
+    ],
+  },
+  listSources: { none: "it lists the caller's own organization's sources, credentials masked" },
+  callSource: {
+    refusals: [
+      {
+        name: 'a source the organization has not registered',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.callSource, org.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts',
+              }),
+            record: {
+              ...keyNamed(org),
+              source: 'crm',
+              method: 'GET',
+              path: 'contacts',
+              reason: 'unknown_source',
+            },
+          };
+        },
+      },
+      {
+        name: "a path that leaves the source's base URL",
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.callSource, org.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: '../admin',
+              }),
+            record: { ...keyNamed(org), source: 'crm', path: '../admin', reason: 'path_outside_source' },
+          };
+        },
+      },
+    ],
+  },
+  useCapability: {
+    refusals: [
+      {
+        name: 'a source outside the grant',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'scope_violation',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          const agent = await newAgent(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts?q=x',
+              }),
+            record: { ...agentNamed(agent), source: 'crm', path: '/api/contacts', reason: 'scope_violation' },
+          };
+        },
+      },
+      {
+        name: 'a source the organization has not registered',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'scope_violation',
+        arrange: async (h) => {
+          const agent = await newAgent(h, await newOrg(h));
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'billing',
+                method: 'GET',
+                path: 'x?token=y',
+              }),
+            record: { ...agentNamed(agent), source: 'billing', path: 'x', reason: 'scope_violation' },
+          };
+        },
+      },
+      {
+        name: 'a method the grant does not allow',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'scope_violation',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          const agent = await newAgent(h, org, { capabilities: [{ source: 'crm', methods: ['GET'] }] });
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'crm',
+                method: 'DELETE',
+                path: 'contacts/7',
+              }),
+            record: {
+              ...agentNamed(agent),
+              method: 'DELETE',
+              path: '/api/contacts/7',
+              reason: 'scope_violation',
+            },
+          };
+        },
+      },
+      {
+        name: "a path that leaves the source's base URL",
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          const agent = await newAgent(h, org, { capabilities: [{ source: 'crm' }] });
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: '../admin',
+              }),
+            record: { ...agentNamed(agent), path: '../admin', reason: 'path_outside_source' },
+          };
+        },
+      },
+    ],
+  },
+  registerNode: { none: "it registers or refreshes a machine of the caller's own organization" },
+  acceptTerms: {
+    refusals: [
+      {
+        name: 'terms that are not the ones in force',
+        chain: 'service',
+        kind: 'terms.accept.deny',
+        code: 'conflict',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.acceptTerms, org.bearer, { version: '1999-01-01', text: 'old terms' }),
+            record: { ...keyNamed(org), terms_version: '1999-01-01', reason: 'not_current' },
+          };
+        },
+      },
+    ],
+  },
+  getTerms: { none: 'it shows the terms in force and whether the caller’s organization accepted them' },
+  getTermsAcceptance: { none: "it answers whether the caller's own organization accepted a version" },
+  startConnect: { none: NO_CALLER },
+  pollConnect: { none: `${NO_CALLER} (the device code is its only proof)` },
+  describeConnect: { none: NO_CALLER },
+  approveConnect: {
+    refusals: [
+      {
+        name: 'an expired code',
+        chain: 'service',
+        kind: 'node.connect.deny',
+        code: 'gone',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const started = await h.service.invoke(ops.startConnect, undefined, machine);
+          h.clock.advance(CONNECT_CODE_LIFETIME_MS + 1);
+          return {
+            call: () => h.service.invoke(ops.approveConnect, org.bearer, { user_code: started.user_code }),
+            record: { ...keyNamed(org), hostname: 'laptop', reason: 'expired' },
+          };
+        },
+      },
+      {
+        name: 'a code already denied',
+        chain: 'service',
+        kind: 'node.connect.deny',
+        code: 'conflict',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const started = await h.service.invoke(ops.startConnect, undefined, machine);
+          await h.service.invoke(ops.denyConnect, undefined, { user_code: started.user_code });
+          return {
+            call: () => h.service.invoke(ops.approveConnect, org.bearer, { user_code: started.user_code }),
+            record: { ...keyNamed(org), reason: 'already_denied' },
+          };
+        },
+      },
+      {
+        name: 'a code that does not exist',
+        chain: 'service',
+        kind: 'node.connect.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.approveConnect, org.bearer, { user_code: 'BCDF-GHJK' }),
+            record: { ...keyNamed(org), request_id: null, reason: 'unknown_code' },
+          };
+        },
+      },
+    ],
+  },
+  denyConnect: {
+    // Denying takes no credential: the record names the request, and `key_id` is null.
+    refusals: [
+      {
+        name: 'a person denies linking a computer',
+        chain: 'service',
+        kind: 'node.connect.deny',
+        arrange: async (h) => {
+          const started = await h.service.invoke(ops.startConnect, undefined, machine);
+          return {
+            call: () => h.service.invoke(ops.denyConnect, undefined, { user_code: started.user_code }),
+            record: { org_id: null, key_id: null, hostname: 'laptop', reason: 'denied' },
+          };
+        },
+      },
+      {
+        name: 'an expired code, the first time it is refused',
+        chain: 'service',
+        kind: 'node.connect.deny',
+        code: 'gone',
+        arrange: async (h) => {
+          const started = await h.service.invoke(ops.startConnect, undefined, machine);
+          h.clock.advance(CONNECT_CODE_LIFETIME_MS + 1);
+          return {
+            call: () => h.service.invoke(ops.denyConnect, undefined, { user_code: started.user_code }),
+            record: { org_id: null, key_id: null, reason: 'expired' },
+          };
+        },
+      },
+    ],
+  },
+  verifyProof: { none: NO_CALLER },
+  getProof: { none: NO_CALLER },
+  getPublishedKeys: { none: NO_CALLER },
+  createOrg: { none: LOCAL },
+  createApiKey: { none: LOCAL },
+  revokeApiKey: { none: LOCAL },
+};
+
+let h: Harness;
+beforeEach(() => {
+  h = harness();
+});
+afterEach(() => h.close());
+
+const lengths = async () => ({
+  service: await h.service.ctx.chains.length('service'),
+  audit: await h.service.ctx.chains.length('audit'),
+});
+
+/** The record's id: an error's `receipt_id` (or the read path's `audit`), or the answer's. */
+function recordId(found: unknown): string | undefined {
+  const from = found as { receipt_id?: unknown; audit?: { id?: unknown } | null };
+  const id = from.receipt_id ?? from.audit?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+it('every operation in the registry has an entry, and every entry an operation', () => {
+  const names = OPERATIONS.map((op) => op.name);
+  expect(names.filter((name) => !(name in TABLE))).toEqual([]);
+  expect(Object.keys(TABLE).filter((name) => !names.includes(name))).toEqual([]);
+  for (const [name, entry] of Object.entries(TABLE)) {
+    if ('none' in entry) expect(entry.none.length, name).toBeGreaterThan(20);
+    else expect(entry.refusals.length, name).toBeGreaterThan(0);
+  }
+});
+
+const SCENARIOS = Object.entries(TABLE).flatMap(([operation, entry]) =>
+  'refusals' in entry ? entry.refusals.map((scenario) => ({ operation, ...scenario })) : [],
+);
+
+describe.each(SCENARIOS)('$operation: $name', (scenario) => {
+  it(`appends one verifiable ${scenario.kind} record on the ${scenario.chain} chain`, async () => {
+    const { call, record } = await scenario.arrange(h);
+    const before = await lengths();
+    let id: string | undefined;
+    if (scenario.code) {
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(ServiceError);
+      expect((error as ServiceError).code).toBe(scenario.code);
+      id = recordId((error as ServiceError).details);
+    } else {
+      id = recordId(await call());
+    }
+    expect(id, 'the refusal names its record').toBeDefined();
+    const other: Chain = scenario.chain === 'service' ? 'audit' : 'service';
+    const after = await lengths();
+    expect(after[scenario.chain]).toBe(before[scenario.chain] + 1);
+    expect(after[other]).toBe(before[other]);
+
+    const verdict = await h.service.invoke(ops.verifyProof, undefined, { proof_id: id! });
+    expect(verdict).toMatchObject({
+      found: true,
+      authentic: true,
+      unaltered: true,
+      chain: scenario.chain,
+      chain_index: after[scenario.chain],
+      kind: scenario.kind,
+    });
+    const { payload } = await h.service.invoke(ops.getProof, undefined, { id: id! });
+    expect(payload).toMatchObject(record);
+    expect(typeof payload.reason === 'string' || Array.isArray(payload.reasons)).toBe(true);
+    const text = JSON.stringify(payload);
+    for (const secret of [/ndp_/, /ndca-/, new RegExp(SOURCE_SECRET)]) expect(text).not.toMatch(secret);
+  });
+});
+
+describe('what leaves no record', () => {
+  it('bad input and a bearer that proves nothing append nothing', async () => {
+    const org = await newOrg(h);
+    const agent = await newAgent(h, org);
+    const before = await lengths();
+    await expect(
+      h.service.invoke(ops.readRows, 'Bearer ndca-unknown', { table: 'agent_demo_records', columns: ['id'] }),
+    ).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(
+      h.service.invoke(ops.revokeAgent, `Bearer ndp_${'x'.repeat(43)}`, { target: agent.handle }),
+    ).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(
+      h.service.invoke(ops.readRows, agent.bearer, {
+        table: 'agent_demo_records',
+        columns: ['id'],
+        limit: 0,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(
+      h.service.invoke(ops.createGrant, org.bearer, { agent: 'x', columns: [] }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
+    // A value of the wrong type is bad input whatever the table registers.
+    await expect(
+      h.service.invoke(ops.loadRows, org.bearer, { name: 'agent_demo_records', rows: [{ id: { n: 1 } }] }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(await lengths()).toEqual(before);
+  });
+
+  it('an expired code denied again and again without a credential is receipted once', async () => {
+    const started = await h.service.invoke(ops.startConnect, undefined, machine);
+    h.clock.advance(CONNECT_CODE_LIFETIME_MS + 1);
+    const deny = () =>
+      h.service.invoke(ops.denyConnect, undefined, { user_code: started.user_code }).then(
+        () => undefined,
+        (e: unknown) => e as ServiceError,
+      );
+    const first = await deny();
+    expect(first?.details.receipt_id).toMatch(/^rcpt_/);
+    const before = await lengths();
+    for (let i = 0; i < 3; i++) expect((await deny())?.code).toBe('gone');
+    expect(await lengths()).toEqual(before);
+  });
+});
+
+it('a call the source never answers went out, so it is receipted too (api.call, status null)', async () => {
+  const org = await newOrg(h);
+  await source(h, org);
+  const before = await lengths();
+  const error = await h.service
+    .invoke(ops.callSource, org.bearer, { source: 'crm', method: 'GET', path: 'contacts' })
+    .then(
+      () => undefined,
+      (e: unknown) => e as ServiceError,
+    );
+  expect(error?.code).toBe('gone');
+  expect(await lengths()).toEqual({ ...before, service: before.service + 1 });
+  const receipt = await h.service.invoke(ops.getProof, undefined, { id: String(error?.details.receipt_id) });
+  expect(receipt.payload).toMatchObject({
+    kind: 'api.call',
+    key_id: org.key_id,
+    source: 'crm',
+    path: '/api/contacts',
+    status: null,
+  });
+});
+
+describe('the caller check before an operation, walked from the registry', () => {
+  let h: Harness;
+  beforeEach(() => {
+    h = harness();
+  });
+  afterEach(() => h.close());
+
+  const credentialed = OPERATIONS.filter((op) => op.caller.kind === 'org' || op.caller.kind === 'agent');
+  it.each(credentialed.map((op) => [op.name, op] as const))(
+    '%s: a valid credential of the other kind is refused with a verifiable operation.refused receipt',
+    async (_name, op) => {
+      const org = await newOrg(h);
+      const agent = await newAgent(h, org);
+      const wrong = op.caller.kind === 'org' ? agent.bearer : org.bearer;
+      const before = await h.service.ctx.chains.length('service');
+      // A valid input (the sample), naming things that need not exist: the caller is checked first.
+      const ids = {
+        handle: agent.handle,
+        disposable: agent.handle,
+        capsule: 'cap_none',
+        fabricGrant: 'fgr_none',
+        blob: '00000000-0000-4000-8000-000000000001',
+        proof: agent.receipt_id,
+      };
+      const refused = await h.service.invoke(op, wrong, SAMPLES[op.name]!.input(ids) as never).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(ServiceError);
+      expect((refused as ServiceError).code).toBe('wrong_credential');
+      const receiptId = (refused as ServiceError).details.receipt_id as string;
+      expect(await h.service.ctx.chains.length('service')).toBe(before + 1);
+      const receipt = await h.service.invoke(ops.getProof, undefined, { id: receiptId });
+      expect(receipt.payload).toMatchObject({
+        kind: 'operation.refused',
+        operation: op.name,
+        reason: 'wrong_credential',
+        ...(op.caller.kind === 'org' ? { agent_id: agent.agent_id, jti: agent.jti } : { key_id: org.key_id }),
+      });
+      expect(await h.service.invoke(ops.verifyProof, undefined, { proof_id: receiptId })).toMatchObject({
+        authentic: true,
+        unaltered: true,
+      });
+    },
+  );
+
+  it('a key without the scope, and an agent token under another agent’s handle, are receipted too', async () => {
+    const org = await newOrg(h);
+    const agent = await newAgent(h, org);
+    const fabricOnly = await h.service.invoke(ops.createApiKey, undefined, {
+      org_id: org.org_id,
+      scopes: ['fabric'],
+    });
+    const noScope = await h.service
+      .invoke(ops.listAgents, bearer(fabricOnly.api_key), {})
+      .catch((error: ServiceError) => error);
+    expect(noScope).toMatchObject({
+      code: 'missing_scope',
+      details: { receipt_id: expect.stringMatching(/^rcpt_/) },
+    });
+    const otherHandle = await h.service
+      .invoke(ops.listInbox, agent.bearer, { handle: 'someone-else' })
+      .catch((error: ServiceError) => error);
+    expect(otherHandle).toMatchObject({
+      code: 'forbidden',
+      details: { receipt_id: expect.stringMatching(/^rcpt_/) },
+    });
+    for (const error of [noScope, otherHandle] as ServiceError[]) {
+      const verdict = await h.service.invoke(ops.verifyProof, undefined, {
+        proof_id: error.details.receipt_id as string,
+      });
+      expect(verdict).toMatchObject({ authentic: true, kind: 'operation.refused' });
+    }
+  });
+});
