@@ -1,7 +1,9 @@
 // Benchmark `chain-verify`: builds a read-audit chain of BENCH_CHAIN_ROWS rows (default 1,000,000)
-// as fast as the chain API allows, then walks it with verifyAll twice: in full (hashes, links and
-// Ed25519 signatures) and without signatures (hashes and links, what an auditor without the
-// service key can redo). Figures are informational: there is no target.
+// for AGENTS agents as fast as the chain API allows, then walks it with verifyAll twice: in full
+// (hashes, links and Ed25519 signatures) and without signatures (hashes and links, what an auditor
+// without the service key can redo); and asks for the policy board of the AGENTS agents over that
+// chain (svc_policy's operation), which must not search the chain once per agent. Figures are
+// informational: there is no target.
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,12 +11,14 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate } from 'node:timers/promises';
 import { Service } from '../src/backend/service.ts';
 import { ops } from '../src/backend/operations/index.ts';
-import { progress, timed, withTempDir, type Benchmark } from './lib.ts';
+import { median, progress, timed, withTempDir, type Benchmark } from './lib.ts';
 
 const DEFAULT_ROWS = 1_000_000;
 /** Rows per write transaction: one commit per batch instead of one per row. */
 const BATCH = 10_000;
 const PROGRESS_EVERY = 100_000;
+const AGENTS = 1000;
+const BOARD_CALLS = 5;
 
 function chainRows(): number {
   const raw = process.env.BENCH_CHAIN_ROWS?.trim();
@@ -42,8 +46,16 @@ export const chainVerify: Benchmark = {
       const rows = chainRows();
       const service = new Service({ dataDir: dir });
       try {
-        const { org_id: orgId } = await service.invoke(ops.createOrg, undefined, { name: 'Bench Org' });
+        const { org_id: orgId, api_key: apiKey } = await service.invoke(ops.createOrg, undefined, {
+          name: 'Bench Org',
+        });
+        const owner = `Bearer ${apiKey}`;
         const { store, chains } = service.ctx;
+        progress(`granting ${AGENTS} agents`);
+        const agents: { agent_id: string; grant_token: string }[] = [];
+        for (let i = 0; i < AGENTS; i++) {
+          agents.push(await service.invoke(ops.createGrant, owner, { agent: `Agent ${i}`, columns: ['id'] }));
+        }
         // A body shaped like the one a real read appends, so rows have a realistic size.
         const body = {
           org_id: orgId,
@@ -72,7 +84,7 @@ export const chainVerify: Benchmark = {
                 kind: 'audit.read',
                 org_id: orgId,
                 signed_at: new Date().toISOString(),
-                body,
+                body: { ...body, agent_id: agents[i % AGENTS]!.agent_id },
               });
             }
           });
@@ -83,11 +95,30 @@ export const chainVerify: Benchmark = {
           await setImmediate();
         }
         const build = { seconds: (performance.now() - buildStart) / 1000 };
-        const length = await chains.length('audit');
+        // Each agent's newest row is a real read, as the read path writes it.
+        for (const agent of agents) {
+          await service.invoke(ops.readRows, `Bearer ${agent.grant_token}`, {
+            table: 'agent_demo_records',
+            columns: ['id'],
+            limit: 1,
+          });
+        }
+        const boardTimes: number[] = [];
+        for (let i = 0; i < BOARD_CALLS; i++) {
+          const start = performance.now();
+          const board = await service.invoke(ops.getPolicyBoard, owner, {});
+          boardTimes.push(performance.now() - start);
+          if (board.count !== AGENTS || board.agents.some((a) => !a.last_read)) {
+            throw new Error('the board does not list every agent with its last read');
+          }
+        }
+        progress(`policy board of ${AGENTS} agents: ${median(boardTimes).toFixed(1)} ms`);
+        const length = (await chains.length('audit')) - AGENTS;
         if (length !== rows) throw new Error(`the chain has ${length} rows, expected ${rows}`);
         const dbBytes = fileSize(join(dir, 'svc.db')) + fileSize(join(dir, 'svc.db-wal'));
 
         const onProgress = (done: number) => progress(`verified ${done.toLocaleString('en-US')} rows`);
+        // The chain walked is the built rows plus the agents' real reads.
         const full = timed(() => chains.verifyAll('audit', { onProgress }));
         progress(`full verification: ${full.seconds.toFixed(1)} s`);
         const linksOnly = timed(() => chains.verifyAll('audit', { signatures: false, onProgress }));
@@ -96,7 +127,7 @@ export const chainVerify: Benchmark = {
           ['full', full],
           ['hashes-only', linksOnly],
         ] as const) {
-          if (!run.result.ok || run.result.length !== rows) {
+          if (!run.result.ok || run.result.length !== rows + AGENTS) {
             throw new Error(`${what} verification failed: ${JSON.stringify(run.result)}`);
           }
         }
@@ -131,6 +162,12 @@ export const chainVerify: Benchmark = {
               unit: 's',
             },
             { key: 'db_megabytes', label: 'store size (db + wal)', value: dbBytes / 1e6, unit: 'MB' },
+            {
+              key: 'policy_board_ms',
+              label: `policy board, ${AGENTS} agents over the chain (median of ${BOARD_CALLS})`,
+              value: median(boardTimes),
+              unit: 'ms',
+            },
           ],
           checks: [],
           notes: [`chain of ${rows.toLocaleString('en-US')} rows; set BENCH_CHAIN_ROWS to change it`],

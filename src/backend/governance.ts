@@ -589,25 +589,35 @@ async function auditRead(
   outcome: string,
   extra: Record<string, unknown>,
 ): Promise<{ id: string; chain_index: number }> {
-  const receipt = await ctx.chains.append('audit', {
-    kind: 'audit.read',
-    org_id: agent.orgId,
-    signed_at: nowIso(ctx),
-    body: {
+  // The agent's last read is kept beside it in the same transaction, for the policy board.
+  return ctx.store.write(async () => {
+    const receipt = await ctx.chains.append('audit', {
+      kind: 'audit.read',
       org_id: agent.orgId,
-      agent_id: agent.agentId,
-      handle: agent.handle,
-      jti: agent.jti,
-      table: asked.table,
-      columns: asked.columns,
-      where: asked.where,
-      limit: asked.limit,
-      purpose: asked.purpose ?? null,
+      signed_at: nowIso(ctx),
+      body: {
+        org_id: agent.orgId,
+        agent_id: agent.agentId,
+        handle: agent.handle,
+        jti: agent.jti,
+        table: asked.table,
+        columns: asked.columns,
+        where: asked.where,
+        limit: asked.limit,
+        purpose: asked.purpose ?? null,
+        outcome,
+        ...extra,
+      },
+    });
+    await ctx.store.run(
+      'UPDATE agents SET last_read_id = ?, last_read_at = ?, last_read_outcome = ? WHERE id = ?',
+      receipt.receipt_id,
+      receipt.signed_at,
       outcome,
-      ...extra,
-    },
+      agent.agentId,
+    );
+    return { id: receipt.receipt_id, chain_index: receipt.chain_index };
   });
-  return { id: receipt.receipt_id, chain_index: receipt.chain_index };
 }
 
 // ---------------------------------------------------------------- revoke
@@ -710,42 +720,44 @@ export async function policyBoard(ctx: Context, caller: OrgCaller) {
     revoked_at: string | null;
     capabilities: string | null;
   }>('SELECT * FROM agent_grants WHERE org_id = ? ORDER BY created_at', caller.orgId);
-  const agents = [];
-  for (const agent of (await roster(ctx, caller)).agents) {
-    const lastRead = await ctx.store.get<{ id: string; signed_at: string; payload: string }>(
-      `SELECT id, signed_at, payload FROM audit_chain
-        WHERE org_id = ? AND json_extract(payload, '$.agent_id') = ? ORDER BY chain_index DESC LIMIT 1`,
-      caller.orgId,
-      agent.agent_id,
-    );
-    agents.push({
+  const grantsOf = new Map<string, typeof grants>();
+  for (const grant of grants) grantsOf.set(grant.agent_id, [...(grantsOf.get(grant.agent_id) ?? []), grant]);
+  // The last read is kept on the agent (see auditRead): the board never searches the chain.
+  const reads = await ctx.store.all<{
+    id: string;
+    last_read_id: string | null;
+    last_read_at: string | null;
+    last_read_outcome: string | null;
+  }>('SELECT id, last_read_id, last_read_at, last_read_outcome FROM agents WHERE org_id = ?', caller.orgId);
+  const lastReadOf = new Map(reads.map((r) => [r.id, r]));
+  const agents = (await roster(ctx, caller)).agents.map((agent) => {
+    const lastRead = lastReadOf.get(agent.agent_id);
+    return {
       ...agent,
-      grants: grants
-        .filter((g) => g.agent_id === agent.agent_id)
-        .map((g) => ({
-          jti: g.jti,
-          table: g.table_name,
-          columns: JSON.parse(g.columns) as string[],
-          classifications: g.classifications ? (JSON.parse(g.classifications) as string[]) : null,
-          where: g.where_json ? (JSON.parse(g.where_json) as Record<string, WhereValue>) : {},
-          capabilities: g.capabilities ? (JSON.parse(g.capabilities) as Capability[]) : [],
-          created_at: g.created_at,
-          expires_at: g.expires_at,
-          status: (g.revoked_at
-            ? 'revoked'
-            : hasPassed(ctx, g.expires_at)
-              ? 'expired'
-              : 'active') as GrantStatus,
-        })),
-      last_read: lastRead
+      grants: (grantsOf.get(agent.agent_id) ?? []).map((g) => ({
+        jti: g.jti,
+        table: g.table_name,
+        columns: JSON.parse(g.columns) as string[],
+        classifications: g.classifications ? (JSON.parse(g.classifications) as string[]) : null,
+        where: g.where_json ? (JSON.parse(g.where_json) as Record<string, WhereValue>) : {},
+        capabilities: g.capabilities ? (JSON.parse(g.capabilities) as Capability[]) : [],
+        created_at: g.created_at,
+        expires_at: g.expires_at,
+        status: (g.revoked_at
+          ? 'revoked'
+          : hasPassed(ctx, g.expires_at)
+            ? 'expired'
+            : 'active') as GrantStatus,
+      })),
+      last_read: lastRead?.last_read_id
         ? {
-            audit_id: lastRead.id,
-            at: lastRead.signed_at,
-            outcome: String((JSON.parse(lastRead.payload) as { outcome?: unknown }).outcome ?? 'unknown'),
+            audit_id: lastRead.last_read_id,
+            at: lastRead.last_read_at!,
+            outcome: lastRead.last_read_outcome ?? 'unknown',
           }
         : null,
-    });
-  }
+    };
+  });
   return { ok: true, count: agents.length, agents };
 }
 
