@@ -1,5 +1,6 @@
 // Data governance: create an agent with a scoped grant, plan (may I?), read (execute), revoke.
 import { ServiceError } from './errors.ts';
+import { evaluateGrant, reasonText, type Action, type Reason, type ReasonCode } from './policy.ts';
 import { hasPassed, newId, nowIso, type Context } from './context.ts';
 import {
   issueAgentToken,
@@ -73,7 +74,6 @@ export const MAX_GRANT_TTL_SECONDS = 365 * 24 * 60 * 60;
 export const READ_LIMIT_DEFAULT = 50;
 export const READ_LIMIT_MAX = 200;
 /** Classifications that never leave for an external destination on a `send` plan. */
-const SENSITIVE_CLASSES = new Set(['pii', 'financial', 'confidential', 'secret']);
 
 export interface GrantInput {
   agent: string;
@@ -326,95 +326,59 @@ export interface AccessDecision {
   receipt?: Receipt;
 }
 
-/** The pure decision: which requested columns this grant releases, and why the rest are held. */
-export function decide(
-  table: TableInfo,
-  grant: GrantScope,
-  input: ComputeInput,
-): Omit<AccessDecision, 'proof_id' | 'receipt'> {
+/**
+ * The plan: which requested columns this grant releases, and why the rest are held, from the one
+ * grant policy (src/backend/policy.ts). `held` keeps each held column's reason typed, for the
+ * core's own use; the answer's `reasons` are the reasons' wire text.
+ */
+export function decide(table: TableInfo, grant: GrantScope, input: ComputeInput) {
   const action = input.action ?? 'read';
-  const byName = columnsByName(table);
-  const requested = [...new Set(input.columns ?? (table.name === grant.table ? grant.columns : []))];
-  const reasons: string[] = [];
-  const allowed: string[] = [];
-  const withheld: string[] = [];
-
-  if (table.name !== grant.table) {
-    reasons.push('table_not_granted');
-    return finish(action, table.name, [], requested, reasons, null);
-  }
+  const evaluation = evaluateGrant(table, grant, { ...input, action });
+  const { requested, allowed, withheld } = evaluation;
+  /** Nothing released, for one reason about the whole request. */
+  const nothing = (reasons: Reason[]) =>
+    finish(
+      action,
+      table.name,
+      [],
+      reasons,
+      requested.map((column) => ({ column, reason: reasons[0]! })),
+      null,
+    );
+  if (!evaluation.tableGranted) return nothing([{ code: 'table_not_granted' }]);
   if (action === 'classify') {
-    // Classification names column classes, never values; still deny-by-default: only the grant's columns.
-    const classifications: Record<string, string> = {};
-    for (const name of requested) {
-      if (grant.columns.includes(name) && byName.has(name)) {
-        allowed.push(name);
-        classifications[name] = byName.get(name)!.classification;
-      } else {
-        withheld.push(name);
-        reasons.push(`not_granted:${name}`);
-      }
-    }
-    return finish('classify', table.name, allowed, withheld, reasons, withheld.length, classifications);
+    return finish(action, table.name, allowed, [], withheld, withheld.length, evaluation.classifications);
   }
-
-  for (const [key, value] of Object.entries(input.where ?? {})) {
-    if (byName.get(key)?.storage !== 'plaintext') {
-      reasons.push(`where_not_plaintext:${key}`);
-    } else if (!grant.columns.includes(key) && !(key in grant.where)) {
-      // Filtering on a column the grant does not release would let an agent probe its values.
-      reasons.push(`where_not_granted:${key}`);
-    } else if (key in grant.where && grant.where[key] !== value) {
-      reasons.push(`where_outside_grant:${key}`);
-    }
-  }
-  if (reasons.length) return finish(action, table.name, [], requested, reasons, null);
-
-  if (requested.length === 0) reasons.push('no_columns_requested');
-  for (const name of requested) {
-    const column = byName.get(name);
-    if (!column) {
-      withheld.push(name);
-      reasons.push(`unknown_column:${name}`);
-    } else if (!grant.columns.includes(name)) {
-      withheld.push(name);
-      reasons.push(`not_granted:${name}`);
-    } else if (grant.classifications && !grant.classifications.includes(column.classification)) {
-      withheld.push(name);
-      reasons.push(`classification_not_granted:${name}`);
-    } else if (
-      action === 'send' &&
-      input.destination?.external &&
-      SENSITIVE_CLASSES.has(column.classification)
-    ) {
-      withheld.push(name);
-      reasons.push(`external_destination:${name}`);
-    } else {
-      allowed.push(name);
-    }
-  }
-  return finish(action, table.name, allowed, withheld, reasons, withheld.length);
+  // A filter the grant does not allow releases nothing: it could probe values or reach past it.
+  if (evaluation.filters.length) return nothing(evaluation.filters.map((f) => f.reason));
+  const whole: Reason[] = requested.length === 0 ? [{ code: 'no_columns_requested' }] : [];
+  return finish(action, table.name, allowed, whole, withheld, withheld.length);
 }
 
 function finish(
-  action: 'classify' | 'read' | 'send',
+  action: Action,
   table: string,
   allowed: string[],
-  withheld: string[],
-  reasons: string[],
+  /** Reasons about the whole request, listed first. */
+  whole: Reason[],
+  held: { column: string; reason: Reason }[],
   distance: number | null,
   classifications?: Record<string, string>,
-): Omit<AccessDecision, 'proof_id' | 'receipt'> {
-  const decision = allowed.length === 0 ? 'deny' : withheld.length === 0 ? 'allow' : 'degrade';
+) {
+  const decision: AccessDecision['decision'] =
+    allowed.length === 0 ? 'deny' : held.length === 0 ? 'allow' : 'degrade';
+  // Each reason once, in order: a whole-request reason is not repeated for every held column.
+  const reasons = [...new Set([...whole, ...held.map((h) => h.reason)].map(reasonText))];
   return {
     decision,
     allowed: { columns: allowed },
-    withheld: { columns: withheld },
+    withheld: { columns: held.map((h) => h.column) },
     cost: { distance },
     reasons,
     action,
     table,
     ...(classifications ? { classifications } : {}),
+    held,
   };
 }
 
@@ -448,7 +412,8 @@ export async function compute(
       receipt_id: receipt.receipt_id,
     });
   }
-  const result = decide(table, agent.grant, input);
+  // The typed reasons stay in the core; the answer carries their wire text.
+  const { held: _held, ...result } = decide(table, agent.grant, input);
   return ctx.store.write(async () => {
     await countDecision(ctx, agent.orgId);
     if (!withReceipt) return { ...result, proof_id: null };
@@ -522,24 +487,12 @@ export async function read(ctx: Context, agent: AgentPrincipal, input: ReadInput
     );
   }
   const grant = agent.grant;
-  const byName = columnsByName(table);
-  const denied: string[] =
-    table.name !== grant.table
-      ? columns
-      : columns.filter((name) => {
-          const column = byName.get(name);
-          return (
-            !column ||
-            !grant.columns.includes(name) ||
-            (grant.classifications !== null && !grant.classifications.includes(column.classification))
-          );
-        });
-  // Filtering on a plaintext column the grant does not release would let an agent probe its values.
-  const probed = Object.keys(where).filter(
-    (key) =>
-      byName.get(key)?.storage === 'plaintext' && !grant.columns.includes(key) && !(key in grant.where),
-  );
-  for (const key of probed) if (!denied.includes(key)) denied.push(key);
+  // The same grant policy as the plan; reading applies it strictly: any column held refuses it all.
+  const evaluation = evaluateGrant(table, grant, { action: 'read', columns, where });
+  const filterHeld = (code: ReasonCode) =>
+    evaluation.filters.filter((f) => f.reason.code === code).map((f) => f.column);
+  const denied = evaluation.tableGranted ? evaluation.withheld.map((w) => w.column) : [...columns];
+  for (const key of filterHeld('where_not_granted')) if (!denied.includes(key)) denied.push(key);
   if (denied.length) {
     const row = await audit('deny', { reason: 'scope_violation', denied_columns: denied, row_count: 0 });
     throw new ServiceError('scope_violation', `columns outside this grant: ${denied.join(', ')}`, {
@@ -547,7 +500,7 @@ export async function read(ctx: Context, agent: AgentPrincipal, input: ReadInput
       audit: row,
     });
   }
-  const badWhere = Object.keys(where).filter((key) => byName.get(key)?.storage !== 'plaintext');
+  const badWhere = filterHeld('where_not_plaintext');
   if (badWhere.length) {
     const row = await audit('deny', { reason: 'invalid_where', denied_columns: [], row_count: 0 });
     throw new ServiceError(
@@ -560,7 +513,7 @@ export async function read(ctx: Context, agent: AgentPrincipal, input: ReadInput
     );
   }
   // The grant's own filter always applies; a request filter that contradicts it matches nothing.
-  const conflict = Object.entries(where).some(([k, v]) => k in grant.where && grant.where[k] !== v);
+  const conflict = filterHeld('where_outside_grant').length > 0;
   let rows: Record<string, CellValue>[];
   try {
     rows = conflict
@@ -811,7 +764,13 @@ export async function retrieve(ctx: Context, agent: AgentPrincipal, input: Parti
       audit: row,
     });
   }
-  const plan = decide(table, agent.grant, { action: 'read', columns: input.columns, where: input.where });
+  const { held, ...plan } = decide(table, agent.grant, {
+    action: 'read',
+    columns: input.columns,
+    where: input.where,
+  });
+  // What was held and why, as typed values: no adapter parses the reasons' text.
+  const withheld = held.map((h) => ({ column: h.column, reason: h.reason.code }));
   if (plan.decision === 'deny') {
     const row = await auditRead(
       ctx,
@@ -825,7 +784,7 @@ export async function retrieve(ctx: Context, agent: AgentPrincipal, input: Parti
         row_count: 0,
       },
     );
-    return { table: tableName, plan, rows: [], count: 0, audit: row };
+    return { table: tableName, plan, withheld, rows: [], count: 0, audit: row };
   }
   const result = await read(ctx, agent, {
     table: tableName,
@@ -834,7 +793,7 @@ export async function retrieve(ctx: Context, agent: AgentPrincipal, input: Parti
     limit: input.limit,
     purpose: input.purpose,
   });
-  return { table: tableName, plan, ...result };
+  return { table: tableName, plan, withheld, ...result };
 }
 
 /** Who a credential is, for status pages: never the credential itself. */

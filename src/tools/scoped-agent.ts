@@ -89,10 +89,7 @@ export const svcRetrieve = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const result = await deps.invoker.invoke(ops.retrieve, agentOf(deps), input);
-    const withheld = result.plan.withheld.columns.map((column) => ({
-      column,
-      reason: result.plan.reasons.find((r) => r.endsWith(`:${column}`))?.split(':')[0] ?? 'not_granted',
-    }));
+    const { withheld } = result;
     const note = withheld.length
       ? `\nWithheld (not read): ${withheld.map((w) => `${w.column} (${w.reason})`).join(', ')}`
       : '';

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
 import { defineOperation } from '../operation.ts';
+import { REASON_CODES } from '../policy.ts';
 import * as governance from '../governance.ts';
 import { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX } from '../governance.ts';
 import * as tables from '../tables.ts';
@@ -210,6 +211,8 @@ export const RetrieveResponse = z
   .object({
     table: z.string(),
     plan: AccessDecisionSchema.omit({ proof_id: true, receipt: true }),
+    /** Each requested column the plan holds back, with the reason's code. */
+    withheld: z.array(z.object({ column: z.string(), reason: z.enum(REASON_CODES) })),
     rows: ReadResponse.shape.rows,
     count: z.number().int(),
     audit: AuditRef.nullable(),
