@@ -156,7 +156,20 @@ function target(row: SourceRow, path: string, query: Record<string, string> | un
 }
 
 /** Calls the source with its credential injected; the answer never carries the credential. */
-export async function callSource(ctx: Context, caller: OrgCaller, input: CallInput) {
+export async function callSource(
+  ctx: Context,
+  caller: OrgCaller,
+  { confirmed, ...input }: CallInput & { confirmed?: boolean | undefined },
+) {
+  // A change made through an external API is the person's to make: it goes out only confirmed.
+  // (An agent's svc_use needs no such step: its grant names the methods the owner allowed.)
+  if ((WRITE_METHODS as readonly string[]).includes(input.method) && confirmed !== true) {
+    throw new ServiceError(
+      'invalid_request',
+      `${input.method} ${input.path} changes something at ${input.source}: it needs the person's confirmation; ask them, then call again with confirmed: true. Nothing was sent.`,
+      { field: 'confirmed' },
+    );
+  }
   return await receiptRefusals(ctx, () => call(ctx, caller.orgId, actorOf(caller), input));
 }
 

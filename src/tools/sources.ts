@@ -86,31 +86,27 @@ export const svcApiWrite = defineTool({
   group: 'govern',
   title: 'Change something through an external API',
   description:
-    "Sends a POST, PUT, PATCH or DELETE to a registered API with the API's credential injected by the service. The person confirms first: through the client's confirmation form when it supports one, otherwise by the caller passing confirm: true after asking the person. The answer comes back with the credential masked, and the call is receipted.",
+    "Sends a POST, PUT, PATCH or DELETE to a registered API with the API's credential injected by the service. The person confirms first: through the client's confirmation form when it supports one, otherwise by the caller passing confirmed: true after asking the person. The answer comes back with the credential masked, and the call is receipted.",
   credential: 'owner',
   inputSchema: z
     .object({
       ...callShape,
       method: z.enum(WRITE_METHODS),
       body: SourceCallRequest.shape.body,
-      confirm: z.boolean().optional(),
+      confirmed: z.boolean().optional(),
     })
     .strict(),
   outputSchema: SourceCallResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   handler: async (input, deps) => {
     const owner = ownerOf(deps);
-    const { confirm, ...call } = input;
+    const { confirmed: said, ...call } = input;
+    // The client asks the person when it can; otherwise the caller's `confirmed` says they were asked.
     const asked = await deps.confirm(`${call.method} ${call.path} on ${call.source}: go ahead?`);
     if (asked === 'declined')
       throw new ServiceError('forbidden', 'the person declined this change; nothing was sent');
-    if (asked === 'unsupported' && confirm !== true) {
-      throw new ServiceError(
-        'invalid_request',
-        'this change needs the person’s confirmation: ask them, then call again with confirm: true',
-      );
-    }
-    const result = await deps.invoker.invoke(ops.callSource, owner, call);
+    const confirmed = asked === 'accepted' || said === true;
+    const result = await deps.invoker.invoke(ops.callSource, owner, { ...call, confirmed });
     return { text: describeCall(result), structured: result };
   },
 });

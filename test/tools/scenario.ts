@@ -119,7 +119,7 @@ export async function runEveryTool(
       path: 'contacts/1',
       method: 'PATCH',
       body: { a: 1 },
-      confirm: true,
+      confirmed: true,
     }),
   ).toMatchObject({
     status: 200,

@@ -127,7 +127,7 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
       path: 'contacts/7',
       method: 'PATCH',
       body: { tier: 'gold' },
-      confirm: true,
+      confirmed: true,
     });
     expect(write).toMatchObject({ status: 200, method: 'PATCH' });
     expect(seen.at(-1)).toMatchObject({
@@ -150,7 +150,7 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
       arguments: { source: 'crm', path: 'x', method: 'DELETE' },
     });
     expect(unconfirmed.isError).toBe(true);
-    expect(text(unconfirmed)).toContain('confirm: true');
+    expect(text(unconfirmed)).toContain('confirmed: true');
     const asked: string[] = [];
     const yes = await client(invoker, apiKey, (m) => (asked.push(m), true));
     const confirmed = await yes.callTool({
@@ -162,7 +162,7 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
     const no = await client(invoker, apiKey, () => false);
     const declined = await no.callTool({
       name: 'svc_api_write',
-      arguments: { source: 'crm', path: 'y', method: 'DELETE', confirm: true },
+      arguments: { source: 'crm', path: 'y', method: 'DELETE', confirmed: true },
     });
     expect(declined.isError).toBe(true);
     expect(text(declined)).toContain('declined');

@@ -42,6 +42,8 @@ export const SourceCallRequest = z
     path: z.string().max(2048),
     query: z.record(z.string().max(128), z.string().max(2048)).optional(),
     body: z.unknown().optional(),
+    /** A write (POST, PUT, PATCH, DELETE) is sent only with `true`: the person confirmed it. */
+    confirmed: z.boolean().optional(),
   })
   .strict()
   .register(apiDoc, { id: 'SourceCallRequest' });
@@ -99,7 +101,7 @@ export const callSource = defineOperation({
   name: 'callSource',
   summary: 'Call a registered API with its credential injected; the answer is masked and receipted',
   caller: { kind: 'org', scope: 'governance' },
-  input: UseRequest,
+  input: UseRequest.extend({ confirmed: SourceCallRequest.shape.confirmed }),
   output: SourceCallResult,
   run: (ctx, caller, input) => sources.callSource(ctx, caller, input),
 });
