@@ -3,6 +3,7 @@
 import type { KeyObject } from 'node:crypto';
 import { seal, unseal } from '../vault/seal.ts';
 import { deriveKey } from '../vault/derive.ts';
+import { maskSecret } from '../scan/mask.ts';
 import { VaultError } from '../vault/key-vault.ts';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
@@ -18,7 +19,6 @@ export type SourceMethod = (typeof READ_METHODS)[number] | (typeof WRITE_METHODS
 /** What a call returns at most, so an API cannot flood a model's context. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
 const CALL_TIMEOUT_MS = 15_000;
-const MASK = '[credential]';
 
 interface SourceRow {
   id: string;
@@ -304,7 +304,7 @@ async function call(
     });
     throw new ServiceError(
       'gone',
-      `the source did not answer: ${mask((error as Error).message, credential)}`,
+      `the source did not answer: ${maskSecret((error as Error).message, credential)}`,
       { receipt_id: receipt.receipt_id },
     );
   }
@@ -322,7 +322,7 @@ async function call(
     chunks.push(buffer);
     size += buffer.length;
   }
-  const text = mask(Buffer.concat(chunks).toString('utf8'), credential);
+  const text = maskSecret(Buffer.concat(chunks).toString('utf8'), credential);
   const contentType = response.headers['content-type'];
   const result = {
     source: row.name,
@@ -347,13 +347,4 @@ async function call(
     },
   });
   return { ...result, receipt_id: receipt.receipt_id };
-}
-
-/** Replaces every occurrence of the credential (and its Basic form) with a marker. */
-function mask(text: string, credential: string): string {
-  let out = text;
-  for (const form of [credential, Buffer.from(credential).toString('base64')]) {
-    if (form.length >= 4) out = out.split(form).join(MASK);
-  }
-  return out;
 }

@@ -15,9 +15,11 @@ const LAYERS: Record<string, readonly string[]> = {
   // Wire formats of receipts and chains: pure, so the service and the SDK agree byte for byte.
   'src/proofs': [],
   'src/config': [],
+  // Finding and masking secrets in text: pure, so the core, the gate and the scanner share it.
+  'src/scan': [],
   'src/vault': ['src/config'],
   // The core (store, operations, domain modules): it never knows which adapter called it.
-  'src/backend': ['src/proofs', 'src/vault', 'src/config'],
+  'src/backend': ['src/proofs', 'src/vault', 'src/scan', 'src/config'],
   // Adapters, one protocol each over the core; they never import each other.
   'src/http': ['src/backend', 'src/proofs', 'src/vault', 'src/config'],
   'src/tools': ['src/backend', 'src/proofs', 'src/vault', 'src/config'],
@@ -49,7 +51,7 @@ const TYPES_FROM: Record<string, string[]> = { 'src/sdk': ['src/backend'] };
 const TYPE_ONLY = new Set<Kind>(['import type', 'export type from', 'type import()']);
 
 /** Layers whose code must run in any JavaScript runtime, so they may not import a Node builtin. */
-const RUNTIME_NEUTRAL = ['src/proofs'];
+const RUNTIME_NEUTRAL = ['src/proofs', 'src/scan'];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SOURCE_EXTENSIONS = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.mjs', '.cjs']);
