@@ -116,7 +116,7 @@ export const mcpStdio: Benchmark = {
           },
         ],
         checks: [
-          atMost('start_ratio', 'svc / filesystem start', svcMedian / fsMedian, 1.5),
+          atMost('start_ratio', 'svc / filesystem start', svcMedian / fsMedian, 1.0),
           atMost('decide_p50', 'svc_decide p50 (ms)', p50, 1),
         ],
         notes: [

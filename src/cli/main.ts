@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { Service } from '../backend/service.ts';
+import type { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { resolveDataDir } from '../config/paths.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
@@ -23,7 +23,9 @@ interface JsonFlag {
   json?: boolean;
 }
 
-function openService(): Service {
+/** The store, the vault and the keys load only for the commands that use them (not `svc mcp`'s start). */
+async function openService(): Promise<Service> {
+  const { Service } = await import('../backend/service.ts');
   return new Service({ dataDir: resolveDataDir() });
 }
 
@@ -72,7 +74,7 @@ async function run<Op extends Operation>(
   bearer: string | undefined,
   input: InputOf<Op>,
 ): Promise<ResultOf<Op>> {
-  const service = openService();
+  const service = await openService();
   try {
     return (await service.invoke(operation, bearer, input)) as ResultOf<Op>;
   } finally {
@@ -128,7 +130,7 @@ export function buildProgram(): Command {
         throw new CommanderError(EXIT.usage, 'svc.usage', `--port must be 0 to 65535, not ${options.port}`);
       }
       const { serve } = await import('../entry/serve.ts');
-      const service = openService();
+      const service = await openService();
       const server = await serve({
         service,
         host: options.host,

@@ -2,11 +2,11 @@
 // mode the approval page of svc_connect is served from this process, on loopback, when needed.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Service } from '../backend/service.ts';
-import { remoteInvoker } from '../backend/invoke.ts';
+import { remoteInvoker, type Invoker } from '../backend/invoke.ts';
 import { ConnectFlow } from '../backend/connect-flow.ts';
 import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
 import { machineFacts } from '../config/machine.ts';
-import { ORG_KEY_CREDENTIAL, openVault } from '../vault/index.ts';
+import { ORG_KEY_CREDENTIAL, openVault, type KeyVault } from '../vault/index.ts';
 import { createMcpServer } from '../tools/server.ts';
 import type { RunningServer } from '../http/server.ts';
 
@@ -16,17 +16,30 @@ const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.t
 export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
   // SVC_BASE_URL points the tools at a remote `svc serve`; otherwise they use the local store.
   const baseUrl = process.env.SVC_BASE_URL?.trim();
-  const service = baseUrl ? undefined : new Service({ dataDir: resolveDataDir() });
-  const invoker = service ? service.invoker : remoteInvoker(baseUrl!);
+  // The store opens with the first tool call, not at start: a client lists the tools first, and
+  // listing needs no store. (A store that cannot open then answers that call with the reason.)
+  let opened: Service | undefined;
+  const local = baseUrl ? undefined : () => (opened ??= new Service({ dataDir: resolveDataDir() }));
+  const invoker: Invoker = local
+    ? {
+        get location() {
+          return local().invoker.location;
+        },
+        invoke: (operation, bearer, input) => local().invoke(operation, bearer, input),
+      }
+    : remoteInvoker(baseUrl!);
   // This computer's vault keeps the organization key svc_connect received.
-  const machineVault = service ? service.ctx.vault : openVault(ensureDataDir(resolveDataDir())).vault;
+  let ownVault: KeyVault | undefined;
+  const machineVault = () =>
+    local ? local().ctx.vault : (ownVault ??= openVault(ensureDataDir(resolveDataDir())).vault);
   let pages: Promise<RunningServer> | undefined;
   const flow = new ConnectFlow({
     invoker,
     machine: machineFacts,
     // No `svc serve` is needed: the approval page is served here, for as long as this process runs.
     pageBase: async () => {
-      if (!service) throw new Error('a remote service serves its own approval page');
+      if (!local) throw new Error('a remote service serves its own approval page');
+      const service = local();
       pages ??= Promise.all([import('../http/server.ts'), import('../http/connect-pages.ts')]).then(
         ([{ startServer }, { mountConnectPages }]) =>
           startServer({
@@ -39,7 +52,7 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       return (await pages).url;
     },
     keepKey: (apiKey) => {
-      machineVault.putCredential(ORG_KEY_CREDENTIAL, apiKey);
+      machineVault().putCredential(ORG_KEY_CREDENTIAL, apiKey);
       storedKey = apiKey;
     },
   });
@@ -47,7 +60,7 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
   // would cost every call a round trip to the keychain daemon.
   let storedKey: string | undefined;
   const ownerFromVault = () => {
-    storedKey ??= machineVault.getCredential(ORG_KEY_CREDENTIAL);
+    storedKey ??= machineVault().getCredential(ORG_KEY_CREDENTIAL);
     return storedKey;
   };
   const server = createMcpServer(() => {
@@ -58,13 +71,13 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       ownerSource: fromEnv ? 'SVC_API_KEY' : 'keychain',
       agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
       credentialSource: 'environment',
-      connect: { flow, keyStore: machineVault.location },
+      connect: { flow, keyStore: machineVault().location },
     };
   });
   const stop = () => {
     void server.close().finally(async () => {
       if (pages) await (await pages).close();
-      service?.close();
+      opened?.close();
       onStop();
     });
   };
