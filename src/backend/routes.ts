@@ -265,7 +265,7 @@ export const ROUTES: readonly Route[] = [
     params: TableParam,
     body: LoadRowsRequest,
     ok: { status: 200, description: 'loaded' },
-    errors: [400, 401, 403, 404],
+    errors: [400, 401, 403, 404, 409],
     // CSV is read here, at the edge; the CSV reader loads only when a CSV body arrives.
     toInput: async ({ params, body }) => {
       const rows = body as z.infer<typeof LoadRowsRequest>;
