@@ -86,8 +86,6 @@ function route<I, R>(spec: Route<I, R>): Route {
   return spec as unknown as Route;
 }
 
-const none = z.object({});
-
 export const ROUTES: readonly Route[] = [
   // ---------------------------------------------------------------- first group: governance
   route({
@@ -632,4 +630,3 @@ export function requestOf(route: Route, input: unknown): RouteRequest {
   return { params, query, body: route.body ? all : undefined };
 }
 
-export { none as NO_INPUT };

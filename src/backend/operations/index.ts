@@ -34,7 +34,3 @@ export const ops = {
 };
 
 export const OPERATIONS: readonly Operation[] = Object.values(ops) as Operation[];
-
-export function operationNamed(name: string): Operation | undefined {
-  return OPERATIONS.find((op) => op.name === name);
-}

@@ -124,8 +124,15 @@ export class Store implements Queries {
     return this.inWrite.getStore() ? this.epoch : undefined;
   }
 
+  /**
+   * Inside a write: the writer, to see the write's own changes. Outside: the writer too while no
+   * transaction is open on it (its page cache stays warm across this process's own commits, where
+   * the reader's is dropped at every one of them); the reader while a batch is open, so that a read
+   * never sees another write's changes before their commit.
+   */
   private connection(): Connection {
-    return this.inWrite.getStore() ? this.writer : this.reader;
+    if (this.inWrite.getStore()) return this.writer;
+    return this.writer.db.isTransaction ? this.reader : this.writer;
   }
 
   async get<T = Row>(sql: string, ...params: SqlValue[]): Promise<T | undefined> {
