@@ -629,4 +629,3 @@ export function requestOf(route: Route, input: unknown): RouteRequest {
   const query = take(route.query);
   return { params, query, body: route.body ? all : undefined };
 }
-
