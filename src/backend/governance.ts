@@ -73,8 +73,6 @@ export const DEFAULT_GRANT_TTL_SECONDS = 24 * 60 * 60;
 export const MAX_GRANT_TTL_SECONDS = 365 * 24 * 60 * 60;
 export const READ_LIMIT_DEFAULT = 50;
 export const READ_LIMIT_MAX = 200;
-/** Classifications that never leave for an external destination on a `send` plan. */
-
 export interface GrantInput {
   agent: string;
   columns: string[];
@@ -423,9 +421,7 @@ export async function compute(
       signed_at: nowIso(ctx),
       body: {
         org_id: agent.orgId,
-        agent_id: agent.agentId,
-        handle: agent.handle,
-        jti: agent.jti,
+        ...actorOf(agent),
         action: result.action,
         table: result.table,
         resource: input.resource ?? null,
@@ -550,9 +546,7 @@ async function auditRead(
       signed_at: nowIso(ctx),
       body: {
         org_id: agent.orgId,
-        agent_id: agent.agentId,
-        handle: agent.handle,
-        jti: agent.jti,
+        ...actorOf(agent),
         table: asked.table,
         columns: asked.columns,
         where: asked.where,

@@ -276,6 +276,21 @@ async function call(
     headers['content-type'] =
       typeof input.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
   }
+  /** Every call that went out is receipted, answered (its status) or not (null). */
+  const receiptCall = (status: number | null) =>
+    ctx.chains.append('service', {
+      kind: 'api.call',
+      org_id: caller.orgId,
+      signed_at: nowIso(ctx),
+      body: {
+        org_id: caller.orgId,
+        ...actor,
+        source: row.name,
+        method: input.method,
+        path: url.pathname,
+        status,
+      },
+    });
   let response;
   try {
     // undici loads with the first source call, not with every process that opens the core.
@@ -289,19 +304,7 @@ async function call(
     });
   } catch (error) {
     // The request went out with the credential, so it is an access like any other: receipted.
-    const receipt = await ctx.chains.append('service', {
-      kind: 'api.call',
-      org_id: caller.orgId,
-      signed_at: nowIso(ctx),
-      body: {
-        org_id: caller.orgId,
-        ...actor,
-        source: row.name,
-        method: input.method,
-        path: url.pathname,
-        status: null,
-      },
-    });
+    const receipt = await receiptCall(null);
     throw new ServiceError(
       'gone',
       `the source did not answer: ${maskSecret((error as Error).message, credential)}`,
@@ -333,18 +336,6 @@ async function call(
     body: text,
     truncated,
   };
-  const receipt = await ctx.chains.append('service', {
-    kind: 'api.call',
-    org_id: caller.orgId,
-    signed_at: nowIso(ctx),
-    body: {
-      org_id: caller.orgId,
-      ...actor,
-      source: row.name,
-      method: input.method,
-      path: url.pathname,
-      status: response.statusCode,
-    },
-  });
+  const receipt = await receiptCall(response.statusCode);
   return { ...result, receipt_id: receipt.receipt_id };
 }
