@@ -1,9 +1,9 @@
 // Key derivation: RFC 5869 known answers, the exact salt and info of every stored use, separation and the cache.
 import { createHmac, hkdfSync, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { derivationInfo, deriveKey, hkdfSha256, type Derivation } from '../../src/vault/derive.ts';
 import { VaultError } from '../../src/vault/key-vault.ts';
+import { readVectors, storedSamples, unhex } from '../vectors/read.ts';
 import { open, seal } from '../../src/vault/seal.ts';
 
 interface HkdfVector {
@@ -16,24 +16,9 @@ interface HkdfVector {
   okm: string;
 }
 
-interface StoredSample {
-  secret: 'data-columns' | 'capsules';
-  derivation: { purpose: string; salt: string; context: string[] };
-  hkdf: { salt_utf8: string; info_utf8: string };
-  key: string;
-}
-
-const readVectors = <T>(name: string): T =>
-  JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url), 'utf8')) as T;
 const rfc5869 = readVectors<{ source: string; vectors: HkdfVector[] }>('rfc5869-a-hkdf-sha256.json');
-const stored = readVectors<{
-  secrets: Record<StoredSample['secret'], string>;
-  column: StoredSample;
-  capsule_document: StoredSample;
-  source_credential: StoredSample;
-}>('svc-sealed-at-rest-v1.json');
+const stored = storedSamples();
 
-const unhex = (hex: string): Buffer => Buffer.from(hex, 'hex');
 const bytesOf = (key: KeyObject): string => key.export().toString('hex');
 const secret = (): Buffer => Buffer.from(Array.from({ length: 32 }, (_, i) => 0x40 + i));
 

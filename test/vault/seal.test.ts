@@ -1,9 +1,9 @@
 // Sealing: the GCM spec's AES-256 known answers, the stored layout, old stores, and every way a value fails to open.
 import { createDecipheriv, createSecretKey, generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deriveKey } from '../../src/vault/derive.ts';
 import { VaultError } from '../../src/vault/key-vault.ts';
+import { readVectors, storedSamples, unhex } from '../vectors/read.ts';
 import { open, seal, unseal, type SealKey } from '../../src/vault/seal.ts';
 
 /**
@@ -35,26 +35,9 @@ interface GcmVector {
   tag: string;
 }
 
-interface StoredSample {
-  secret: 'data-columns' | 'capsules';
-  derivation: { purpose: string; salt: string; context: string[] };
-  key: string;
-  aad_utf8: string;
-  plaintext_utf8: string;
-  sealed: string;
-}
-
-const readVectors = <T>(name: string): T =>
-  JSON.parse(readFileSync(new URL(`../vectors/${name}`, import.meta.url), 'utf8')) as T;
 const gcm = readVectors<{ source: string; vectors: GcmVector[] }>('gcm-spec-b-aes256.json');
-const stored = readVectors<{
-  secrets: Record<StoredSample['secret'], string>;
-  column: StoredSample;
-  capsule_document: StoredSample;
-  source_credential: StoredSample;
-}>('svc-sealed-at-rest-v1.json');
+const stored = storedSamples();
 
-const unhex = (hex: string): Buffer => Buffer.from(hex, 'hex');
 /** The sealed form of a vector: base64 of IV ‖ C ‖ T, written out here rather than by the module. */
 const sealedOf = (v: GcmVector): string =>
   Buffer.concat([unhex(v.iv), unhex(v.ciphertext), unhex(v.tag)]).toString('base64');
