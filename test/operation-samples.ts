@@ -14,8 +14,11 @@ export interface Ids {
 export interface Sample {
   /** A valid input for the operation, as the remote backend would send it. */
   input: (ids: Ids) => Record<string, unknown>;
-  /** The operation names a resource owned by one organization (or one agent). */
-  owned?: boolean;
+  /**
+   * The operation names a resource owned by one organization (or one agent): another's caller is
+   * refused 403, or, with `hidden`, answered 404 exactly as for a resource that does not exist.
+   */
+  owned?: true | 'hidden';
 }
 
 /**
@@ -29,7 +32,7 @@ export interface Sample {
 export const SAMPLES: Record<string, Sample> = {
   createGrant: { input: () => ({ agent: 'x', columns: ['id'] }) },
   listAgents: { input: () => ({}) },
-  revokeAgent: { input: (i) => ({ target: i.disposable }), owned: true },
+  revokeAgent: { input: (i) => ({ target: i.disposable }), owned: 'hidden' },
   listTables: { input: () => ({}) },
   registerTable: {
     input: () => ({ name: 't', columns: [{ name: 'id', classification: 'public', storage: 'plaintext' }] }),
@@ -43,11 +46,11 @@ export const SAMPLES: Record<string, Sample> = {
   },
   createCapsule: { input: () => ({ name: 'c' }) },
   listCapsules: { input: () => ({}) },
-  getCapsule: { input: (i) => ({ id: i.capsule }), owned: true },
-  addCapsuleDocument: { input: (i) => ({ id: i.capsule, title: 't', text: 'x' }), owned: true },
-  addCapsuleMember: { input: (i) => ({ id: i.capsule, email: 'a@b.test', role: 'viewer' }), owned: true },
-  addCapsuleAiGrant: { input: (i) => ({ id: i.capsule, agent: i.handle }), owned: true },
-  revokeCapsule: { input: (i) => ({ id: i.capsule }), owned: true },
+  getCapsule: { input: (i) => ({ id: i.capsule }), owned: 'hidden' },
+  addCapsuleDocument: { input: (i) => ({ id: i.capsule, title: 't', text: 'x' }), owned: 'hidden' },
+  addCapsuleMember: { input: (i) => ({ id: i.capsule, email: 'a@b.test', role: 'viewer' }), owned: 'hidden' },
+  addCapsuleAiGrant: { input: (i) => ({ id: i.capsule, agent: i.handle }), owned: 'hidden' },
+  revokeCapsule: { input: (i) => ({ id: i.capsule }), owned: 'hidden' },
   setRecoveryKey: { input: () => ({ pubkey_hex: 'ab'.repeat(32) }) },
   storeRecoveryCopy: { input: () => ({ ciphertext_b64: 'AAAA' }) },
   recordRecoveryEvent: { input: () => ({ kind: 'phrase_created' }) },

@@ -52,7 +52,12 @@ async function loadCapsule(
   asked: Asked,
   forWrite = false,
 ): Promise<CapsuleRow> {
-  const row = await ctx.store.get<CapsuleRow>('SELECT * FROM capsules WHERE id = ?', id);
+  // Another organization's capsule is answered exactly as one that does not exist.
+  const row = await ctx.store.get<CapsuleRow>(
+    'SELECT * FROM capsules WHERE id = ? AND org_id = ?',
+    id,
+    caller.orgId,
+  );
   if (!row) {
     throw refusal(
       caller,
@@ -61,16 +66,6 @@ async function loadCapsule(
       'not_found',
       `no capsule ${id}: list them with GET /v1/capsules`,
       'not_found',
-    );
-  }
-  if (row.org_id !== caller.orgId) {
-    throw refusal(
-      caller,
-      id,
-      asked,
-      'forbidden',
-      'this capsule belongs to another organization',
-      'other_organization',
     );
   }
   if (forWrite && row.status === 'revoked') {

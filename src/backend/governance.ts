@@ -583,7 +583,7 @@ export async function revoke(ctx: Context, caller: OrgCaller, target: string): P
 }
 
 async function revokeTarget(ctx: Context, caller: OrgCaller, target: string): Promise<RevokeResult> {
-  const refuse = (code: 'unknown_agent' | 'forbidden', message: string, reason: string) =>
+  const refuse = (code: 'unknown_agent', message: string, reason: string) =>
     new Refusal(
       code,
       message,
@@ -592,13 +592,17 @@ async function revokeTarget(ctx: Context, caller: OrgCaller, target: string): Pr
     );
   return ctx.store.write(async () => {
     const now = nowIso(ctx);
-    const byJti = await ctx.store.get<{ jti: string; agent_id: string; org_id: string }>(
-      'SELECT jti, agent_id, org_id FROM agent_grants WHERE jti = ?',
+    // Looked up within the caller's organization only: another organization's handle or jti is
+    // answered exactly as one that does not exist, so revoke cannot tell which exist elsewhere.
+    const byJti = await ctx.store.get<{ jti: string; agent_id: string }>(
+      'SELECT jti, agent_id FROM agent_grants WHERE jti = ? AND org_id = ?',
       target,
+      caller.orgId,
     );
-    const agent = await ctx.store.get<{ id: string; org_id: string; handle: string; status: string }>(
-      'SELECT id, org_id, handle, status FROM agents WHERE ' + (byJti ? 'id = ?' : 'handle = ?'),
+    const agent = await ctx.store.get<{ id: string; handle: string; status: string }>(
+      `SELECT id, handle, status FROM agents WHERE ${byJti ? 'id = ?' : 'handle = ?'} AND org_id = ?`,
       byJti ? byJti.agent_id : target,
+      caller.orgId,
     );
     if (!agent) {
       throw refuse(
@@ -606,10 +610,6 @@ async function revokeTarget(ctx: Context, caller: OrgCaller, target: string): Pr
         `no agent or grant \`${target}\`: list agents with GET /api/v1/agents`,
         'unknown_agent',
       );
-    }
-    // The receipt names only what was asked: nothing of the other organization's agent.
-    if (agent.org_id !== caller.orgId) {
-      throw refuse('forbidden', `\`${target}\` belongs to another organization`, 'other_organization');
     }
     const active = (
       await ctx.store.all<{ jti: string }>(

@@ -3,6 +3,7 @@
 import { nowIso, type Context } from './context.ts';
 import { authenticate, type Principal } from './credentials.ts';
 import { ServiceError, errorFromBody, invalidInput } from './errors.ts';
+import { checkJsonShape } from './json-shape.ts';
 import { callerFor, takesCredential, type Operation } from './operation.ts';
 import { requestOf, routeOf } from './routes.ts';
 
@@ -84,8 +85,12 @@ async function receipted(
   return new ServiceError(error.code, error.message, { ...error.details, receipt_id: receipt.receipt_id });
 }
 
-/** Parses an input against the operation's schema; a bad input is invalid_request. */
+/**
+ * Parses an input against the operation's schema; a bad input is invalid_request. The input's
+ * shape is checked first (see json-shape.ts): a schema would drop a `__proto__` key unseen.
+ */
 export function parseInput<I>(operation: Operation<I>, input: unknown): I {
+  checkJsonShape(input);
   const parsed = operation.input.safeParse(input);
   if (!parsed.success) throw invalidInput(parsed.error);
   return parsed.data;

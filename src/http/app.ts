@@ -11,6 +11,7 @@ import type { Service } from '../backend/service.ts';
 import { authenticate, type Principal } from '../backend/credentials.ts';
 import type { CallerSpec } from '../backend/operation.ts';
 import { runAs } from '../backend/invoke.ts';
+import { checkJsonShape } from '../backend/json-shape.ts';
 import { ROUTES, inputOf } from '../backend/routes.ts';
 import { documented } from '../backend/api-doc.ts';
 import { ErrorBody } from '../backend/operations/common.ts';
@@ -34,6 +35,9 @@ export interface AppOptions {
 }
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** The content types the validator parses as JSON. */
+const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
 
 function hostnameOf(hostHeader: string): string {
   return hostHeader.startsWith('[')
@@ -136,6 +140,19 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     await next();
   };
 
+  /**
+   * Refuses a JSON body whose shape no schema should see (lone surrogates, deep nesting,
+   * `__proto__` keys; see json-shape.ts), before validation. A body that is not JSON, or not sent
+   * as JSON, is left to the validator, which answers 400 invalid_json or 415.
+   */
+  const shaped: MiddlewareHandler<Env> = async (c, next) => {
+    if (JSON_TYPE.test(c.req.header('content-type') ?? '')) {
+      const body: unknown = await c.req.json().catch(() => undefined);
+      checkJsonShape(body);
+    }
+    await next();
+  };
+
   for (const r of ROUTES) {
     const operation = r.operation;
     if (operation.caller.kind === 'local') throw new Error(`${operation.name} runs in process only`);
@@ -148,7 +165,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
       ...(r.extension ? { 'x-svc-extension': true } : {}),
       security: SECURITY[operation.caller.kind],
       // Authentication first: a bad bearer is 401 whatever the body holds.
-      ...(operation.caller.kind === 'none' ? {} : { middleware: [authenticated] as const }),
+      middleware: [...(operation.caller.kind === 'none' ? [] : [authenticated]), ...(r.body ? [shaped] : [])],
       request: {
         ...(r.params ? { params: r.params } : {}),
         ...(r.query ? { query: r.query } : {}),

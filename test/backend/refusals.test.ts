@@ -204,16 +204,30 @@ const TABLE: Record<string, Entry> = {
         },
       },
       {
-        name: "another organization's agent",
+        name: "another organization's handle, answered exactly as an unknown one (no enumeration)",
         chain: 'service',
         kind: 'agent.revoke.deny',
-        code: 'forbidden',
+        code: 'unknown_agent',
         arrange: async (h) => {
           const org = await newOrg(h);
           const theirs = await newAgent(h, await newOrg(h, 'Other'));
           return {
             call: () => h.service.invoke(ops.revokeAgent, org.bearer, { target: theirs.handle }),
-            record: { ...keyNamed(org), target: theirs.handle, reason: 'other_organization' },
+            record: { ...keyNamed(org), target: theirs.handle, reason: 'unknown_agent' },
+          };
+        },
+      },
+      {
+        name: "another organization's jti, answered exactly as an unknown one (no enumeration)",
+        chain: 'service',
+        kind: 'agent.revoke.deny',
+        code: 'unknown_agent',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const theirs = await newAgent(h, await newOrg(h, 'Other'));
+          return {
+            call: () => h.service.invoke(ops.revokeAgent, org.bearer, { target: theirs.jti }),
+            record: { ...keyNamed(org), target: theirs.jti, reason: 'unknown_agent' },
           };
         },
       },
@@ -680,16 +694,16 @@ const TABLE: Record<string, Entry> = {
         },
       },
       {
-        name: "another organization's capsule",
+        name: "another organization's capsule, answered exactly as an unknown one",
         chain: 'service',
         kind: 'capsule.read.deny',
-        code: 'forbidden',
+        code: 'not_found',
         arrange: async (h) => {
           const org = await newOrg(h);
           const theirs = await capsule(h, await newOrg(h, 'Other'));
           return {
             call: () => h.service.invoke(ops.getCapsule, org.bearer, { id: theirs }),
-            record: { ...keyNamed(org), capsule_id: theirs, reason: 'other_organization' },
+            record: { ...keyNamed(org), capsule_id: theirs, reason: 'not_found' },
           };
         },
       },
@@ -717,17 +731,17 @@ const TABLE: Record<string, Entry> = {
         },
       },
       {
-        name: "a document for another organization's capsule",
+        name: "a document for another organization's capsule, answered exactly as an unknown one",
         chain: 'service',
         kind: 'capsule.document.deny',
-        code: 'forbidden',
+        code: 'not_found',
         arrange: async (h) => {
           const org = await newOrg(h);
           const theirs = await capsule(h, await newOrg(h, 'Other'));
           return {
             call: () =>
               h.service.invoke(ops.addCapsuleDocument, org.bearer, { id: theirs, title: 't', text: 'x' }),
-            record: { ...keyNamed(org), capsule_id: theirs, reason: 'other_organization' },
+            record: { ...keyNamed(org), capsule_id: theirs, reason: 'not_found' },
           };
         },
       },
@@ -834,16 +848,16 @@ const TABLE: Record<string, Entry> = {
   revokeCapsule: {
     refusals: [
       {
-        name: "another organization's capsule",
+        name: "another organization's capsule, answered exactly as an unknown one",
         chain: 'service',
         kind: 'capsule.revoke.deny',
-        code: 'forbidden',
+        code: 'not_found',
         arrange: async (h) => {
           const org = await newOrg(h);
           const theirs = await capsule(h, await newOrg(h, 'Other'));
           return {
             call: () => h.service.invoke(ops.revokeCapsule, org.bearer, { id: theirs }),
-            record: { ...keyNamed(org), capsule_id: theirs, reason: 'other_organization' },
+            record: { ...keyNamed(org), capsule_id: theirs, reason: 'not_found' },
           };
         },
       },

@@ -138,8 +138,10 @@ describe.each(CREDENTIALED.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r]
         403,
       ]);
     }
-    if (owned && kind === 'org')
-      cases.push(['another organization’s key', () => creds.otherOrgKey, undefined, 403]);
+    if (owned && kind === 'org') {
+      const hidden = SAMPLES[route.operation.name]?.owned === 'hidden';
+      cases.push(['another organization’s key', () => creds.otherOrgKey, undefined, hidden ? 404 : 403]);
+    }
     if (owned && kind === 'agent') {
       cases.push(['another agent’s token for this handle', () => creds.siblingToken, undefined, 403]);
       cases.push(['another organization’s agent token', () => creds.foreignAgentToken, undefined, 403]);
@@ -149,7 +151,11 @@ describe.each(CREDENTIALED.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r]
       const r = await call(route, token(), raw);
       expect(r.status, JSON.stringify(r.body)).toBe(status);
       expect(r.body.error).toEqual(
-        status === 401 ? 'unauthorized' : expect.stringMatching(/^(wrong_credential|forbidden)$/),
+        status === 401
+          ? 'unauthorized'
+          : status === 404
+            ? expect.stringMatching(/^(not_found|unknown_agent)$/)
+            : expect.stringMatching(/^(wrong_credential|forbidden)$/),
       );
       expect(r.body.message).toEqual(expect.any(String));
     });
