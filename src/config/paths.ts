@@ -1,5 +1,6 @@
-// Where svc keeps its data: SVC_HOME when set, else the per-user data dir of this OS.
-import { mkdirSync } from 'node:fs';
+// Where svc keeps its data (SVC_HOME when set, else the per-user data dir of this OS), and the
+// file modes that keep it private: keys and the store live there.
+import { chmodSync, closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
 import envPaths from 'env-paths';
 
 export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -7,8 +8,39 @@ export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return fromEnv ? fromEnv : envPaths('svc', { suffix: '' }).data;
 }
 
-/** Creates the data dir if needed, private to this user (keys and the store live there). */
-export function ensureDataDir(dir: string): string {
+/** Group and other bits: none of them may be set on what svc keeps. */
+const SHARED_BITS = 0o077;
+
+/**
+ * Creates a directory if needed, private to this user (0700). One that already exists with wider
+ * modes (a data dir made by hand, say 0755) is tightened, not adopted as it is.
+ */
+export function ensurePrivateDir(dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (statSync(dir).mode & SHARED_BITS) chmodSync(dir, 0o700);
   return dir;
+}
+
+/** Creates the data dir if needed and keeps it private to this user (see ensurePrivateDir). */
+export function ensureDataDir(dir: string): string {
+  return ensurePrivateDir(dir);
+}
+
+/**
+ * Makes `file` private to this user (0600): created empty when `create` and absent, tightened
+ * when it exists with wider modes, left alone when absent and not to be created.
+ */
+export function ensurePrivateFile(file: string, { create }: { create: boolean }): void {
+  let fd: number;
+  try {
+    fd = openSync(file, create ? 'a' : 'r', 0o600);
+  } catch (error) {
+    if (!create && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    if (fstatSync(fd).mode & SHARED_BITS) fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -2,9 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  fchmodSync,
+  fstatSync,
   fsyncSync,
   linkSync,
-  mkdirSync,
   openSync,
   readFileSync,
   readdirSync,
@@ -14,6 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { KEY_NAME, VaultError, type KeyVault } from './key-vault.ts';
+import { ensurePrivateDir } from '../config/paths.ts';
 import { KeychainVault } from './keychain.ts';
 
 // Other modules import the vault contract from here; it lives apart so keychain.ts can share it.
@@ -33,7 +35,7 @@ export class FileKeyVault implements KeyVault {
 
   /** The directory appears with the first key: opening a vault writes nothing. */
   private ensureDir(): void {
-    mkdirSync(this.location, { recursive: true, mode: 0o700 });
+    ensurePrivateDir(this.location);
   }
 
   secret(name: string): Buffer {
@@ -64,22 +66,12 @@ export class FileKeyVault implements KeyVault {
 
   getCredential(name: string): string | undefined {
     if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
-    try {
-      return readFileSync(join(this.location, `${name}.cred`), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new VaultError('unavailable', `cannot read credential ${name}`);
-    }
+    return readPrivate(join(this.location, `${name}.cred`), 'credential');
   }
 
   private read(file: string): Buffer | undefined {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8').trim();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new VaultError('unavailable', `cannot read key file ${file}`);
-    }
+    const text = readPrivate(file, 'key')?.trim();
+    if (text === undefined) return undefined;
     if (!/^[0-9a-f]{64}$/.test(text)) throw new VaultError('corrupt_key', `key file ${file} is damaged`);
     return Buffer.from(text, 'hex');
   }
@@ -111,6 +103,38 @@ export class FileKeyVault implements KeyVault {
     const key = this.read(file);
     if (!key) throw new VaultError('unavailable', `key file ${file} vanished after creation`);
     return key;
+  }
+}
+
+/**
+ * Reads a key or credential file of this vault; undefined when absent. A file that another user
+ * owns, or that group or others may write, is refused: whoever could write it could have planted
+ * the key that seals this machine's data. One merely readable by others is tightened to 0600.
+ */
+function readPrivate(file: string, what: 'key' | 'credential'): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new VaultError('unavailable', `cannot read ${what} file ${file}`);
+  }
+  try {
+    const { mode, uid } = fstatSync(fd);
+    const owner = process.getuid?.();
+    if ((owner !== undefined && uid !== owner) || mode & 0o022) {
+      throw new VaultError(
+        'insecure_file',
+        `${what} file ${file} can be written by another user (mode ${(mode & 0o777).toString(8)}${owner !== undefined && uid !== owner ? `, owner uid ${uid}` : ''}): svc will not use it, since a ${what} planted by someone else would unlock this machine's data to them. Check where it came from; if it is yours, make it yours alone (chmod 600, owned by you) and retry`,
+      );
+    }
+    if (mode & 0o044) fchmodSync(fd, 0o600);
+    return readFileSync(fd, 'utf8');
+  } catch (error) {
+    if (error instanceof VaultError) throw error;
+    throw new VaultError('unavailable', `cannot read ${what} file ${file}`);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -4,9 +4,11 @@ export class VaultError extends Error {
    * Closed, so callers can branch on it. `invalid_key`: a key or secret of the wrong kind or size was
    * handed to sealing or derivation (a programming error). `sealed_corrupt`: a sealed value did not
    * open (truncated, altered, not base64, or sealed under another key or for another place); GCM
-   * cannot tell these apart, and callers must not try.
+   * cannot tell these apart, and callers must not try. `insecure_file`: a key file someone else
+   * could have written; it is not used.
    */
-  readonly code: 'invalid_name' | 'corrupt_key' | 'unavailable' | 'invalid_key' | 'sealed_corrupt';
+  readonly code:
+    'invalid_name' | 'corrupt_key' | 'unavailable' | 'invalid_key' | 'sealed_corrupt' | 'insecure_file';
 
   constructor(code: VaultError['code'], message: string) {
     super(message);

@@ -5,6 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ServiceError } from '../errors.ts';
+import { ensurePrivateFile } from '../../config/paths.ts';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
@@ -96,6 +97,10 @@ export class Store implements Queries {
 
   constructor(file: string, options: StoreOptions = {}) {
     this.file = file;
+    // SQLite gives the -wal and -shm files the database file's mode: a private database keeps
+    // them private too. One made earlier with the default umask (0644) is tightened.
+    ensurePrivateFile(file, { create: true });
+    for (const companion of [`${file}-wal`, `${file}-shm`]) ensurePrivateFile(companion, { create: false });
     const synchronous = options.synchronous === 'full' ? 'FULL' : 'NORMAL';
     // Opening may wait for another process (a migration, a first key) before this one serves.
     this.writer = new Connection(file, OPEN_BUSY_TIMEOUT_MS, synchronous);
