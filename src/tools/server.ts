@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { ServiceError } from '../backend/errors.ts';
+import { checkJsonShape } from '../backend/json-shape.ts';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MissingCredential, agentOf, ownerOf } from './credentials.ts';
 import { VaultError } from '../vault/index.ts';
 import { TOOLS } from './index.ts';
@@ -106,5 +108,34 @@ export function createMcpServer(
       },
     );
   }
+  guardArguments(server);
   return server;
+}
+
+/**
+ * Tool arguments are checked for shape as they arrive, before the SDK's schemas see them: a schema
+ * drops a `__proto__` key without a word (a grant's `where` filter would silently vanish), so the
+ * check that every other adapter makes in the core (json-shape.ts) must happen here, on the
+ * message. A refused call is a tool error like any other, and nothing runs.
+ */
+function guardArguments(server: McpServer): void {
+  const connect = server.connect.bind(server);
+  server.connect = async (transport: Transport) => {
+    await connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if ('method' in message && message.method === 'tools/call' && 'id' in message) {
+        try {
+          checkJsonShape(message.params?.arguments);
+        } catch (error) {
+          void transport.send(
+            { jsonrpc: '2.0', id: message.id, result: toolError(error) },
+            { relatedRequestId: message.id },
+          );
+          return;
+        }
+      }
+      deliver?.(message, extra);
+    };
+  };
 }

@@ -140,6 +140,31 @@ describe('svc mcp over stdio', () => {
     expect(text(refused)).toContain('"denied_columns":["balance"]');
   });
 
+  it('a `__proto__` key nested in svc_grant’s where, a lone surrogate or a 100-deep value is a tool error before any schema: no agent is made', async () => {
+    const client = await connect({ SVC_API_KEY: apiKey });
+    const before = (await client.callTool({ name: 'svc_policy', arguments: {} })).structuredContent as {
+      count: number;
+    };
+    for (const [args, says] of [
+      ['{"agent":"Narrow","columns":["id"],"where":{"__proto__":{"region":"eu"}}}', /where\.__proto__/],
+      ['{"agent":"Bad \\ud800 text","columns":["id"]}', /agent: is not well-formed Unicode/],
+      [
+        `{"agent":"Deep","columns":["id"],"where":{"region":${'['.repeat(100)}${']'.repeat(100)}}}`,
+        /deeper than 64/,
+      ],
+    ] as const) {
+      // Parsed from JSON text, as a client's message is: `__proto__` is an own key here.
+      const result = await client.callTool({ name: 'svc_grant', arguments: JSON.parse(args) as never });
+      expect(result.isError, JSON.stringify(result).slice(0, 300)).toBe(true);
+      expect(text(result)).toMatch(/^invalid_request: /);
+      expect(text(result)).toMatch(says);
+    }
+    const after = (await client.callTool({ name: 'svc_policy', arguments: {} })).structuredContent as {
+      count: number;
+    };
+    expect(after.count).toBe(before.count);
+  });
+
   it.each(TOOLS.filter((t) => Object.keys(t.inputSchema.shape).length > 0).map((t) => [t.name]))(
     '%s: unknown, ill-typed and oversized arguments are tool errors; the session lives on',
     async (name) => {
