@@ -3,6 +3,7 @@
 export const SERVICE_ERROR_STATUS = {
   invalid_request: 400,
   invalid_json: 400,
+  key_not_proven: 400,
   unauthorized: 401,
   forbidden: 403,
   missing_scope: 403,

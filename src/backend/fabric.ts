@@ -1,12 +1,14 @@
 // The Fabric: content-blind agent-to-agent exchange. The service stores sealed envelopes and
 // wrapped keys it cannot open, and decides every fetch through a gate recomputed from scratch.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from './errors.ts';
 import { hasPassed, newId, nowIso, parseJson, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 import { keyId } from '../proofs/format.ts';
+import { PossessionError, sealEnrollChallenge } from '../proofs/possession.ts';
+import { deriveKey } from '../vault/derive.ts';
 import type { Receipt } from './chains.ts';
 import { countUnmetered } from './usage.ts';
 
@@ -20,39 +22,129 @@ export function fabricKid(pubkeyHex: string): string {
   return keyId(Buffer.from(pubkeyHex, 'hex'));
 }
 
+/** How long an enroll challenge may be answered: long enough for one round trip, short enough to be fresh. */
+export const ENROLL_CHALLENGE_TTL_SECONDS = 300;
+/** The MAC key's purpose: a derivation of its own, so no other key of the vault can forge a proof. */
+const ENROLL_PROOF_PURPOSE = 'svc-fabric-enroll-proof-v1';
+/** A proof is the challenge's opened text: its expiry in Unix seconds, a dot, and the MAC in hex. */
+const ENROLL_PROOF = /^([0-9]{1,12})\.([0-9a-f]{64})$/;
+
+function refuseUnusableKey(pubkeyHex: string): void {
+  if (/^0{64}$/.test(pubkeyHex)) {
+    throw new ServiceError(
+      'invalid_request',
+      'ecdh_pubkey_hex is the all-zero point, which is not a usable X25519 key',
+      { field: 'ecdh_pubkey_hex' },
+    );
+  }
+}
+
+/**
+ * HMAC-SHA256 over who may answer the challenge (organization, agent), the key it was sealed to and
+ * its expiry, under a key derived for this purpose alone. Parts are joined by NUL, which none holds.
+ */
+function enrollProofMac(ctx: Context, agent: AgentPrincipal, pubkeyHex: string, expires: number): Buffer {
+  const key = deriveKey(ctx.vault.secret('data-columns'), {
+    purpose: ENROLL_PROOF_PURPOSE,
+    salt: agent.orgId,
+  });
+  return createHmac('sha256', key)
+    .update([agent.orgId, agent.agentId, agent.handle, pubkeyHex, String(expires)].join('\u0000'))
+    .digest();
+}
+
+/**
+ * Step one of enrolling: a challenge sealed to the key (HPKE base mode, `ENROLL_CHALLENGE_INFO`).
+ * Its text is the proof step two must send back; only the holder of the private key can read it.
+ * Stateless: nothing is stored, the MAC makes the proof checkable later.
+ */
+export async function enrollChallenge(ctx: Context, agent: AgentPrincipal, pubkeyHex: string) {
+  refuseUnusableKey(pubkeyHex);
+  const expires = Math.floor(ctx.clock().getTime() / 1000) + ENROLL_CHALLENGE_TTL_SECONDS;
+  const proof = `${expires}.${enrollProofMac(ctx, agent, pubkeyHex, expires).toString('hex')}`;
+  let sealed: Uint8Array;
+  try {
+    sealed = await sealEnrollChallenge(Buffer.from(pubkeyHex, 'hex'), proof);
+  } catch (error) {
+    if (!(error instanceof PossessionError)) throw error;
+    throw new ServiceError(
+      'invalid_request',
+      'ecdh_pubkey_hex is a low-order X25519 point that nothing can be sealed to: generate a new key pair',
+      { field: 'ecdh_pubkey_hex' },
+    );
+  }
+  return {
+    kid: fabricKid(pubkeyHex),
+    challenge_b64: Buffer.from(sealed).toString('base64'),
+    expires_at: new Date(expires * 1000).toISOString(),
+  };
+}
+
+type ProofFailure = 'proof_missing' | 'proof_invalid' | 'proof_expired';
+
+/** Why `proof` does not show that this agent holds the private key of `pubkeyHex`, or null when it does. */
+function proofFailure(
+  ctx: Context,
+  agent: AgentPrincipal,
+  pubkeyHex: string,
+  proof: string | undefined,
+): ProofFailure | null {
+  if (proof === undefined) return 'proof_missing';
+  const parts = ENROLL_PROOF.exec(proof);
+  if (!parts) return 'proof_invalid';
+  const expires = Number(parts[1]);
+  const expected = enrollProofMac(ctx, agent, pubkeyHex, expires);
+  // Constant time: the comparison must not tell a forger how many leading bytes it got right.
+  if (!timingSafeEqual(Buffer.from(parts[2]!, 'hex'), expected)) return 'proof_invalid';
+  return expires * 1000 > ctx.clock().getTime() ? null : 'proof_expired';
+}
+
+const PROOF_MESSAGES: Record<ProofFailure, string> = {
+  proof_missing: 'enrolling needs proof that you hold the private key',
+  proof_invalid: 'proof does not match this agent and ecdh_pubkey_hex',
+  proof_expired: 'proof has expired',
+};
+
 export async function enroll(
   ctx: Context,
   agent: AgentPrincipal,
   pubkeyHex: string,
+  proof: string | undefined,
 ): Promise<{ kid: string; handle: string; agent_id: string }> {
-  return await receiptRefusals(ctx, () => enrollOnce(ctx, agent, pubkeyHex));
+  return await receiptRefusals(ctx, () => enrollOnce(ctx, agent, pubkeyHex, proof));
 }
 
 async function enrollOnce(
   ctx: Context,
   agent: AgentPrincipal,
   pubkeyHex: string,
+  proof: string | undefined,
 ): Promise<{ kid: string; handle: string; agent_id: string }> {
-  if (/^0{64}$/.test(pubkeyHex)) {
-    throw new ServiceError(
-      'invalid_request',
-      'ecdh_pubkey_hex is the all-zero point, which is not a usable X25519 key',
-      {
-        field: 'ecdh_pubkey_hex',
-      },
-    );
-  }
+  refuseUnusableKey(pubkeyHex);
   const kid = fabricKid(pubkeyHex);
   const refuse = (
-    code: 'already_enrolled' | 'kid_collision',
+    code: 'already_enrolled' | 'kid_collision' | 'key_not_proven',
     message: string,
     details: Record<string, unknown>,
+    reason: string = code,
   ) =>
     new Refusal(code, message, details, {
       kind: 'fabric.enroll.deny',
       org_id: agent.orgId,
-      body: { ...actorOf(agent), kid, reason: code },
+      body: { ...actorOf(agent), kid, reason },
     });
+  // Possession first: a caller without the private key learns nothing, not even whether the address is taken.
+  const failure = proofFailure(ctx, agent, pubkeyHex, proof);
+  if (failure) {
+    throw refuse(
+      'key_not_proven',
+      `${PROOF_MESSAGES[failure]}: POST /api/agents/${agent.handle}/fabric/enroll/challenge with ecdh_pubkey_hex, ` +
+        "open challenge_b64 with the private key (the SDK's enrollFabric does both steps) and send its text as proof " +
+        `within ${ENROLL_CHALLENGE_TTL_SECONDS / 60} minutes`,
+      { field: 'proof', reason: failure },
+      failure,
+    );
+  }
   return ctx.store.write(async () => {
     const current = await ctx.store.get<{ fabric_kid: string | null }>(
       'SELECT fabric_kid FROM agents WHERE id = ?',
