@@ -3,7 +3,7 @@ import { ops } from '../src/backend/operations/index.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Service } from '../src/backend/service.ts';
+import { Service, type ServiceOptions } from '../src/backend/service.ts';
 import { createApp } from '../src/http/app.ts';
 import { mountConnectPages } from '../src/http/connect-pages.ts';
 import { mountMcp } from '../src/tools/http.ts';
@@ -38,10 +38,10 @@ export interface Harness {
   close(): void;
 }
 
-export function harness(): Harness {
+export function harness(options: Pick<ServiceOptions, 'fabricQuotas'> = {}): Harness {
   const { dir, cleanup } = tempDir();
   const clock = testClock();
-  const service = new Service({ dataDir: dir, clock });
+  const service = new Service({ ...options, dataDir: dir, clock });
   // The app as `svc serve` builds it: the API with the MCP transports and the approval page.
   const app = createApp({
     service,

@@ -218,7 +218,7 @@ export const ROUTES: readonly Route[] = [
     params: HandleParam,
     body: SendRequest,
     ok: { status: 200, description: 'stored and receipted' },
-    errors: [400, 401, 403, 412],
+    errors: [400, 401, 403, 404, 412, 429],
   }),
   route({
     operation: ops.listInbox,

@@ -610,6 +610,60 @@ const TABLE: Record<string, Entry> = {
           };
         },
       },
+      {
+        name: 'an address no agent enrolled',
+        chain: 'service',
+        kind: 'fabric.send.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const { sender } = await exchange(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.sendEnvelope, sender.bearer, {
+                handle: sender.handle,
+                recipient_kid: 'cccccccccccccccc',
+                ...envelope,
+              }),
+            record: {
+              ...agentNamed(sender),
+              recipient_kid: 'cccccccccccccccc',
+              size_bytes: 3,
+              reason: 'unknown_recipient',
+            },
+          };
+        },
+      },
+      {
+        name: 'an address holding as many live envelopes as its quota allows',
+        chain: 'service',
+        kind: 'fabric.send.deny',
+        code: 'quota_exceeded',
+        arrange: async (h) => {
+          const { sender, kid } = await exchange(h);
+          // This test's own service: one live envelope per address fills it.
+          h.service.ctx.fabricQuotas.recipientEnvelopes = 1;
+          await h.service.invoke(ops.sendEnvelope, sender.bearer, {
+            handle: sender.handle,
+            recipient_kid: kid,
+            ...envelope,
+          });
+          return {
+            call: () =>
+              h.service.invoke(ops.sendEnvelope, sender.bearer, {
+                handle: sender.handle,
+                recipient_kid: kid,
+                ...envelope,
+              }),
+            record: {
+              ...agentNamed(sender),
+              recipient_kid: kid,
+              quota: 'recipient_envelopes',
+              limit: 1,
+              reason: 'quota_exceeded',
+            },
+          };
+        },
+      },
     ],
   },
   listInbox: {

@@ -582,6 +582,30 @@ describe('Fabric', () => {
     expectError(await fetch(recipient.token, recipient.handle, second.body.id), 410, 'gone');
   });
 
+  it('send 404 to an address no agent enrolled; 429 quota_exceeded over a quota, both receipted', async () => {
+    h.close();
+    h = harness({ fabricQuotas: { recipientEnvelopes: 1 } });
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+    const sender = await enrolledAgent(h, org.api_key, 'Sender');
+    const recipient = await enrolledAgent(h, org.api_key, 'Recipient');
+    const send = (recipient_kid: string) =>
+      h.request('POST', `/api/agents/${sender.handle}/fabric/send`, {
+        token: sender.token,
+        body: { recipient_kid, ciphertext_b64: 'AAAA', wrapped_key_b64: 'AAAA', payload_iv_b64: 'AAAA' },
+      });
+    const unknown = await send('aaaaaaaaaaaaaaaa');
+    expectError(unknown, 404, 'not_found');
+    expect(unknown.body.receipt_id).toMatch(/^rcpt_/);
+    expect((await send(recipient.kid)).status).toBe(200);
+    const full = await send(recipient.kid);
+    expectError(full, 429, 'quota_exceeded');
+    expect(full.body).toMatchObject({
+      quota: 'recipient_envelopes',
+      limit: 1,
+      receipt_id: expect.any(String),
+    });
+  });
+
   it.each([
     ['ttl_hours 0', { ttl_hours: 0 }],
     ['ttl_hours 721', { ttl_hours: 721 }],
