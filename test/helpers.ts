@@ -3,11 +3,12 @@ import { ops } from '../src/backend/operations/index.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Service } from '../src/backend/service.ts';
+import { Service, type ServiceOptions } from '../src/backend/service.ts';
 import { createApp } from '../src/http/app.ts';
 import { mountConnectPages } from '../src/http/connect-pages.ts';
 import { mountMcp } from '../src/tools/http.ts';
 import type { Clock } from '../src/backend/context.ts';
+import { openEnrollChallenge, type FabricKeyPair } from '../src/sdk/fabric.ts';
 
 export function tempDir(prefix = 'svc-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -37,10 +38,10 @@ export interface Harness {
   close(): void;
 }
 
-export function harness(): Harness {
+export function harness(options: Pick<ServiceOptions, 'fabricQuotas'> = {}): Harness {
   const { dir, cleanup } = tempDir();
   const clock = testClock();
-  const service = new Service({ dataDir: dir, clock });
+  const service = new Service({ ...options, dataDir: dir, clock });
   // The app as `svc serve` builds it: the API with the MCP transports and the approval page.
   const app = createApp({
     service,
@@ -88,4 +89,20 @@ export async function orgWithAgent(
 /** A new organization on the service: its id, its first key and that key's id. */
 export function createOrg(service: Service, name = 'Acme') {
   return service.invoke(ops.createOrg, undefined, { name });
+}
+
+/**
+ * Enrolls an agent's Fabric key in process, as the SDK's `enrollFabric` does over HTTP: a challenge
+ * sealed to the public key, opened with the private key, its text sent back as the proof.
+ */
+export async function enrollKey(service: Service, bearer: string, handle: string, keys: FabricKeyPair) {
+  const challenge = await service.invoke(ops.requestEnrollChallenge, bearer, {
+    handle,
+    ecdh_pubkey_hex: keys.publicKeyHex,
+  });
+  const proof = await openEnrollChallenge({
+    challenge_b64: challenge.challenge_b64,
+    privateKeyHex: keys.privateKeyHex,
+  });
+  return service.invoke(ops.enrollFabric, bearer, { handle, ecdh_pubkey_hex: keys.publicKeyHex, proof });
 }

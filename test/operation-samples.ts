@@ -78,6 +78,11 @@ export const SAMPLES: Record<string, Sample> = {
     input: (i) => ({ handle: i.handle, table: 'agent_demo_records', columns: ['id'] }),
     owned: true,
   },
+  requestEnrollChallenge: {
+    input: (i) => ({ handle: i.handle, ecdh_pubkey_hex: 'ab'.repeat(32) }),
+    owned: true,
+  },
+  // Without a proof (a sample cannot open a challenge): refused with 400 key_not_proven.
   enrollFabric: { input: (i) => ({ handle: i.handle, ecdh_pubkey_hex: 'ab'.repeat(32) }), owned: true },
   sendEnvelope: {
     input: (i) => ({

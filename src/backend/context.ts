@@ -1,4 +1,5 @@
-// What every part of the service core shares: the store, the chains, the keys and the clock.
+// What every part of the service core shares: the store, the chains, the keys, the clock and the
+// storage quotas.
 import { randomUUID } from 'node:crypto';
 import type { Store } from './store/db.ts';
 import type { Chains } from './chains.ts';
@@ -8,12 +9,45 @@ import type { KeyVault } from '../vault/index.ts';
 /** Injected so tests can move time (token expiry, envelope ttl) without waiting. */
 export type Clock = () => Date;
 
+const MiB = 1024 * 1024;
+
+/**
+ * The most live Fabric envelopes (not yet expired or fully fetched) one party may have in the
+ * store, in decoded ciphertext bytes and in count. A send that would pass one is refused.
+ */
+export interface FabricQuotas {
+  /** Addressed to one recipient address, from every sender. */
+  recipientBytes: number;
+  recipientEnvelopes: number;
+  /** Sent by one agent, to every address. */
+  senderBytes: number;
+  senderEnvelopes: number;
+  /** Sent by all the agents of one organization: an organization key can make new agents at will. */
+  organizationBytes: number;
+  organizationEnvelopes: number;
+}
+
+/**
+ * One envelope is at most about 12 MiB of ciphertext (a 16 MiB request body of base64). An address
+ * holds five such at once or a thousand small messages; an agent, four full addresses' worth; an
+ * organization, four agents' worth. docs/API.md gives the reasons.
+ */
+export const DEFAULT_FABRIC_QUOTAS: Readonly<FabricQuotas> = Object.freeze({
+  recipientBytes: 64 * MiB,
+  recipientEnvelopes: 1_000,
+  senderBytes: 256 * MiB,
+  senderEnvelopes: 5_000,
+  organizationBytes: 1024 * MiB,
+  organizationEnvelopes: 20_000,
+});
+
 export interface Context {
   store: Store;
   chains: Chains;
   signer: ServiceSigner;
   vault: KeyVault;
   clock: Clock;
+  fabricQuotas: FabricQuotas;
 }
 
 export function newId(prefix: string): string {

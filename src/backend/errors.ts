@@ -3,6 +3,7 @@
 export const SERVICE_ERROR_STATUS = {
   invalid_request: 400,
   invalid_json: 400,
+  key_not_proven: 400,
   unauthorized: 401,
   forbidden: 403,
   missing_scope: 403,
@@ -23,6 +24,7 @@ export const SERVICE_ERROR_STATUS = {
   not_enrolled: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  quota_exceeded: 429,
   forbidden_host: 403,
   internal: 500,
   busy: 503,

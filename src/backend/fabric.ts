@@ -1,12 +1,14 @@
 // The Fabric: content-blind agent-to-agent exchange. The service stores sealed envelopes and
 // wrapped keys it cannot open, and decides every fetch through a gate recomputed from scratch.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ServiceError } from './errors.ts';
 import { hasPassed, newId, nowIso, parseJson, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 import { keyId } from '../proofs/format.ts';
+import { PossessionError, sealEnrollChallenge } from '../proofs/possession.ts';
+import { deriveKey } from '../vault/derive.ts';
 import type { Receipt } from './chains.ts';
 import { countUnmetered } from './usage.ts';
 
@@ -20,39 +22,129 @@ export function fabricKid(pubkeyHex: string): string {
   return keyId(Buffer.from(pubkeyHex, 'hex'));
 }
 
+/** How long an enroll challenge may be answered: long enough for one round trip, short enough to be fresh. */
+export const ENROLL_CHALLENGE_TTL_SECONDS = 300;
+/** The MAC key's purpose: a derivation of its own, so no other key of the vault can forge a proof. */
+const ENROLL_PROOF_PURPOSE = 'svc-fabric-enroll-proof-v1';
+/** A proof is the challenge's opened text: its expiry in Unix seconds, a dot, and the MAC in hex. */
+const ENROLL_PROOF = /^([0-9]{1,12})\.([0-9a-f]{64})$/;
+
+function refuseUnusableKey(pubkeyHex: string): void {
+  if (/^0{64}$/.test(pubkeyHex)) {
+    throw new ServiceError(
+      'invalid_request',
+      'ecdh_pubkey_hex is the all-zero point, which is not a usable X25519 key',
+      { field: 'ecdh_pubkey_hex' },
+    );
+  }
+}
+
+/**
+ * HMAC-SHA256 over who may answer the challenge (organization, agent), the key it was sealed to and
+ * its expiry, under a key derived for this purpose alone. Parts are joined by NUL, which none holds.
+ */
+function enrollProofMac(ctx: Context, agent: AgentPrincipal, pubkeyHex: string, expires: number): Buffer {
+  const key = deriveKey(ctx.vault.secret('data-columns'), {
+    purpose: ENROLL_PROOF_PURPOSE,
+    salt: agent.orgId,
+  });
+  return createHmac('sha256', key)
+    .update([agent.orgId, agent.agentId, agent.handle, pubkeyHex, String(expires)].join('\u0000'))
+    .digest();
+}
+
+/**
+ * Step one of enrolling: a challenge sealed to the key (HPKE base mode, `ENROLL_CHALLENGE_INFO`).
+ * Its text is the proof step two must send back; only the holder of the private key can read it.
+ * Stateless: nothing is stored, the MAC makes the proof checkable later.
+ */
+export async function enrollChallenge(ctx: Context, agent: AgentPrincipal, pubkeyHex: string) {
+  refuseUnusableKey(pubkeyHex);
+  const expires = Math.floor(ctx.clock().getTime() / 1000) + ENROLL_CHALLENGE_TTL_SECONDS;
+  const proof = `${expires}.${enrollProofMac(ctx, agent, pubkeyHex, expires).toString('hex')}`;
+  let sealed: Uint8Array;
+  try {
+    sealed = await sealEnrollChallenge(Buffer.from(pubkeyHex, 'hex'), proof);
+  } catch (error) {
+    if (!(error instanceof PossessionError)) throw error;
+    throw new ServiceError(
+      'invalid_request',
+      'ecdh_pubkey_hex is a low-order X25519 point that nothing can be sealed to: generate a new key pair',
+      { field: 'ecdh_pubkey_hex' },
+    );
+  }
+  return {
+    kid: fabricKid(pubkeyHex),
+    challenge_b64: Buffer.from(sealed).toString('base64'),
+    expires_at: new Date(expires * 1000).toISOString(),
+  };
+}
+
+type ProofFailure = 'proof_missing' | 'proof_invalid' | 'proof_expired';
+
+/** Why `proof` does not show that this agent holds the private key of `pubkeyHex`, or null when it does. */
+function proofFailure(
+  ctx: Context,
+  agent: AgentPrincipal,
+  pubkeyHex: string,
+  proof: string | undefined,
+): ProofFailure | null {
+  if (proof === undefined) return 'proof_missing';
+  const parts = ENROLL_PROOF.exec(proof);
+  if (!parts) return 'proof_invalid';
+  const expires = Number(parts[1]);
+  const expected = enrollProofMac(ctx, agent, pubkeyHex, expires);
+  // Constant time: the comparison must not tell a forger how many leading bytes it got right.
+  if (!timingSafeEqual(Buffer.from(parts[2]!, 'hex'), expected)) return 'proof_invalid';
+  return expires * 1000 > ctx.clock().getTime() ? null : 'proof_expired';
+}
+
+const PROOF_MESSAGES: Record<ProofFailure, string> = {
+  proof_missing: 'enrolling needs proof that you hold the private key',
+  proof_invalid: 'proof does not match this agent and ecdh_pubkey_hex',
+  proof_expired: 'proof has expired',
+};
+
 export async function enroll(
   ctx: Context,
   agent: AgentPrincipal,
   pubkeyHex: string,
+  proof: string | undefined,
 ): Promise<{ kid: string; handle: string; agent_id: string }> {
-  return await receiptRefusals(ctx, () => enrollOnce(ctx, agent, pubkeyHex));
+  return await receiptRefusals(ctx, () => enrollOnce(ctx, agent, pubkeyHex, proof));
 }
 
 async function enrollOnce(
   ctx: Context,
   agent: AgentPrincipal,
   pubkeyHex: string,
+  proof: string | undefined,
 ): Promise<{ kid: string; handle: string; agent_id: string }> {
-  if (/^0{64}$/.test(pubkeyHex)) {
-    throw new ServiceError(
-      'invalid_request',
-      'ecdh_pubkey_hex is the all-zero point, which is not a usable X25519 key',
-      {
-        field: 'ecdh_pubkey_hex',
-      },
-    );
-  }
+  refuseUnusableKey(pubkeyHex);
   const kid = fabricKid(pubkeyHex);
   const refuse = (
-    code: 'already_enrolled' | 'kid_collision',
+    code: 'already_enrolled' | 'kid_collision' | 'key_not_proven',
     message: string,
     details: Record<string, unknown>,
+    reason: string = code,
   ) =>
     new Refusal(code, message, details, {
       kind: 'fabric.enroll.deny',
       org_id: agent.orgId,
-      body: { ...actorOf(agent), kid, reason: code },
+      body: { ...actorOf(agent), kid, reason },
     });
+  // Possession first: a caller without the private key learns nothing, not even whether the address is taken.
+  const failure = proofFailure(ctx, agent, pubkeyHex, proof);
+  if (failure) {
+    throw refuse(
+      'key_not_proven',
+      `${PROOF_MESSAGES[failure]}: POST /api/agents/${agent.handle}/fabric/enroll/challenge with ecdh_pubkey_hex, ` +
+        "open challenge_b64 with the private key (the SDK's enrollFabric does both steps) and send its text as proof " +
+        `within ${ENROLL_CHALLENGE_TTL_SECONDS / 60} minutes`,
+      { field: 'proof', reason: failure },
+      failure,
+    );
+  }
   return ctx.store.write(async () => {
     const current = await ctx.store.get<{ fabric_kid: string | null }>(
       'SELECT fabric_kid FROM agents WHERE id = ?',
@@ -377,9 +469,13 @@ async function senderKid(
 }
 
 export async function send(ctx: Context, agent: AgentPrincipal, input: SendInput) {
-  const kid = await receiptRefusals(ctx, () =>
-    senderKid(ctx, agent, 'fabric.send.deny', { recipient_kid: input.recipient_kid }),
-  );
+  return await receiptRefusals(ctx, () => sendOnce(ctx, agent, input));
+}
+
+async function sendOnce(ctx: Context, agent: AgentPrincipal, input: SendInput) {
+  const kid = await senderKid(ctx, agent, 'fabric.send.deny', { recipient_kid: input.recipient_kid });
+  // Storage grows only here, so sweeping here keeps up with it, without a timer in the core.
+  await sweepEnvelopes(ctx);
   const now = ctx.clock();
   const ttlAt = new Date(
     now.getTime() + (input.ttl_hours ?? DEFAULT_ENVELOPE_TTL_HOURS) * 3_600_000,
@@ -387,7 +483,38 @@ export async function send(ctx: Context, agent: AgentPrincipal, input: SendInput
   const maxFetches = input.max_fetches ?? DEFAULT_MAX_FETCHES;
   const id = randomUUID();
   const size = Buffer.byteLength(input.ciphertext_b64, 'base64');
+  const refuse = (
+    code: 'not_found' | 'quota_exceeded',
+    message: string,
+    details: Record<string, unknown>,
+    reason: string,
+  ) =>
+    new Refusal(code, message, details, {
+      kind: 'fabric.send.deny',
+      org_id: agent.orgId,
+      body: { ...actorOf(agent), recipient_kid: input.recipient_kid, size_bytes: size, reason, ...details },
+    });
   return ctx.store.write(async () => {
+    const recipient = await ctx.store.get<{ id: string }>(
+      'SELECT id FROM agents WHERE fabric_kid = ?',
+      input.recipient_kid,
+    );
+    if (!recipient) {
+      throw refuse(
+        'not_found',
+        `no agent is enrolled at Fabric address ${input.recipient_kid}: ask its holder for the address it enrolled`,
+        {},
+        'unknown_recipient',
+      );
+    }
+    const over = await overQuota(ctx, agent, input.recipient_kid, size, now.toISOString());
+    if (over)
+      throw refuse(
+        'quota_exceeded',
+        over.message,
+        { quota: over.quota, limit: over.limit },
+        'quota_exceeded',
+      );
     // The receipt covers metadata and digests of the sealed parts only: the service never sees content.
     const receipt = await ctx.chains.append('service', {
       kind: 'fabric.send',
@@ -409,8 +536,9 @@ export async function send(ctx: Context, agent: AgentPrincipal, input: SendInput
     });
     await ctx.store.run(
       `INSERT INTO envelopes (id, sender_agent_id, sender_org_id, sender_kid, recipient_kid, ciphertext_b64, wrapped_key_b64,
-         payload_iv_b64, content_type_hint, filename_hint, purpose, size_bytes, created_at, ttl_at, max_fetches, receipt_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         payload_iv_b64, content_type_hint, filename_hint, purpose, size_bytes, created_at, ttl_at, max_fetches, receipt_id,
+         dead_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       agent.agentId,
       agent.orgId,
@@ -427,6 +555,7 @@ export async function send(ctx: Context, agent: AgentPrincipal, input: SendInput
       ttlAt,
       maxFetches,
       receipt.receipt_id,
+      ttlAt,
     );
     return {
       id,
@@ -436,6 +565,131 @@ export async function send(ctx: Context, agent: AgentPrincipal, input: SendInput
       max_fetches: maxFetches,
       receipt,
     };
+  });
+}
+
+// ---------------------------------------------------------------- storage bounds
+
+/** Live envelopes of one party: stored, not yet swept, and still fetchable at `now`. */
+async function liveUse(
+  ctx: Context,
+  party: 'recipient_kid' | 'sender_agent_id' | 'sender_org_id',
+  value: string,
+  now: string,
+): Promise<{ envelopes: number; bytes: number }> {
+  const row = await ctx.store.get<{ envelopes: number; bytes: number }>(
+    `SELECT COUNT(*) AS envelopes, COALESCE(SUM(size_bytes), 0) AS bytes FROM envelopes
+      WHERE ${party} = ? AND swept_at IS NULL AND dead_at > ?`,
+    value,
+    now,
+  );
+  return row ?? { envelopes: 0, bytes: 0 };
+}
+
+/** The first quota a new envelope of `size` bytes would pass, with a message saying what to do; null if none. */
+async function overQuota(
+  ctx: Context,
+  agent: AgentPrincipal,
+  recipientKid: string,
+  size: number,
+  now: string,
+): Promise<{ quota: string; limit: number; message: string } | null> {
+  const q = ctx.fabricQuotas;
+  const wait = 'wait until envelopes are fetched or expire, then send again';
+  const parties = [
+    // Nothing about how full the recipient's address is: only which limit it reached.
+    { name: 'recipient', column: 'recipient_kid', value: recipientKid, what: `address ${recipientKid}` },
+    { name: 'sender', column: 'sender_agent_id', value: agent.agentId, what: `agent \`${agent.handle}\`` },
+    { name: 'organization', column: 'sender_org_id', value: agent.orgId, what: "this organization's agents" },
+  ] as const;
+  const limits = {
+    recipient: { envelopes: q.recipientEnvelopes, bytes: q.recipientBytes },
+    sender: { envelopes: q.senderEnvelopes, bytes: q.senderBytes },
+    organization: { envelopes: q.organizationEnvelopes, bytes: q.organizationBytes },
+  };
+  for (const { name, column, value, what } of parties) {
+    const { envelopes, bytes } = limits[name];
+    const use = await liveUse(ctx, column, value, now);
+    if (use.envelopes + 1 > envelopes) {
+      return {
+        quota: `${name}_envelopes`,
+        limit: envelopes,
+        message: `${what} already has ${envelopes} live envelopes, the most allowed: ${wait}`,
+      };
+    }
+    if (use.bytes + size > bytes) {
+      return {
+        quota: `${name}_bytes`,
+        limit: bytes,
+        message: `this envelope would take ${what} past ${bytes} bytes of live envelopes: ${wait}, or send less`,
+      };
+    }
+  }
+  return null;
+}
+
+/** At most this many envelopes, and about this many ciphertext bytes, are cleared per sweep. */
+export const SWEEP_MAX_ENVELOPES = 32;
+export const SWEEP_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Clears the sealed parts (ciphertext, wrapped key, IV) of envelopes that can no longer be fetched,
+ * oldest first and bounded, and signs one `fabric.sweep` receipt per sending organization naming
+ * them. The rows stay, without content, so a fetch still answers 410 and the inbox still lists them.
+ */
+export async function sweepEnvelopes(ctx: Context): Promise<{ swept: number; receipts: Receipt[] }> {
+  return ctx.store.write(async () => {
+    const now = nowIso(ctx);
+    const dead = await ctx.store.all<{
+      id: string;
+      ttl_at: string;
+      dead_at: string;
+      size_bytes: number;
+      sender_org_id: string;
+    }>(
+      `SELECT id, ttl_at, dead_at, size_bytes, sender_org_id FROM envelopes
+        WHERE swept_at IS NULL AND dead_at <= ? ORDER BY dead_at LIMIT ?`,
+      now,
+      SWEEP_MAX_ENVELOPES,
+    );
+    const batch: typeof dead = [];
+    let bytes = 0;
+    for (const envelope of dead) {
+      // At least one, so an envelope larger than the byte bound still goes.
+      if (batch.length > 0 && bytes + envelope.size_bytes > SWEEP_MAX_BYTES) break;
+      batch.push(envelope);
+      bytes += envelope.size_bytes;
+    }
+    const byOrg = new Map<string, typeof dead>();
+    for (const envelope of batch) {
+      await ctx.store.run(
+        `UPDATE envelopes SET ciphertext_b64 = '', wrapped_key_b64 = '', payload_iv_b64 = '', swept_at = ?
+          WHERE id = ?`,
+        now,
+        envelope.id,
+      );
+      byOrg.set(envelope.sender_org_id, [...(byOrg.get(envelope.sender_org_id) ?? []), envelope]);
+    }
+    const receipts: Receipt[] = [];
+    for (const [orgId, envelopes] of byOrg) {
+      // The last allowed fetch sets dead_at before ttl_at; an expired envelope has dead_at = ttl_at.
+      const fullyFetched = envelopes.filter((e) => e.dead_at < e.ttl_at).length;
+      receipts.push(
+        await ctx.chains.append('service', {
+          kind: 'fabric.sweep',
+          org_id: orgId,
+          signed_at: now,
+          body: {
+            org_id: orgId,
+            envelope_ids: envelopes.map((e) => e.id),
+            expired: envelopes.length - fullyFetched,
+            fully_fetched: fullyFetched,
+            size_bytes: envelopes.reduce((sum, e) => sum + e.size_bytes, 0),
+          },
+        }),
+      );
+    }
+    return { swept: batch.length, receipts };
   });
 }
 
@@ -456,10 +710,13 @@ interface EnvelopeRow {
   ttl_at: string;
   max_fetches: number;
   fetch_count: number;
+  dead_at: string;
+  swept_at: string | null;
 }
 
 function envelopeStatus(ctx: Context, e: EnvelopeRow): 'available' | 'expired' | 'fully_fetched' {
-  if (hasPassed(ctx, e.ttl_at)) return 'expired';
+  // A swept envelope has no content left: never available, even if the clock went back.
+  if (hasPassed(ctx, e.ttl_at) || (e.swept_at && e.fetch_count < e.max_fetches)) return 'expired';
   return e.fetch_count >= e.max_fetches ? 'fully_fetched' : 'available';
 }
 
@@ -577,7 +834,14 @@ async function fetchOnce(ctx: Context, agent: AgentPrincipal, blobId: string) {
     });
     if (outcome === 'deny') return { outcome, reasons, receipt } as const;
     // The wrapped key leaves only after the allow receipt is on the chain, in the same transaction.
-    await ctx.store.run('UPDATE envelopes SET fetch_count = fetch_count + 1 WHERE id = ?', envelope.id);
+    // The last allowed fetch makes the envelope dead now: the next sweep clears its sealed parts.
+    await ctx.store.run(
+      `UPDATE envelopes SET fetch_count = fetch_count + 1,
+         dead_at = CASE WHEN fetch_count + 1 >= max_fetches THEN ? ELSE dead_at END
+        WHERE id = ?`,
+      nowIso(ctx),
+      envelope.id,
+    );
     return {
       outcome,
       reasons,

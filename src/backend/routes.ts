@@ -17,6 +17,7 @@ import {
   TableSchema,
 } from './operations/governance.ts';
 import {
+  EnrollChallengeRequest,
   EnrollRequest,
   FabricDenied,
   FabricGrantRequest,
@@ -163,6 +164,17 @@ export const ROUTES: readonly Route[] = [
 
   // ---------------------------------------------------------------- first group: Fabric
   route({
+    operation: ops.requestEnrollChallenge,
+    method: 'post',
+    path: '/api/agents/{handle}/fabric/enroll/challenge',
+    tag: 'fabric',
+    extension: true,
+    params: HandleParam,
+    body: EnrollChallengeRequest,
+    ok: { status: 200, description: 'a challenge sealed to the key; its opened text is the proof' },
+    errors: [400, 401, 403],
+  }),
+  route({
     operation: ops.enrollFabric,
     method: 'post',
     path: '/api/agents/{handle}/fabric/enroll',
@@ -206,7 +218,7 @@ export const ROUTES: readonly Route[] = [
     params: HandleParam,
     body: SendRequest,
     ok: { status: 200, description: 'stored and receipted' },
-    errors: [400, 401, 403, 412],
+    errors: [400, 401, 403, 404, 412, 429],
   }),
   route({
     operation: ops.listInbox,

@@ -13,7 +13,7 @@ import {
 import { Store, type StoreOptions } from './store/db.ts';
 import { ServiceSigner, sha256Hex } from './signer.ts';
 import { Chains } from './chains.ts';
-import type { Clock, Context } from './context.ts';
+import { DEFAULT_FABRIC_QUOTAS, type Clock, type Context, type FabricQuotas } from './context.ts';
 import { localInvoker, type Invoker } from './invoke.ts';
 import type { Operation } from './operation.ts';
 
@@ -22,6 +22,8 @@ export interface ServiceOptions {
   clock?: Clock;
   vault?: KeyVault;
   store?: StoreOptions;
+  /** Quotas of live Fabric envelopes; any left out keep `DEFAULT_FABRIC_QUOTAS`. */
+  fabricQuotas?: Partial<FabricQuotas>;
 }
 
 /** Every key the vault holds for this store: the signing key and the two data keys. */
@@ -112,6 +114,7 @@ export class Service {
       signer,
       chains: new Chains(store, signer),
       clock: options.clock ?? (() => new Date()),
+      fabricQuotas: { ...DEFAULT_FABRIC_QUOTAS, ...options.fabricQuotas },
     };
   }
 

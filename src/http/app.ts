@@ -94,6 +94,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   412: 'precondition failed',
   413: 'body over the documented limit',
   415: 'body not sent as application/json',
+  429: 'a quota is reached; the message says which and what to do',
 };
 const SECURITY: Record<CallerSpec['kind'], { [scheme: string]: string[] }[]> = {
   org: [{ OrganizationKey: [] }],

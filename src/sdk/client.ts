@@ -1,5 +1,5 @@
-// The SDK's HTTP client (undici): compute a decision, verify a proof online, and fetch what
-// offline verification needs (a receipt, the published keys).
+// The SDK's HTTP client (undici): compute a decision, verify a proof online, fetch what offline
+// verification needs (a receipt, the published keys), and enroll a Fabric key.
 import { request } from 'undici';
 import type { z } from 'zod';
 import type {
@@ -7,7 +7,12 @@ import type {
   ComputeRequest as ComputeRequestSchema,
 } from '../backend/operations/governance.ts';
 import type { PublishedKeys as PublishedKeysSchema, VerifyResponse } from '../backend/operations/proofs.ts';
+import type {
+  EnrollChallenge as EnrollChallengeSchema,
+  EnrollResponse,
+} from '../backend/operations/fabric.ts';
 import type { SignedReceipt } from './receipt.ts';
+import { openEnrollChallenge, type FabricKeyPair } from './fabric.ts';
 
 export class SvcApiError extends Error {
   readonly status: number;
@@ -35,6 +40,8 @@ export type ComputeRequest = z.input<typeof ComputeRequestSchema>;
 export type AccessDecision = z.output<typeof AccessDecisionSchema>;
 export type Verdict = z.output<typeof VerifyResponse>;
 export type PublishedKeys = z.output<typeof PublishedKeysSchema>;
+export type EnrollChallenge = z.output<typeof EnrollChallengeSchema>;
+export type Enrollment = z.output<typeof EnrollResponse>;
 
 export class SvcClient {
   private readonly baseUrl: string;
@@ -81,6 +88,23 @@ export class SvcClient {
   /** The signed record of a proof, for `verifyReceiptOffline`. */
   receipt(proofId: string): Promise<SignedReceipt> {
     return this.call('GET', `/access/proofs/${encodeURIComponent(proofId)}`);
+  }
+
+  /**
+   * Enrolls the agent's X25519 key with the agent token, in one call: asks for a challenge sealed to
+   * the public key, opens it here with the private key (which never leaves this process) and sends
+   * the opened text back as the proof of holding it. Answers the Fabric address (`kid`).
+   */
+  async enrollFabric(handle: string, keys: FabricKeyPair): Promise<Enrollment> {
+    const path = `/api/agents/${encodeURIComponent(handle)}/fabric/enroll`;
+    const ecdh_pubkey_hex = keys.publicKeyHex.toLowerCase();
+    const challenge = await this.call<EnrollChallenge>('POST', `${path}/challenge`, { ecdh_pubkey_hex });
+    const proof = await openEnrollChallenge({
+      challenge_b64: challenge.challenge_b64,
+      privateKeyHex: keys.privateKeyHex,
+      publicKeyHex: ecdh_pubkey_hex,
+    });
+    return this.call('POST', path, { ecdh_pubkey_hex, proof });
   }
 
   publishedKeys(): Promise<PublishedKeys> {

@@ -2,6 +2,7 @@
 import { Aes256Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from '@hpke/core';
 import { x25519 } from '@noble/curves/ed25519.js';
 import { keyId } from '../proofs/format.ts';
+import { PossessionError, openEnrollChallenge as openChallenge } from '../proofs/possession.ts';
 
 // RFC 9180 §5: the sender is anonymous on the Fabric, so only the unauthenticated base mode is used.
 export const RFC9180_MODE_BASE = 0x00;
@@ -264,5 +265,37 @@ export async function openEnvelope(input: OpenEnvelopeInput): Promise<Uint8Array
     return new Uint8Array(plaintext);
   } finally {
     contentKey.fill(0);
+  }
+}
+
+export interface OpenEnrollChallengeInput {
+  /** `challenge_b64` as `POST …/fabric/enroll/challenge` answered it. */
+  challenge_b64: string;
+  privateKeyHex: string;
+  /** When given, it must belong to the private key: the challenge was sealed to it. */
+  publicKeyHex?: string;
+}
+
+/**
+ * Opens an enroll challenge with the private key of the key pair being enrolled and answers the
+ * `proof` enroll takes. `SvcClient.enrollFabric` runs both steps; this is for callers with their own client.
+ */
+export async function openEnrollChallenge(input: OpenEnrollChallengeInput): Promise<string> {
+  const privateKey = parseKeyHex(input?.privateKeyHex, 'private key');
+  const publicKey = x25519.getPublicKey(privateKey);
+  if (input.publicKeyHex !== undefined) {
+    const given = parseKeyHex(input.publicKeyHex, 'public key');
+    if (bytesToHex(given) !== bytesToHex(publicKey)) {
+      throw new FabricCryptoError('invalid_key', 'public key does not belong to the private key');
+    }
+  }
+  const sealed = base64ToBytes(input.challenge_b64, 'challenge_b64');
+  try {
+    return await openChallenge({ privateKey, publicKey }, sealed);
+  } catch (error) {
+    if (!(error instanceof PossessionError)) throw error;
+    throw new FabricCryptoError('decrypt_failed', 'the challenge does not open with this key', {
+      cause: error,
+    });
   }
 }

@@ -1,4 +1,5 @@
-// The svc SDK: compute and verify over HTTP, verify receipts offline, seal and open Fabric envelopes.
+// The svc SDK: compute and verify over HTTP, verify receipts offline, enroll Fabric keys, seal and
+// open Fabric envelopes.
 export {
   SvcClient,
   SvcApiError,
@@ -6,6 +7,8 @@ export {
   type ComputeRequest,
   type AccessDecision,
   type Verdict,
+  type EnrollChallenge,
+  type Enrollment,
 } from './client.ts';
 export { verifyReceiptOffline, type SignedReceipt, type OfflineVerdict } from './receipt.ts';
 export {
@@ -13,7 +16,9 @@ export {
   openEnvelope,
   generateFabricKeyPair,
   fabricAddress,
+  openEnrollChallenge,
   FabricCryptoError,
   type FabricEnvelope,
   type FabricKeyPair,
+  type OpenEnrollChallengeInput,
 } from './fabric.ts';

@@ -11,8 +11,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
 import { ServiceError, type ServiceErrorCode } from '../../src/backend/errors.ts';
 import type { GrantInput } from '../../src/backend/governance.ts';
-import { generateFabricKeyPair } from '../../src/sdk/fabric.ts';
-import { harness, type Harness } from '../helpers.ts';
+import {
+  fabricAddress,
+  generateFabricKeyPair,
+  openEnrollChallenge,
+  type FabricKeyPair,
+} from '../../src/sdk/fabric.ts';
+import { ENROLL_CHALLENGE_TTL_SECONDS } from '../../src/backend/fabric.ts';
+import { enrollKey, harness, type Harness } from '../helpers.ts';
 import { SAMPLES } from '../operation-samples.ts';
 
 type Chain = 'service' | 'audit';
@@ -56,11 +62,18 @@ async function newAgent(h: Harness, org: Org, grant: Partial<GrantInput> = {}) {
 
 type Agent = Awaited<ReturnType<typeof newAgent>>;
 
-async function enroll(h: Harness, agent: Agent, publicKeyHex?: string) {
-  const key = publicKeyHex ?? (await generateFabricKeyPair()).publicKeyHex;
-  return (
-    await h.service.invoke(ops.enrollFabric, agent.bearer, { handle: agent.handle, ecdh_pubkey_hex: key })
-  ).kid;
+async function enroll(h: Harness, agent: Agent, keys?: FabricKeyPair) {
+  return (await enrollKey(h.service, agent.bearer, agent.handle, keys ?? (await generateFabricKeyPair())))
+    .kid;
+}
+
+/** The proof an agent gets by opening a challenge for `keys` with their private key. */
+async function proofFor(h: Harness, agent: Agent, keys: FabricKeyPair) {
+  const challenge = await h.service.invoke(ops.requestEnrollChallenge, agent.bearer, {
+    handle: agent.handle,
+    ecdh_pubkey_hex: keys.publicKeyHex,
+  });
+  return openEnrollChallenge({ challenge_b64: challenge.challenge_b64, privateKeyHex: keys.privateKeyHex });
 }
 
 const agentNamed = (agent: Agent) => ({ agent_id: agent.agent_id, handle: agent.handle, jti: agent.jti });
@@ -403,6 +416,9 @@ const TABLE: Record<string, Entry> = {
       },
     ],
   },
+  requestEnrollChallenge: {
+    none: 'it seals a challenge to the key asked for whatever the store holds, and stores nothing; only bad input (a key nothing can be sealed to) is refused',
+  },
   enrollFabric: {
     refusals: [
       {
@@ -414,19 +430,21 @@ const TABLE: Record<string, Entry> = {
           const org = await newOrg(h);
           const agent = await newAgent(h, org);
           await enroll(h, agent);
-          const again = (await generateFabricKeyPair()).publicKeyHex;
+          const again = await generateFabricKeyPair();
+          const proof = await proofFor(h, agent, again);
           return {
             call: () =>
               h.service.invoke(ops.enrollFabric, agent.bearer, {
                 handle: agent.handle,
-                ecdh_pubkey_hex: again,
+                ecdh_pubkey_hex: again.publicKeyHex,
+                proof,
               }),
             record: { ...agentNamed(agent), reason: 'already_enrolled' },
           };
         },
       },
       {
-        name: 'an address another agent holds',
+        name: 'an address another agent holds (both agents hold its private key)',
         chain: 'service',
         kind: 'fabric.enroll.deny',
         code: 'kid_collision',
@@ -434,15 +452,78 @@ const TABLE: Record<string, Entry> = {
           const org = await newOrg(h);
           const first = await newAgent(h, org, { agent: 'First' });
           const second = await newAgent(h, org, { agent: 'Second' });
-          const key = (await generateFabricKeyPair()).publicKeyHex;
-          const kid = await enroll(h, first, key);
+          const keys = await generateFabricKeyPair();
+          const kid = await enroll(h, first, keys);
+          const proof = await proofFor(h, second, keys);
           return {
             call: () =>
               h.service.invoke(ops.enrollFabric, second.bearer, {
                 handle: second.handle,
-                ecdh_pubkey_hex: key,
+                ecdh_pubkey_hex: keys.publicKeyHex,
+                proof,
               }),
             record: { ...agentNamed(second), kid, reason: 'kid_collision' },
+          };
+        },
+      },
+      {
+        name: 'a key sent without proof of holding its private key',
+        chain: 'service',
+        kind: 'fabric.enroll.deny',
+        code: 'key_not_proven',
+        arrange: async (h) => {
+          const agent = await newAgent(h, await newOrg(h));
+          const keys = await generateFabricKeyPair();
+          return {
+            call: () =>
+              h.service.invoke(ops.enrollFabric, agent.bearer, {
+                handle: agent.handle,
+                ecdh_pubkey_hex: keys.publicKeyHex,
+              }),
+            record: { ...agentNamed(agent), kid: fabricAddress(keys.publicKeyHex), reason: 'proof_missing' },
+          };
+        },
+      },
+      {
+        name: 'a proof opened by another agent, replayed',
+        chain: 'service',
+        kind: 'fabric.enroll.deny',
+        code: 'key_not_proven',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const holder = await newAgent(h, org, { agent: 'Holder' });
+          const other = await newAgent(h, org, { agent: 'Other' });
+          const keys = await generateFabricKeyPair();
+          const proof = await proofFor(h, holder, keys);
+          return {
+            call: () =>
+              h.service.invoke(ops.enrollFabric, other.bearer, {
+                handle: other.handle,
+                ecdh_pubkey_hex: keys.publicKeyHex,
+                proof,
+              }),
+            record: { ...agentNamed(other), reason: 'proof_invalid' },
+          };
+        },
+      },
+      {
+        name: 'a proof answered after its challenge expired',
+        chain: 'service',
+        kind: 'fabric.enroll.deny',
+        code: 'key_not_proven',
+        arrange: async (h) => {
+          const agent = await newAgent(h, await newOrg(h));
+          const keys = await generateFabricKeyPair();
+          const proof = await proofFor(h, agent, keys);
+          h.clock.advance(ENROLL_CHALLENGE_TTL_SECONDS * 1000);
+          return {
+            call: () =>
+              h.service.invoke(ops.enrollFabric, agent.bearer, {
+                handle: agent.handle,
+                ecdh_pubkey_hex: keys.publicKeyHex,
+                proof,
+              }),
+            record: { ...agentNamed(agent), reason: 'proof_expired' },
           };
         },
       },
@@ -540,6 +621,60 @@ const TABLE: Record<string, Entry> = {
                 ...envelope,
               }),
             record: { ...agentNamed(agent), recipient_kid: 'cccccccccccccccc', reason: 'not_enrolled' },
+          };
+        },
+      },
+      {
+        name: 'an address no agent enrolled',
+        chain: 'service',
+        kind: 'fabric.send.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const { sender } = await exchange(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.sendEnvelope, sender.bearer, {
+                handle: sender.handle,
+                recipient_kid: 'cccccccccccccccc',
+                ...envelope,
+              }),
+            record: {
+              ...agentNamed(sender),
+              recipient_kid: 'cccccccccccccccc',
+              size_bytes: 3,
+              reason: 'unknown_recipient',
+            },
+          };
+        },
+      },
+      {
+        name: 'an address holding as many live envelopes as its quota allows',
+        chain: 'service',
+        kind: 'fabric.send.deny',
+        code: 'quota_exceeded',
+        arrange: async (h) => {
+          const { sender, kid } = await exchange(h);
+          // This test's own service: one live envelope per address fills it.
+          h.service.ctx.fabricQuotas.recipientEnvelopes = 1;
+          await h.service.invoke(ops.sendEnvelope, sender.bearer, {
+            handle: sender.handle,
+            recipient_kid: kid,
+            ...envelope,
+          });
+          return {
+            call: () =>
+              h.service.invoke(ops.sendEnvelope, sender.bearer, {
+                handle: sender.handle,
+                recipient_kid: kid,
+                ...envelope,
+              }),
+            record: {
+              ...agentNamed(sender),
+              recipient_kid: kid,
+              quota: 'recipient_envelopes',
+              limit: 1,
+              reason: 'quota_exceeded',
+            },
           };
         },
       },

@@ -49,9 +49,7 @@ it('the data dir never holds the plaintext or a private key', async () => {
     );
     const keys = await generateFabricKeyPair();
     const client = new SvcClient({ baseUrl: server.url, token: grant.grant_token });
-    const { kid } = await client.call<{ kid: string }>('POST', `/api/agents/${grant.handle}/fabric/enroll`, {
-      ecdh_pubkey_hex: keys.publicKeyHex,
-    });
+    const { kid } = await client.enrollFabric(grant.handle, keys);
     return { ...grant, keys, kid, client };
   };
   const sender = await agent('Sender');

@@ -107,16 +107,8 @@ describe('agent-to-agent flow across two organizations', () => {
 
     const aliceKeys = await generateFabricKeyPair();
     const bobKeys = await generateFabricKeyPair();
-    const aliceKid = (
-      await aliceClient.call<{ kid: string }>('POST', `/api/agents/${alice.handle}/fabric/enroll`, {
-        ecdh_pubkey_hex: aliceKeys.publicKeyHex,
-      })
-    ).kid;
-    const bobKid = (
-      await bobClient.call<{ kid: string }>('POST', `/api/agents/${bob.handle}/fabric/enroll`, {
-        ecdh_pubkey_hex: bobKeys.publicKeyHex,
-      })
-    ).kid;
+    const aliceKid = (await aliceClient.enrollFabric(alice.handle, aliceKeys)).kid;
+    const bobKid = (await bobClient.enrollFabric(bob.handle, bobKeys)).kid;
 
     const connection = await senderOwner.call<{ grant_id: string; receipt: SignedReceipt }>(
       'POST',

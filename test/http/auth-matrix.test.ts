@@ -3,7 +3,7 @@
 // A bearer that proves nothing is 401; a valid credential of the wrong kind, organization or
 // agent is 403; never a 2xx.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { harness, type Harness } from '../helpers.ts';
+import { enrollKey, harness, type Harness } from '../helpers.ts';
 import { ROUTES, UNROUTED, requestOf, type Route } from '../../src/backend/routes.ts';
 import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
 import { takesCredential } from '../../src/backend/operation.ts';
@@ -78,10 +78,7 @@ beforeAll(async () => {
   creds.expiredToken = (await grant(mine.api_key, 'Short Agent', 60)).grant_token;
 
   const keys = await generateFabricKeyPair();
-  await h.request('POST', `/api/agents/${sibling.handle}/fabric/enroll`, {
-    token: sibling.grant_token,
-    body: { ecdh_pubkey_hex: keys.publicKeyHex },
-  });
+  await enrollKey(h.service, `Bearer ${sibling.grant_token}`, sibling.handle, keys);
   const capsule = await h.request('POST', '/v1/capsules', { token: mine.api_key, body: { name: 'mine' } });
   const fabricGrant = await h.request('POST', '/api/v1/fabric-grants', {
     token: mine.api_key,

@@ -13,6 +13,7 @@ import {
   ScopeViolation,
 } from '../../src/backend/operations/governance.ts';
 import {
+  EnrollChallenge,
   FabricDenied,
   FabricGrantCreated,
   FabricGrantList,
@@ -41,7 +42,13 @@ import {
   PublishedKeys,
   VerifyResponse,
 } from '../../src/backend/operations/proofs.ts';
-import { generateFabricKeyPair, sealEnvelope } from '../../src/sdk/fabric.ts';
+import {
+  fabricAddress,
+  generateFabricKeyPair,
+  openEnrollChallenge,
+  sealEnvelope,
+  type FabricKeyPair,
+} from '../../src/sdk/fabric.ts';
 
 let h: Harness;
 beforeEach(() => {
@@ -63,16 +70,28 @@ function expectError(response: { status: number; body: any }, status: number, co
   expect(response.body.message.length).toBeGreaterThan(5);
 }
 
+/** Both steps of enrolling over HTTP: the challenge sealed to the key, then the proof opened from it. */
+async function enrollOverHttp(h: Harness, token: string, handle: string, keys: FabricKeyPair) {
+  const challenge = await h.request('POST', `/api/agents/${handle}/fabric/enroll/challenge`, {
+    token,
+    body: { ecdh_pubkey_hex: keys.publicKeyHex },
+  });
+  expect(challenge.status, JSON.stringify(challenge.body)).toBe(200);
+  const { challenge_b64 } = shape(EnrollChallenge, challenge.body);
+  const proof = await openEnrollChallenge({ challenge_b64, privateKeyHex: keys.privateKeyHex });
+  return h.request('POST', `/api/agents/${handle}/fabric/enroll`, {
+    token,
+    body: { ecdh_pubkey_hex: keys.publicKeyHex, proof },
+  });
+}
+
 async function enrolledAgent(h: Harness, apiKey: string, label: string) {
   const grant = await h.request('POST', '/api/v1/governance/grant', {
     token: apiKey,
     body: { agent: label, columns: ['id'], ttl_seconds: 7 * 86_400 },
   });
   const keys = await generateFabricKeyPair();
-  const enrolled = await h.request('POST', `/api/agents/${grant.body.handle}/fabric/enroll`, {
-    token: grant.body.grant_token,
-    body: { ecdh_pubkey_hex: keys.publicKeyHex },
-  });
+  const enrolled = await enrollOverHttp(h, grant.body.grant_token, grant.body.handle, keys);
   expect(enrolled.status).toBe(200);
   return {
     token: grant.body.grant_token as string,
@@ -349,41 +368,57 @@ describe('Fabric', () => {
       token: org.api_key,
       body: { agent: 'Beta', columns: ['id'] },
     });
+    // Only a holder of the private key gets this far: Beta proves it holds Alpha's key.
+    expectError(await enrollOverHttp(h, b.body.grant_token, b.body.handle, a.keys), 409, 'kid_collision');
+    expectError(await enrollOverHttp(h, a.token, a.handle, a.keys), 409, 'already_enrolled');
     expectError(
-      await h.request('POST', `/api/agents/${b.body.handle}/fabric/enroll`, {
-        token: b.body.grant_token,
-        body: { ecdh_pubkey_hex: a.keys.publicKeyHex },
-      }),
-      409,
-      'kid_collision',
-    );
-    expectError(
-      await h.request('POST', `/api/agents/${a.handle}/fabric/enroll`, {
-        token: a.token,
-        body: { ecdh_pubkey_hex: a.keys.publicKeyHex },
-      }),
+      await enrollOverHttp(h, a.token, a.handle, await generateFabricKeyPair()),
       409,
       'already_enrolled',
     );
-    const other = await generateFabricKeyPair();
-    expectError(
-      await h.request('POST', `/api/agents/${a.handle}/fabric/enroll`, {
-        token: a.token,
-        body: { ecdh_pubkey_hex: other.publicKeyHex },
-      }),
-      409,
-      'already_enrolled',
-    );
-    for (const bad of ['ABCD', 'g'.repeat(64), '0'.repeat(64), a.keys.publicKeyHex.toUpperCase()]) {
-      expectError(
-        await h.request('POST', `/api/agents/${b.body.handle}/fabric/enroll`, {
-          token: b.body.grant_token,
-          body: { ecdh_pubkey_hex: bad },
-        }),
-        400,
-        'invalid_request',
-      );
+    for (const path of ['enroll', 'enroll/challenge']) {
+      for (const bad of ['ABCD', 'g'.repeat(64), '0'.repeat(64), a.keys.publicKeyHex.toUpperCase()]) {
+        expectError(
+          await h.request('POST', `/api/agents/${b.body.handle}/fabric/${path}`, {
+            token: b.body.grant_token,
+            body: { ecdh_pubkey_hex: bad },
+          }),
+          400,
+          'invalid_request',
+        );
+      }
     }
+  });
+
+  it('enroll/challenge 200: sealed to the key, opens only with its private key; enroll without a proof 400 key_not_proven, receipted', async () => {
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+    const grant = await h.request('POST', '/api/v1/governance/grant', {
+      token: org.api_key,
+      body: { agent: 'Alpha', columns: ['id'] },
+    });
+    const keys = await generateFabricKeyPair();
+    const challenge = await h.request('POST', `/api/agents/${grant.body.handle}/fabric/enroll/challenge`, {
+      token: grant.body.grant_token,
+      body: { ecdh_pubkey_hex: keys.publicKeyHex },
+    });
+    expect(challenge.status).toBe(200);
+    const body = shape(EnrollChallenge, challenge.body);
+    expect(body.kid).toBe(fabricAddress(keys.publicKeyHex));
+    expect(Date.parse(body.expires_at) - h.clock().getTime()).toBeGreaterThan(240_000);
+    expect(Date.parse(body.expires_at) - h.clock().getTime()).toBeLessThanOrEqual(300_000);
+    const stranger = await generateFabricKeyPair();
+    await expect(
+      openEnrollChallenge({ challenge_b64: body.challenge_b64, privateKeyHex: stranger.privateKeyHex }),
+    ).rejects.toMatchObject({ code: 'decrypt_failed' });
+
+    const refused = await h.request('POST', `/api/agents/${grant.body.handle}/fabric/enroll`, {
+      token: grant.body.grant_token,
+      body: { ecdh_pubkey_hex: keys.publicKeyHex },
+    });
+    expectError(refused, 400, 'key_not_proven');
+    expect(refused.body).toMatchObject({ field: 'proof', reason: 'proof_missing' });
+    expect(refused.body.message).toContain('/fabric/enroll/challenge');
+    expect(refused.body.receipt_id).toMatch(/^rcpt_/);
   });
 
   it('fabric-grants: POST 201 with grant_id, 409 grant_exists, GET lists, PATCH revokes (idempotent)', async () => {
@@ -545,6 +580,30 @@ describe('Fabric', () => {
     });
     h.clock.advance(3_600_001);
     expectError(await fetch(recipient.token, recipient.handle, second.body.id), 410, 'gone');
+  });
+
+  it('send 404 to an address no agent enrolled; 429 quota_exceeded over a quota, both receipted', async () => {
+    h.close();
+    h = harness({ fabricQuotas: { recipientEnvelopes: 1 } });
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+    const sender = await enrolledAgent(h, org.api_key, 'Sender');
+    const recipient = await enrolledAgent(h, org.api_key, 'Recipient');
+    const send = (recipient_kid: string) =>
+      h.request('POST', `/api/agents/${sender.handle}/fabric/send`, {
+        token: sender.token,
+        body: { recipient_kid, ciphertext_b64: 'AAAA', wrapped_key_b64: 'AAAA', payload_iv_b64: 'AAAA' },
+      });
+    const unknown = await send('aaaaaaaaaaaaaaaa');
+    expectError(unknown, 404, 'not_found');
+    expect(unknown.body.receipt_id).toMatch(/^rcpt_/);
+    expect((await send(recipient.kid)).status).toBe(200);
+    const full = await send(recipient.kid);
+    expectError(full, 429, 'quota_exceeded');
+    expect(full.body).toMatchObject({
+      quota: 'recipient_envelopes',
+      limit: 1,
+      receipt_id: expect.any(String),
+    });
   });
 
   it.each([

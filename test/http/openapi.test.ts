@@ -60,6 +60,7 @@ const EXTENSIONS = [
   'POST /api/v1/connect/device',
   'POST /api/v1/connect/token',
   'POST /api/access/use',
+  'POST /api/agents/{handle}/fabric/enroll/challenge',
 ];
 
 const h = harness();

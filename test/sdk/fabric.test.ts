@@ -16,6 +16,7 @@ import {
   FabricCryptoError,
   fabricAddress,
   generateFabricKeyPair,
+  openEnrollChallenge,
   openEnvelope,
   sealEnvelope,
   type FabricCryptoErrorCode,
@@ -23,6 +24,7 @@ import {
   type FabricKeyPair,
   type OpenEnvelopeInput,
 } from '../../src/sdk/fabric.ts';
+import { ENROLL_CHALLENGE_INFO, sealEnrollChallenge } from '../../src/proofs/possession.ts';
 
 interface Rfc9180Vector {
   source: string;
@@ -627,5 +629,61 @@ describe('fabricAddress', () => {
     }
     expect(caught).toBeInstanceOf(FabricCryptoError);
     expect((caught as FabricCryptoError).code).toBe('invalid_key');
+  });
+});
+
+describe('openEnrollChallenge', () => {
+  let pair: FabricKeyPair;
+  beforeAll(async () => {
+    pair = await generateFabricKeyPair();
+  });
+
+  /** A challenge built independently: HPKE base mode to the key, info svc-fabric-enroll-v1, enc then ciphertext. */
+  async function challengeByHand(publicKeyHex: string, text: string, info = 'svc-fabric-enroll-v1') {
+    const recipientPublicKey = await fabricSuite.kem.deserializePublicKey(unhex(publicKeyHex));
+    const sealed = await fabricSuite.seal({ recipientPublicKey, info: utf8(info) }, utf8(text));
+    return b64(concat(new Uint8Array(sealed.enc), new Uint8Array(sealed.ct)));
+  }
+
+  it('opens a challenge built independently with @hpke/core to its text', async () => {
+    expect(ENROLL_CHALLENGE_INFO).toBe('svc-fabric-enroll-v1');
+    const challenge_b64 = await challengeByHand(pair.publicKeyHex, '1767225600.' + 'ab'.repeat(32));
+    const proof = await openEnrollChallenge({ challenge_b64, privateKeyHex: pair.privateKeyHex });
+    expect(proof).toBe('1767225600.' + 'ab'.repeat(32));
+  });
+
+  it("opens what the service's sealing produces", async () => {
+    const sealed = await sealEnrollChallenge(unhex(pair.publicKeyHex), 'round trip');
+    expect(sealed.length).toBe(32 + 'round trip'.length + 16);
+    expect(await openEnrollChallenge({ challenge_b64: b64(sealed), privateKeyHex: pair.privateKeyHex })).toBe(
+      'round trip',
+    );
+  });
+
+  it('an envelope key wrap (info svc-fabric-v1) never opens as a challenge, so opening envelopes answers no challenge', async () => {
+    const challenge_b64 = await challengeByHand(pair.publicKeyHex, 'x'.repeat(32), FABRIC_INFO);
+    await expect(
+      openEnrollChallenge({ challenge_b64, privateKeyHex: pair.privateKeyHex }),
+    ).rejects.toMatchObject({ code: 'decrypt_failed' });
+  });
+
+  it.each([
+    [
+      'another private key',
+      async () => ({ privateKeyHex: (await generateFabricKeyPair()).privateKeyHex }),
+      'decrypt_failed',
+    ],
+    [
+      'a public key of another pair',
+      async () => ({ publicKeyHex: (await generateFabricKeyPair()).publicKeyHex }),
+      'invalid_key',
+    ],
+    ['a private key that is not hex', async () => ({ privateKeyHex: 'zz'.repeat(32) }), 'invalid_key'],
+    ['base64 that is not canonical', async () => ({ challenge_b64: 'AAAA AAAA' }), 'invalid_envelope'],
+    ['a challenge cut short', async () => ({ challenge_b64: b64(new Uint8Array(32)) }), 'decrypt_failed'],
+  ] as const)('refuses %s with %s', async (_name, change, code) => {
+    const challenge_b64 = await challengeByHand(pair.publicKeyHex, 'text');
+    const input = { challenge_b64, privateKeyHex: pair.privateKeyHex, ...(await change()) };
+    await expect(openEnrollChallenge(input)).rejects.toMatchObject({ name: 'FabricCryptoError', code });
   });
 });

@@ -8,11 +8,29 @@ import { ServiceError } from '../errors.ts';
 import * as fabric from '../fabric.ts';
 import { Kid, Base64, ShortText, DateTime, ErrorBody, ReceiptSchema, HandleParam } from './common.ts';
 
+const EcdhPubkeyHex = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, 'ecdh_pubkey_hex must be 64 lowercase hex characters (X25519, 32 raw bytes)');
+
+export const EnrollChallengeRequest = z
+  .object({ ecdh_pubkey_hex: EcdhPubkeyHex })
+  .strict()
+  .register(apiDoc, { id: 'EnrollChallengeRequest' });
+
+/**
+ * `challenge_b64`: HPKE (RFC 9180 base mode; DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-256-GCM;
+ * info `svc-fabric-enroll-v1`; empty AAD) sealed to the key, as base64 of enc (32 bytes) then the
+ * ciphertext. Its plaintext, read as UTF-8, is the `proof` enroll takes until `expires_at`.
+ */
+export const EnrollChallenge = z
+  .object({ kid: Kid, challenge_b64: z.string(), expires_at: DateTime })
+  .register(apiDoc, { id: 'EnrollChallenge' });
+
 export const EnrollRequest = z
   .object({
-    ecdh_pubkey_hex: z
-      .string()
-      .regex(/^[0-9a-f]{64}$/, 'ecdh_pubkey_hex must be 64 lowercase hex characters (X25519, 32 raw bytes)'),
+    ecdh_pubkey_hex: EcdhPubkeyHex,
+    // Checked by the core, not here, so a missing or wrong proof is a receipted refusal.
+    proof: z.string().max(256, 'proof is at most 256 characters').optional(),
   })
   .strict()
   .register(apiDoc, { id: 'EnrollRequest' });
@@ -157,13 +175,24 @@ export const FabricDenied = ErrorBody.extend({
   receipt: ReceiptSchema,
 }).register(apiDoc, { id: 'FabricDenied' });
 
+export const requestEnrollChallenge = defineOperation({
+  name: 'requestEnrollChallenge',
+  summary: 'Get a challenge sealed to an X25519 public key, whose opened text proves holding its private key',
+  caller: { kind: 'agent' },
+  input: EnrollChallengeRequest.extend(HandleParam.shape),
+  output: EnrollChallenge,
+  run: (ctx, agent, input) =>
+    fabric.enrollChallenge(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex),
+});
+
 export const enrollFabric = defineOperation({
   name: 'enrollFabric',
-  summary: 'Register an X25519 public key and get a Fabric address',
+  summary: 'Register an X25519 public key, with proof of holding its private key, and get a Fabric address',
   caller: { kind: 'agent' },
   input: EnrollRequest.extend(HandleParam.shape),
   output: EnrollResponse,
-  run: (ctx, agent, input) => fabric.enroll(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex),
+  run: (ctx, agent, input) =>
+    fabric.enroll(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex, input.proof),
 });
 
 export const listFabricGrants = defineOperation({
