@@ -41,28 +41,49 @@ function hostnameOf(hostHeader: string): string {
     : hostHeader.split(':')[0]!;
 }
 
-/** Refuses requests whose Host or Origin names a host we do not serve (DNS rebinding). */
+/**
+ * Whether `origin` is the very origin the request was sent to: the same scheme, host name and port
+ * (the Host header read with the origin's scheme, so a default port matches its absence). A page on
+ * another port of this machine is another origin, and a browser names it in `Origin`.
+ */
+function isOwnOrigin(origin: URL, hostHeader: string): boolean {
+  try {
+    return new URL(`${origin.protocol}//${hostHeader}`).host === origin.host;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses requests whose Host names a host we do not serve (DNS rebinding), and browser requests
+ * from any origin but our own. Loopback is served over plain HTTP only; an extra host name may also
+ * be reached over HTTPS, through a proxy that ends TLS and keeps the Host header.
+ */
 function hostGuard(allowed: Set<string>): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
-    if (!allowed.has(hostnameOf(host).toLowerCase())) {
+    const hostname = hostnameOf(host).toLowerCase();
+    if (!allowed.has(hostname)) {
       throw new ServiceError('forbidden_host', `host \`${host}\` is not served here; use http://127.0.0.1`);
     }
     const origin = c.req.header('origin');
-    if (origin && origin !== 'null') {
-      let originHost: string;
+    if (origin === 'null') {
+      throw new ServiceError('forbidden_host', 'requests from an opaque origin are not accepted');
+    }
+    if (origin !== undefined) {
+      let parsed: URL;
       try {
-        originHost = new URL(origin).hostname;
+        parsed = new URL(origin);
       } catch {
         throw new ServiceError('forbidden_host', 'malformed Origin header');
       }
-      const normalized =
-        originHost.includes(':') && !originHost.startsWith('[') ? `[${originHost}]` : originHost;
-      if (!allowed.has(normalized.toLowerCase())) {
-        throw new ServiceError('forbidden_host', `requests from origin \`${origin}\` are not accepted`);
+      const schemes = LOOPBACK_HOSTS.includes(hostname) ? ['http:'] : ['http:', 'https:'];
+      if (!schemes.includes(parsed.protocol) || !isOwnOrigin(parsed, host)) {
+        throw new ServiceError(
+          'forbidden_host',
+          `requests from origin \`${origin}\` are not accepted: only pages served by this server (${schemes.map((s) => `${s}//${host}`).join(' or ')}) may call it`,
+        );
       }
-    } else if (origin === 'null') {
-      throw new ServiceError('forbidden_host', 'requests from an opaque origin are not accepted');
     }
     await next();
   };
