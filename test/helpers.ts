@@ -44,7 +44,10 @@ export function harness(): Harness {
   // The app as `svc serve` builds it: the API with the MCP transports and the approval page.
   const app = createApp({
     service,
-    mounts: [(a) => mountMcp(a, service.invoker, { clock }), (a) => mountConnectPages(a, service.invoker)],
+    mounts: [
+      (a) => mountMcp(a, service.invoker, { clock }),
+      (a) => mountConnectPages(a, service.invoker, { clock }),
+    ],
   });
   return {
     dir,

@@ -23,6 +23,7 @@ export const SERVICE_ERROR_STATUS = {
   not_enrolled: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   forbidden_host: 403,
   internal: 500,
   busy: 503,

@@ -14,6 +14,9 @@ export function serve(options: {
   const { invoker, ctx } = options.service;
   return startServer({
     ...options,
-    mounts: [(app) => mountMcp(app, invoker, { clock: ctx.clock }), (app) => mountConnectPages(app, invoker)],
+    mounts: [
+      (app) => mountMcp(app, invoker, { clock: ctx.clock }),
+      (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
+    ],
   });
 }

@@ -14,6 +14,7 @@ import { runAs } from '../backend/invoke.ts';
 import { ROUTES, inputOf } from '../backend/routes.ts';
 import { documented } from '../backend/api-doc.ts';
 import { ErrorBody } from '../backend/operations/common.ts';
+import { Buckets, clientOf, type Rate } from './limits.ts';
 
 export const API_VERSION = '1.0.0';
 /** Request body limits (docs/API.md): sealed envelopes, backups and row loads get more room. */
@@ -111,6 +112,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   412: 'precondition failed',
   413: 'body over the documented limit',
   415: 'body not sent as application/json',
+  429: 'too many requests from this address, or too many waiting: retry after `Retry-After` seconds',
 };
 const SECURITY: Record<CallerSpec['kind'], { [scheme: string]: string[] }[]> = {
   org: [{ OrganizationKey: [] }],
@@ -157,9 +159,30 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     await next();
   };
 
+  /** A route's per-address limit (docs/API.md): 429 with Retry-After once a client has used it up. */
+  const perClient = (r: (typeof ROUTES)[number], rate: Rate): MiddlewareHandler<Env> => {
+    const buckets = new Buckets(rate, service.ctx.clock);
+    return async (c, next) => {
+      const wait = buckets.take(clientOf(c));
+      if (wait) {
+        throw new ServiceError(
+          'rate_limited',
+          `too many requests to ${r.method.toUpperCase()} ${r.path} from this address (${rate.burst} at once, then one every ${rate.refillSeconds} s): retry in ${wait} s`,
+          { retry_after_seconds: wait },
+        );
+      }
+      await next();
+    };
+  };
+
   for (const r of ROUTES) {
     const operation = r.operation;
     if (operation.caller.kind === 'local') throw new Error(`${operation.name} runs in process only`);
+    const middleware = [
+      ...(r.perClient ? [perClient(r, r.perClient)] : []),
+      // Authentication first: a bad bearer is 401 whatever the body holds.
+      ...(operation.caller.kind === 'none' ? [] : [authenticated]),
+    ];
     const route = createRoute({
       operationId: r.operationId ?? operation.name,
       method: r.method,
@@ -168,8 +191,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
       summary: operation.summary,
       ...(r.extension ? { 'x-svc-extension': true } : {}),
       security: SECURITY[operation.caller.kind],
-      // Authentication first: a bad bearer is 401 whatever the body holds.
-      ...(operation.caller.kind === 'none' ? {} : { middleware: [authenticated] as const }),
+      ...(middleware.length ? { middleware } : {}),
       request: {
         ...(r.params ? { params: r.params } : {}),
         ...(r.query ? { query: r.query } : {}),
@@ -224,6 +246,8 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     const serviceError = toServiceError(error);
     if (serviceError.code === 'internal')
       console.error(`[svc] internal error on ${c.req.method} ${c.req.path}:`, error);
+    const wait = serviceError.details.retry_after_seconds;
+    if (typeof wait === 'number') c.header('retry-after', String(wait));
     return c.json(serviceError.toBody(), serviceError.status as 400);
   });
 
