@@ -45,7 +45,10 @@ export function harness(options: Pick<ServiceOptions, 'fabricQuotas'> = {}): Har
   // The app as `svc serve` builds it: the API with the MCP transports and the approval page.
   const app = createApp({
     service,
-    mounts: [(a) => mountMcp(a, service.invoker), (a) => mountConnectPages(a, service.invoker)],
+    mounts: [
+      (a) => mountMcp(a, service.invoker, { clock }),
+      (a) => mountConnectPages(a, service.invoker, { clock }),
+    ],
   });
   return {
     dir,

@@ -15,6 +15,27 @@ export const CONNECT_CODE_TTL_SECONDS = 10 * 60;
 /** RFC 8628 section 3.5: the polling interval the device is told to keep. */
 export const CONNECT_POLL_INTERVAL_SECONDS = 1;
 
+/**
+ * Requests nobody has approved (pending, expired or denied) that the store holds at once. Anyone
+ * may start one, so past this number a start is refused (429, with the wait until the oldest is
+ * removed) instead of growing the table.
+ */
+export const CONNECT_MAX_OPEN_REQUESTS = 1000;
+/** How long a request nobody approved is kept after it expires (so the page can say it expired). */
+export const CONNECT_UNAPPROVED_RETENTION_SECONDS = 10 * 60;
+/** How long a delivered request is kept after it expires. */
+const CONNECT_DELIVERED_RETENTION_SECONDS = 24 * 60 * 60;
+/** Ended requests removed at most per start: the cleanup never scans or deletes without bound. */
+const CONNECT_CLEANUP_BATCH = 100;
+/**
+ * Wrong user codes tried while a request is pending after which its code stops being valid. With
+ * 20^8 codes, a code is guessed with a chance of at most 1000 / 20^8 (about 4 in 100 million),
+ * however many addresses or processes the guesses come from.
+ */
+export const CONNECT_MAX_MISSES = 1000;
+/** Starts of connect requests one client address may make over HTTP: 30 at once, then one every 20 s. */
+export const CONNECT_STARTS_PER_CLIENT = { burst: 30, refillSeconds: 20 };
+
 interface RequestRow {
   id: string;
   device_code_hash: string;
@@ -27,6 +48,7 @@ interface RequestRow {
   node_id: string | null;
   scopes: string | null;
   decided_at: string | null;
+  misses: number;
 }
 
 function userCode(): string {
@@ -43,26 +65,40 @@ export function normalizeUserCode(code: string): string {
 export async function startConnect(ctx: Context, machine: MachineFacts) {
   const deviceCode = randomBytes(32).toString('base64url');
   const now = ctx.clock();
-  // Anyone on this machine may start a request: requests that ended a day ago are dropped.
-  await ctx.store.run(
-    "DELETE FROM connect_requests WHERE expires_at < ? AND status IN ('pending', 'denied', 'delivered')",
-    new Date(now.getTime() - 86_400_000).toISOString(),
-  );
   const request = {
     id: newId('conn'),
     user_code: userCode(),
     expires_at: new Date(now.getTime() + CONNECT_CODE_TTL_SECONDS * 1000).toISOString(),
   };
-  await ctx.store.run(
-    `INSERT INTO connect_requests (id, device_code_hash, user_code, machine, status, created_at, expires_at)
-     VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
-    request.id,
-    sha256Hex(deviceCode),
-    request.user_code,
-    JSON.stringify(machine),
-    now.toISOString(),
-    request.expires_at,
-  );
+  // One write: the count and the insert cannot interleave with another start.
+  const full = await ctx.store.write(async () => {
+    await removeEnded(ctx, now);
+    const open = await ctx.store.get<{ n: number; oldest: string | null }>(
+      "SELECT COUNT(*) AS n, MIN(expires_at) AS oldest FROM connect_requests WHERE status IN ('pending', 'denied')",
+    );
+    if ((open?.n ?? 0) >= CONNECT_MAX_OPEN_REQUESTS) {
+      const freed = Date.parse(open!.oldest!) + CONNECT_UNAPPROVED_RETENTION_SECONDS * 1000;
+      return { wait: Math.max(1, Math.ceil((freed - now.getTime()) / 1000)) };
+    }
+    await ctx.store.run(
+      `INSERT INTO connect_requests (id, device_code_hash, user_code, machine, status, created_at, expires_at)
+       VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+      request.id,
+      sha256Hex(deviceCode),
+      request.user_code,
+      JSON.stringify(machine),
+      now.toISOString(),
+      request.expires_at,
+    );
+    return undefined;
+  });
+  if (full) {
+    throw new ServiceError(
+      'rate_limited',
+      `${CONNECT_MAX_OPEN_REQUESTS} connect requests are waiting, the most this service holds: retry in ${full.wait} s`,
+      { retry_after_seconds: full.wait },
+    );
+  }
   return {
     device_code: deviceCode,
     user_code: request.user_code,
@@ -70,6 +106,44 @@ export async function startConnect(ctx: Context, machine: MachineFacts) {
     expires_in: CONNECT_CODE_TTL_SECONDS,
     interval: CONNECT_POLL_INTERVAL_SECONDS,
   };
+}
+
+/**
+ * Removes requests past their keeping time, at most a batch of each kind, through the index on
+ * (status, expires_at). An approved request waiting for its computer to collect the key is kept.
+ */
+async function removeEnded(ctx: Context, now: Date) {
+  const before = (seconds: number) => new Date(now.getTime() - seconds * 1000).toISOString();
+  await ctx.store.run(
+    `DELETE FROM connect_requests WHERE rowid IN (SELECT rowid FROM connect_requests
+       WHERE status IN ('pending', 'denied') AND expires_at < ? LIMIT ?)`,
+    before(CONNECT_UNAPPROVED_RETENTION_SECONDS),
+    CONNECT_CLEANUP_BATCH,
+  );
+  await ctx.store.run(
+    `DELETE FROM connect_requests WHERE rowid IN (SELECT rowid FROM connect_requests
+       WHERE status = 'delivered' AND expires_at < ? LIMIT ?)`,
+    before(CONNECT_DELIVERED_RETENTION_SECONDS),
+    CONNECT_CLEANUP_BATCH,
+  );
+}
+
+/**
+ * A user code that matches no request: every request pending now counts one more wrong guess.
+ * Those that reach `CONNECT_MAX_MISSES` stop being valid (see `openRequest`).
+ */
+async function recordMiss(ctx: Context) {
+  await ctx.store.run(
+    "UPDATE connect_requests SET misses = misses + 1 WHERE status = 'pending' AND expires_at > ?",
+    nowIso(ctx),
+  );
+}
+
+/** Whether a pending request can no longer be decided: its time ran out or its code was guessed at too often. */
+function lapsed(ctx: Context, row: RequestRow): 'expired' | 'too_many_guesses' | undefined {
+  if (hasPassed(ctx, row.expires_at)) return 'expired';
+  if (row.misses >= CONNECT_MAX_MISSES) return 'too_many_guesses';
+  return undefined;
 }
 
 async function byUserCode(ctx: Context, code: string): Promise<RequestRow | undefined> {
@@ -84,9 +158,13 @@ const UNKNOWN_CODE = 'no such code: check it against the one your assistant show
 /** What the approval page shows: the machine and the code, never anything secret. */
 export async function describeRequest(ctx: Context, code: string) {
   const row = await byUserCode(ctx, code);
-  if (!row) throw new ServiceError('not_found', UNKNOWN_CODE);
+  if (!row) {
+    await ctx.store.write(() => recordMiss(ctx));
+    throw new ServiceError('not_found', UNKNOWN_CODE);
+  }
   const machine = JSON.parse(row.machine) as MachineFacts;
-  const expired = row.status === 'pending' && hasPassed(ctx, row.expires_at);
+  // A code withdrawn after too many wrong guesses reads as expired: either way, start again.
+  const expired = row.status === 'pending' && lapsed(ctx, row) !== undefined;
   return {
     user_code: row.user_code,
     hostname: machine.hostname,
@@ -99,15 +177,21 @@ export async function describeRequest(ctx: Context, code: string) {
 interface Refused {
   code: 'not_found' | 'conflict' | 'gone';
   message: string;
-  /** `unknown_code`, `expired`, or `already_<status>`. */
+  /** `unknown_code`, `expired`, `too_many_guesses`, or `already_<status>`. */
   reason: string;
   row: RequestRow | undefined;
 }
 
-/** A pending request, still open; or why a decided, expired or unknown code is refused. */
+/**
+ * A pending request, still open; or why a decided, lapsed or unknown code is refused. An unknown
+ * code counts as a wrong guess against every pending request (inside the caller's write).
+ */
 async function openRequest(ctx: Context, code: string): Promise<{ row: RequestRow } | { refused: Refused }> {
   const row = await byUserCode(ctx, code);
-  if (!row) return { refused: { code: 'not_found', message: UNKNOWN_CODE, reason: 'unknown_code', row } };
+  if (!row) {
+    await recordMiss(ctx);
+    return { refused: { code: 'not_found', message: UNKNOWN_CODE, reason: 'unknown_code', row } };
+  }
   if (row.status !== 'pending') {
     return {
       refused: {
@@ -118,18 +202,24 @@ async function openRequest(ctx: Context, code: string): Promise<{ row: RequestRo
       },
     };
   }
-  if (hasPassed(ctx, row.expires_at)) {
+  const why = lapsed(ctx, row);
+  if (why) {
     return {
       refused: {
         code: 'gone',
-        message: 'this code expired: ask your assistant for a new one',
-        reason: 'expired',
+        message:
+          why === 'expired'
+            ? 'this code expired: ask your assistant for a new one'
+            : 'this code was withdrawn after too many wrong codes were tried: ask your assistant for a new one',
+        reason: why,
         row,
       },
     };
   }
   return { row };
 }
+
+const LAPSED = new Set(['expired', 'too_many_guesses']);
 
 /**
  * Receipts a connect request that was not approved: denied by a person (`key_id` null: denying
@@ -141,9 +231,9 @@ async function receiptDenial(
   entry: { org_id: string | null; key_id: string | null; row: RequestRow | undefined; reason: string },
 ) {
   const now = nowIso(ctx);
-  // An expired request is marked decided by its first refusal: an unauthenticated deny of it is
-  // receipted only then, so nobody can grow the chain by denying one expired code again and again.
-  if (entry.reason === 'expired' && entry.row && entry.row.decided_at === null) {
+  // A lapsed request is marked decided by its first refusal: an unauthenticated deny of it is
+  // receipted only then, so nobody can grow the chain by denying one lapsed code again and again.
+  if (LAPSED.has(entry.reason) && entry.row && entry.row.decided_at === null) {
     await ctx.store.run('UPDATE connect_requests SET decided_at = ? WHERE id = ?', now, entry.row.id);
   }
   return await ctx.chains.append('service', {
@@ -162,16 +252,16 @@ async function receiptDenial(
 
 /**
  * Anyone shown the code may refuse it: denying grants nothing. The denial is receipted; a refused
- * deny names no caller, so only the first refusal of an expired code leaves a receipt (see above).
+ * deny names no caller, so only the first refusal of a lapsed code leaves a receipt (see above).
  */
 export async function deny(ctx: Context, code: string): Promise<{ status: 'denied'; receipt_id: string }> {
   const outcome = await ctx.store.write(async () => {
     const open = await openRequest(ctx, code);
     if ('refused' in open) {
       const { refused } = open;
-      const first = refused.reason === 'expired' && refused.row?.decided_at === null;
+      const first = LAPSED.has(refused.reason) && refused.row?.decided_at === null;
       const receipt = first
-        ? await receiptDenial(ctx, { org_id: null, key_id: null, row: refused.row, reason: 'expired' })
+        ? await receiptDenial(ctx, { org_id: null, key_id: null, row: refused.row, reason: refused.reason })
         : undefined;
       return {
         error: new ServiceError(
@@ -248,7 +338,7 @@ export async function pollConnect(ctx: Context, deviceCode: string) {
     );
     if (!row) throw new ServiceError('not_found', 'unknown device code: start again with svc_connect');
     if (row.status === 'pending') {
-      return hasPassed(ctx, row.expires_at) ? { status: 'expired' as const } : { status: 'pending' as const };
+      return lapsed(ctx, row) ? { status: 'expired' as const } : { status: 'pending' as const };
     }
     if (row.status === 'denied') return { status: 'denied' as const };
     if (row.status === 'delivered') throw new ServiceError('gone', 'this connection was already delivered');

@@ -25,6 +25,7 @@ export const SERVICE_ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   quota_exceeded: 429,
+  rate_limited: 429,
   forbidden_host: 403,
   internal: 500,
   busy: 503,

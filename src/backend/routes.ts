@@ -47,6 +47,7 @@ import {
 import { SourceCallRequest, SourceNameParam, SourceRequest, UseRequest } from './operations/sources.ts';
 import { InvoiceQuery, ProofParam, VerifyRequest } from './operations/proofs.ts';
 import type { Operation } from './operation.ts';
+import { CONNECT_STARTS_PER_CLIENT } from './connect.ts';
 import { ops } from './operations/index.ts';
 
 export interface RouteRequest {
@@ -80,6 +81,11 @@ export interface Route<I = unknown, R = unknown> {
   fromInput?(input: I): RouteRequest;
   /** The answer as sent, given `scheme://host` of the request (for URLs it hands back). */
   present?(result: Awaited<R>, origin: string): unknown;
+  /**
+   * Requests each client address may send (an operation anyone may call that stores something):
+   * `burst` at once, then one more every `refillSeconds`; beyond that 429 `rate_limited`.
+   */
+  perClient?: { burst: number; refillSeconds: number };
 }
 
 /** Types one binding against its operation. */
@@ -425,8 +431,9 @@ export const ROUTES: readonly Route[] = [
     body: ConnectStartRequest,
     ok: { status: 200, description: 'codes, the approval page and the polling interval' },
     response: ConnectStart,
-    errors: [400],
+    errors: [400, 429],
     present: (started, origin) => ({ ...started, verification_uri: origin + started.verification_path }),
+    perClient: CONNECT_STARTS_PER_CLIENT,
   }),
   route({
     operation: ops.pollConnect,

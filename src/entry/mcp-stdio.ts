@@ -46,7 +46,7 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
             service,
             port: 0,
             closeService: false,
-            mounts: [(app) => mountConnectPages(app, service.invoker)],
+            mounts: [(app) => mountConnectPages(app, service.invoker, { clock: service.ctx.clock })],
           }),
       );
       return (await pages).url;

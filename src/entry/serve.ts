@@ -11,9 +11,12 @@ export function serve(options: {
   allowedHosts?: string[];
   closeService?: boolean;
 }): Promise<RunningServer> {
-  const { invoker } = options.service;
+  const { invoker, ctx } = options.service;
   return startServer({
     ...options,
-    mounts: [(app) => mountMcp(app, invoker), (app) => mountConnectPages(app, invoker)],
+    mounts: [
+      (app) => mountMcp(app, invoker, { clock: ctx.clock }),
+      (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
+    ],
   });
 }

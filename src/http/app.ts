@@ -15,6 +15,7 @@ import { checkJsonShape } from '../backend/json-shape.ts';
 import { ROUTES, inputOf } from '../backend/routes.ts';
 import { documented } from '../backend/api-doc.ts';
 import { ErrorBody } from '../backend/operations/common.ts';
+import { Buckets, clientOf, type Rate } from './limits.ts';
 
 export const API_VERSION = '1.0.0';
 /** Request body limits (docs/API.md): sealed envelopes, backups and row loads get more room. */
@@ -45,28 +46,49 @@ function hostnameOf(hostHeader: string): string {
     : hostHeader.split(':')[0]!;
 }
 
-/** Refuses requests whose Host or Origin names a host we do not serve (DNS rebinding). */
+/**
+ * Whether `origin` is the very origin the request was sent to: the same scheme, host name and port
+ * (the Host header read with the origin's scheme, so a default port matches its absence). A page on
+ * another port of this machine is another origin, and a browser names it in `Origin`.
+ */
+function isOwnOrigin(origin: URL, hostHeader: string): boolean {
+  try {
+    return new URL(`${origin.protocol}//${hostHeader}`).host === origin.host;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses requests whose Host names a host we do not serve (DNS rebinding), and browser requests
+ * from any origin but our own. Loopback is served over plain HTTP only; an extra host name may also
+ * be reached over HTTPS, through a proxy that ends TLS and keeps the Host header.
+ */
 function hostGuard(allowed: Set<string>): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
-    if (!allowed.has(hostnameOf(host).toLowerCase())) {
+    const hostname = hostnameOf(host).toLowerCase();
+    if (!allowed.has(hostname)) {
       throw new ServiceError('forbidden_host', `host \`${host}\` is not served here; use http://127.0.0.1`);
     }
     const origin = c.req.header('origin');
-    if (origin && origin !== 'null') {
-      let originHost: string;
+    if (origin === 'null') {
+      throw new ServiceError('forbidden_host', 'requests from an opaque origin are not accepted');
+    }
+    if (origin !== undefined) {
+      let parsed: URL;
       try {
-        originHost = new URL(origin).hostname;
+        parsed = new URL(origin);
       } catch {
         throw new ServiceError('forbidden_host', 'malformed Origin header');
       }
-      const normalized =
-        originHost.includes(':') && !originHost.startsWith('[') ? `[${originHost}]` : originHost;
-      if (!allowed.has(normalized.toLowerCase())) {
-        throw new ServiceError('forbidden_host', `requests from origin \`${origin}\` are not accepted`);
+      const schemes = LOOPBACK_HOSTS.includes(hostname) ? ['http:'] : ['http:', 'https:'];
+      if (!schemes.includes(parsed.protocol) || !isOwnOrigin(parsed, host)) {
+        throw new ServiceError(
+          'forbidden_host',
+          `requests from origin \`${origin}\` are not accepted: only pages served by this server (${schemes.map((s) => `${s}//${host}`).join(' or ')}) may call it`,
+        );
       }
-    } else if (origin === 'null') {
-      throw new ServiceError('forbidden_host', 'requests from an opaque origin are not accepted');
     }
     await next();
   };
@@ -94,7 +116,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   412: 'precondition failed',
   413: 'body over the documented limit',
   415: 'body not sent as application/json',
-  429: 'a quota is reached; the message says which and what to do',
+  429: 'a quota or rate limit is reached: the message says which and what to do (with `Retry-After` for rate limits)',
 };
 const SECURITY: Record<CallerSpec['kind'], { [scheme: string]: string[] }[]> = {
   org: [{ OrganizationKey: [] }],
@@ -154,9 +176,31 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     await next();
   };
 
+  /** A route's per-address limit (docs/API.md): 429 with Retry-After once a client has used it up. */
+  const perClient = (r: (typeof ROUTES)[number], rate: Rate): MiddlewareHandler<Env> => {
+    const buckets = new Buckets(rate, service.ctx.clock);
+    return async (c, next) => {
+      const wait = buckets.take(clientOf(c));
+      if (wait) {
+        throw new ServiceError(
+          'rate_limited',
+          `too many requests to ${r.method.toUpperCase()} ${r.path} from this address (${rate.burst} at once, then one every ${rate.refillSeconds} s): retry in ${wait} s`,
+          { retry_after_seconds: wait },
+        );
+      }
+      await next();
+    };
+  };
+
   for (const r of ROUTES) {
     const operation = r.operation;
     if (operation.caller.kind === 'local') throw new Error(`${operation.name} runs in process only`);
+    const middleware = [
+      ...(r.perClient ? [perClient(r, r.perClient)] : []),
+      // Authentication first: a bad bearer is 401 whatever the body holds.
+      ...(operation.caller.kind === 'none' ? [] : [authenticated]),
+      ...(r.body ? [shaped] : []),
+    ];
     const route = createRoute({
       operationId: r.operationId ?? operation.name,
       method: r.method,
@@ -165,8 +209,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
       summary: operation.summary,
       ...(r.extension ? { 'x-svc-extension': true } : {}),
       security: SECURITY[operation.caller.kind],
-      // Authentication first: a bad bearer is 401 whatever the body holds.
-      middleware: [...(operation.caller.kind === 'none' ? [] : [authenticated]), ...(r.body ? [shaped] : [])],
+      ...(middleware.length ? { middleware } : {}),
       request: {
         ...(r.params ? { params: r.params } : {}),
         ...(r.query ? { query: r.query } : {}),
@@ -221,6 +264,8 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     const serviceError = toServiceError(error);
     if (serviceError.code === 'internal')
       console.error(`[svc] internal error on ${c.req.method} ${c.req.path}:`, error);
+    const wait = serviceError.details.retry_after_seconds;
+    if (typeof wait === 'number') c.header('retry-after', String(wait));
     return c.json(serviceError.toBody(), serviceError.status as 400);
   });
 

@@ -109,6 +109,16 @@ async function source(h: Harness, org: Org) {
 
 const machine = { machine_id: 'a'.repeat(32), hostname: 'laptop', platform: 'linux', arch: 'x64' };
 const CONNECT_CODE_LIFETIME_MS = 10 * 60 * 1000;
+/** Wrong codes tried while a request is pending after which its code is withdrawn. */
+const CONNECT_MAX_MISSES = 1000;
+/** A pending request whose code has been guessed at as often as the service allows. */
+async function guessedAtTooOften(h: Harness) {
+  const started = await h.service.invoke(ops.startConnect, undefined, machine);
+  await h.service.ctx.store.write(() =>
+    h.service.ctx.store.run('UPDATE connect_requests SET misses = ?', CONNECT_MAX_MISSES),
+  );
+  return started;
+}
 
 const NO_CALLER = 'takes no credential: there is no caller to name, and anyone could grow the chain';
 const LOCAL =
@@ -1239,6 +1249,20 @@ const TABLE: Record<string, Entry> = {
         },
       },
       {
+        name: 'a code withdrawn after too many wrong guesses',
+        chain: 'service',
+        kind: 'node.connect.deny',
+        code: 'gone',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const started = await guessedAtTooOften(h);
+          return {
+            call: () => h.service.invoke(ops.approveConnect, org.bearer, { user_code: started.user_code }),
+            record: { ...keyNamed(org), hostname: 'laptop', reason: 'too_many_guesses' },
+          };
+        },
+      },
+      {
         name: 'a code already denied',
         chain: 'service',
         kind: 'node.connect.deny',
@@ -1294,6 +1318,19 @@ const TABLE: Record<string, Entry> = {
           return {
             call: () => h.service.invoke(ops.denyConnect, undefined, { user_code: started.user_code }),
             record: { org_id: null, key_id: null, reason: 'expired' },
+          };
+        },
+      },
+      {
+        name: 'a code withdrawn after too many wrong guesses, the first time it is refused',
+        chain: 'service',
+        kind: 'node.connect.deny',
+        code: 'gone',
+        arrange: async (h) => {
+          const started = await guessedAtTooOften(h);
+          return {
+            call: () => h.service.invoke(ops.denyConnect, undefined, { user_code: started.user_code }),
+            record: { org_id: null, key_id: null, reason: 'too_many_guesses' },
           };
         },
       },

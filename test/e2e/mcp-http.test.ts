@@ -6,12 +6,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { tempDir } from '../helpers.ts';
+import { tempDir, testClock } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
 import type { RunningServer } from '../../src/http/server.ts';
 import { serve } from '../../src/entry/serve.ts';
 import { TOOLS } from '../../src/tools/index.ts';
+import { MAX_SESSIONS, MAX_SSE_SESSIONS, SESSION_IDLE_MS } from '../../src/tools/http.ts';
 import { runEveryTool, startEchoApi } from '../tools/scenario.ts';
 
 type Kind = 'streamable' | 'sse';
@@ -137,6 +138,25 @@ describe('Streamable HTTP guards', () => {
     expect(await r.json()).toMatchObject({ error: 'forbidden_host' });
   });
 
+  it('refuses a page on another localhost port (Origin http://localhost:9999) with 403, and accepts its own origin', async () => {
+    const { port } = new URL(server.url);
+    const other = String(Number(port) === 9999 ? 9998 : 9999);
+    for (const origin of [
+      `http://localhost:${other}`,
+      `http://127.0.0.1:${other}`,
+      `http://127.0.0.1`,
+      `https://127.0.0.1:${port}`,
+      `http://localhost:${port}`,
+    ]) {
+      const r = await post(JSON.stringify(initialize), { origin });
+      expect(r.status, origin).toBe(403);
+      expect(await r.json()).toMatchObject({ error: 'forbidden_host' });
+    }
+    const own = await post(JSON.stringify(initialize), { origin: server.url });
+    expect(own.status).toBe(200);
+    await own.body?.cancel();
+  });
+
   it('answers a request without a session, or with an unknown one, with a JSON-RPC error', async () => {
     const noSession = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
     expect(noSession.status).toBe(400);
@@ -148,4 +168,111 @@ describe('Streamable HTTP guards', () => {
     expect(broken.status).toBe(400);
     expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
   });
+});
+
+describe('sessions nobody can hold shut', () => {
+  const home = tempDir();
+  const clock = testClock();
+  let server: RunningServer;
+  const clients: Client[] = [];
+  beforeAll(async () => {
+    server = await serve({ service: new Service({ dataDir: home.dir, clock }), port: 0 });
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await server.close();
+    home.cleanup();
+  });
+
+  async function connect(kind: Kind): Promise<Client> {
+    const transport =
+      kind === 'streamable'
+        ? new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`))
+        : new SSEClientTransport(new URL(`${server.url}/sse`));
+    const client = new Client({ name: 'svc-http-test', version: '1.0.0' });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
+  }
+
+  /** An initialize request whose sender never sends `notifications/initialized`. */
+  async function abandonedInitialize(): Promise<string> {
+    const r = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'flood', version: '1' },
+        },
+      }),
+    });
+    expect(r.status).toBe(200);
+    await r.text();
+    return r.headers.get('mcp-session-id')!;
+  }
+
+  it('more than 64 initialize requests that never complete lock nobody out: a real client still connects and lists tools', async () => {
+    const earlier = await connect('streamable');
+    const abandoned: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS + 6; i++) abandoned.push(await abandonedInitialize());
+    const late = await connect('streamable');
+    expect((await late.listTools()).tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    // The sessions that never finished their handshake made room, the oldest first; a client
+    // that did finish it kept its session.
+    expect((await earlier.listTools()).tools).toHaveLength(TOOLS.length);
+    const ping = (id: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': id,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+    const oldest = await ping(abandoned[0]!);
+    expect(oldest.status).toBe(404);
+    await oldest.body?.cancel();
+    const newest = await ping(abandoned.at(-1)!);
+    expect(newest.status).toBe(200);
+    await newest.body?.cancel();
+  });
+
+  it('more than 32 SSE streams opened and left idle lock nobody out: the oldest is closed, a real client connects and lists tools', async () => {
+    const streams: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    for (let i = 0; i < MAX_SSE_SESSIONS + 2; i++) {
+      const r = await fetch(`${server.url}/sse`);
+      expect(r.status).toBe(200);
+      const reader = r.body!.getReader();
+      // The endpoint event: the session is open on the server.
+      expect(new TextDecoder().decode((await reader.read()).value)).toContain('sessionId=');
+      streams.push(reader);
+    }
+    // The first streams were closed by the server to make room.
+    expect((await streams[0]!.read()).done).toBe(true);
+    const client = await connect('sse');
+    expect((await client.listTools()).tools).toHaveLength(TOOLS.length);
+    await Promise.all(streams.map((reader) => reader.cancel()));
+  });
+
+  it.each(['streamable', 'sse'] as const)(
+    'a %s session left idle for 30 minutes is closed; one used within them stays',
+    async (kind) => {
+      const client = await connect(kind);
+      clock.advance(SESSION_IDLE_MS - 1000);
+      await expect(client.listTools()).resolves.toBeDefined();
+      clock.advance(SESSION_IDLE_MS - 1000);
+      await expect(client.listTools()).resolves.toBeDefined();
+      clock.advance(SESSION_IDLE_MS + 1);
+      await expect(client.listTools()).rejects.toThrow();
+      const again = await connect(kind);
+      await expect(again.listTools()).resolves.toBeDefined();
+    },
+  );
 });

@@ -4,6 +4,7 @@ import { ops } from '../../src/backend/operations/index.ts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { harness, orgWithAgent, type Harness } from '../helpers.ts';
+import { createApp } from '../../src/http/app.ts';
 import { ErrorBody } from '../../src/backend/operations/common.ts';
 import {
   AccessDecisionSchema,
@@ -1053,13 +1054,48 @@ describe('transport-level errors', () => {
       403,
       'forbidden_host',
     );
+    // A browser page is let in only from the origin the request was sent to: scheme, name and port.
+    for (const origin of [
+      'http://localhost:9999',
+      'http://localhost',
+      'https://localhost:8787',
+      'http://127.0.0.1:8787',
+    ]) {
+      expectError(
+        await h.request('GET', '/api/v1/agents', {
+          token: org.api_key,
+          headers: { host: 'localhost:8787', origin },
+        }),
+        403,
+        'forbidden_host',
+      );
+    }
     expect(
       (
         await h.request('GET', '/api/v1/agents', {
           token: org.api_key,
-          headers: { origin: 'http://localhost:8787' },
+          headers: { host: 'localhost:8787', origin: 'http://localhost:8787' },
         })
       ).status,
     ).toBe(200);
+    expect(
+      (
+        await h.request('GET', '/api/v1/agents', {
+          token: org.api_key,
+          headers: { origin: 'http://127.0.0.1' },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  it('an extra host name behind a TLS proxy is accepted over https from its own origin, not from another port', async () => {
+    const app = createApp({ service: h.service, allowedHosts: ['svc.example.test'] });
+    const get = (origin: string) =>
+      app.request('http://svc.example.test/openapi.json', {
+        headers: { host: 'svc.example.test', origin },
+      });
+    expect((await get('https://svc.example.test')).status).toBe(200);
+    expect((await get('http://svc.example.test')).status).toBe(200);
+    expect((await get('https://svc.example.test:8443')).status).toBe(403);
   });
 });
