@@ -714,7 +714,10 @@ interface EnvelopeRow {
   swept_at: string | null;
 }
 
-function envelopeStatus(ctx: Context, e: EnvelopeRow): 'available' | 'expired' | 'fully_fetched' {
+function envelopeStatus(
+  ctx: Context,
+  e: Pick<EnvelopeRow, 'ttl_at' | 'swept_at' | 'fetch_count' | 'max_fetches'>,
+): 'available' | 'expired' | 'fully_fetched' {
   // A swept envelope has no content left: never available, even if the clock went back.
   if (hasPassed(ctx, e.ttl_at) || (e.swept_at && e.fetch_count < e.max_fetches)) return 'expired';
   return e.fetch_count >= e.max_fetches ? 'fully_fetched' : 'available';
@@ -723,26 +726,31 @@ function envelopeStatus(ctx: Context, e: EnvelopeRow): 'available' | 'expired' |
 /** Metadata only: neither ciphertext nor wrapped key ever appears in an inbox listing. */
 export async function inbox(ctx: Context, agent: AgentPrincipal) {
   const kid = await receiptRefusals(ctx, () => senderKid(ctx, agent, 'fabric.inbox.deny'));
-  const items = (
-    await ctx.store.all<EnvelopeRow>(
-      'SELECT * FROM envelopes WHERE recipient_kid = ? ORDER BY created_at DESC',
-      kid,
-    )
-  ).map((e) => ({
-    id: e.id,
-    sender_kid: e.sender_kid,
-    recipient_kid: e.recipient_kid,
-    created_at: e.created_at,
-    ttl_at: e.ttl_at,
-    max_fetches: e.max_fetches,
-    fetch_count: e.fetch_count,
-    fetches_remaining: Math.max(0, e.max_fetches - e.fetch_count),
-    status: envelopeStatus(ctx, e),
-    size_bytes: e.size_bytes,
-    content_type_hint: e.content_type_hint,
-    filename_hint: e.filename_hint,
-    purpose: e.purpose,
-  }));
+  const items =
+    // The listing's columns only: the ciphertext (up to the recipient's quota) never leaves the store here.
+    (
+      await ctx.store.all<Omit<EnvelopeRow, 'ciphertext_b64' | 'wrapped_key_b64' | 'payload_iv_b64'>>(
+        `SELECT id, sender_agent_id, sender_org_id, sender_kid, recipient_kid, content_type_hint,
+              filename_hint, purpose, size_bytes, created_at, ttl_at, max_fetches, fetch_count,
+              dead_at, swept_at
+         FROM envelopes WHERE recipient_kid = ? ORDER BY created_at DESC`,
+        kid,
+      )
+    ).map((e) => ({
+      id: e.id,
+      sender_kid: e.sender_kid,
+      recipient_kid: e.recipient_kid,
+      created_at: e.created_at,
+      ttl_at: e.ttl_at,
+      max_fetches: e.max_fetches,
+      fetch_count: e.fetch_count,
+      fetches_remaining: Math.max(0, e.max_fetches - e.fetch_count),
+      status: envelopeStatus(ctx, e),
+      size_bytes: e.size_bytes,
+      content_type_hint: e.content_type_hint,
+      filename_hint: e.filename_hint,
+      purpose: e.purpose,
+    }));
   return { ok: true, kid, count: items.length, items };
 }
 
