@@ -3,7 +3,7 @@
 import type { KeyObject } from 'node:crypto';
 import { seal, unseal } from '../vault/seal.ts';
 import { deriveKey } from '../vault/derive.ts';
-import { maskSecret } from '../scan/mask.ts';
+import { MASK_WINDOW, Masker } from '../scan/mask.ts';
 import { VaultError } from '../vault/key-vault.ts';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
@@ -16,8 +16,20 @@ export const READ_METHODS = ['GET', 'HEAD'] as const;
 export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type SourceMethod = (typeof READ_METHODS)[number] | (typeof WRITE_METHODS)[number];
 
-/** What a call returns at most, so an API cannot flood a model's context. */
+/** What a call returns at most (UTF-8 bytes of body, after masking), so an API cannot flood a model's context. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
+/**
+ * What is read of an answer at most: the whole of it is masked before it is cut to
+ * RESPONSE_BODY_LIMIT, so a cut never falls inside a credential; masking shrinks an answer that
+ * echoes much, hence the margin. Reading stops there, which bounds memory and masking work.
+ */
+export const RESPONSE_READ_LIMIT = 4 * RESPONSE_BODY_LIMIT;
+/**
+ * The most an agent's call may carry in path, query and body together (characters): its answer is
+ * searched for every encoded form of what it sent (see `reflected` in `call`), a few dozen forms at
+ * worst, so this bounds that work (some 100 ms) and its memory (some 16 MB).
+ */
+export const USE_REQUEST_LIMIT = 32 * 1024;
 const CALL_TIMEOUT_MS = 15_000;
 
 interface SourceRow {
@@ -182,26 +194,28 @@ export async function useCapability(ctx: Context, agent: AgentPrincipal, input: 
     (c) => c.source === input.source && c.methods.includes(input.method),
   );
   // Checked on the resolved path (after `..` and escapes), segment by segment: `contacts` covers
-  // `contacts/7`, never `contacts-admin` nor `contacts/../admin`.
-  const allowPath = (relative: string) =>
-    granted.some((c) => {
-      const prefix = c.path_prefix.replace(/\/+$/, '');
-      return prefix === '' || relative === prefix || relative.startsWith(`${prefix}/`);
-    });
+  // `contacts/7`, never `contacts-admin` nor `contacts/../admin`. The answer is the longest
+  // granted prefix that covers the path (the agent chose only what follows it).
+  const allowPath = (relative: string): string | undefined =>
+    granted
+      .map((c) => c.path_prefix.replace(/\/+$/, ''))
+      .filter((prefix) => prefix === '' || relative === prefix || relative.startsWith(`${prefix}/`))
+      .sort((a, b) => b.length - a.length)[0];
   return await receiptRefusals(ctx, () => call(ctx, agent.orgId, actorOf(agent), input, allowPath));
 }
 
 /**
- * The call itself. `allowPath`, for an agent, says whether its grant allows the resolved path;
- * every refusal is receipted (`api.call.deny`) with the caller, the source, method and path asked
- * (never the query or body), and every call that went out is receipted (`api.call`).
+ * The call itself. `allowPath`, for an agent, answers the granted prefix that allows the resolved
+ * path (undefined when none does); every refusal is receipted (`api.call.deny`) with the caller,
+ * the source, method and path asked (never the query or body), and every call that went out is
+ * receipted (`api.call`).
  */
 async function call(
   ctx: Context,
   orgId: string,
   actor: Record<string, string>,
   input: CallInput,
-  allowPath?: (relative: string) => boolean,
+  allowPath?: (relative: string) => string | undefined,
 ) {
   const caller = { orgId };
   const refuse = (
@@ -252,9 +266,13 @@ async function call(
       asked,
     );
   }
+  /** For an agent, what of its request the answer may echo: masked wherever it is (see below). */
+  const reflected: string[] = [];
   if (allowPath) {
-    const relative = decodeURIComponent(url.pathname.slice(new URL(row.base_url).pathname.length));
-    if (!allowPath(relative)) {
+    const sent = url.pathname.slice(new URL(row.base_url).pathname.length);
+    const relative = decodeURIComponent(sent);
+    const prefix = allowPath(relative);
+    if (prefix === undefined) {
       throw refuse(
         'scope_violation',
         `this grant does not allow ${input.method} ${relative} on ${input.source}`,
@@ -263,6 +281,11 @@ async function call(
         url.pathname,
       );
     }
+    // The granted prefix is the owner's text; what follows it, with enough of the prefix before it
+    // to fill a masking window, is the agent's.
+    const from = Math.max(0, prefix.length - (MASK_WINDOW - 1));
+    reflected.push(sent.slice(from), relative.slice(from), url.search);
+    for (const [key, value] of url.searchParams) reflected.push(key, value);
   }
   const credential = openCredential(ctx, caller.orgId, row);
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
@@ -276,6 +299,30 @@ async function call(
     headers['content-type'] =
       typeof input.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
   }
+  if (allowPath) {
+    if (body !== undefined) reflected.push(body);
+    const size = reflected.reduce((n, text) => n + text.length, 0);
+    if (size > USE_REQUEST_LIMIT) {
+      throw refuse(
+        'invalid_request',
+        `this call carries ${size} characters of path, query and body; an agent's call carries at most ${USE_REQUEST_LIMIT}. Nothing was sent.`,
+        { limit: USE_REQUEST_LIMIT },
+        'request_too_large',
+        url.pathname,
+      );
+    }
+  }
+  // Everything the source answers is masked: the credential in every encoding, any part of it of
+  // MASK_WINDOW characters or more, and for an agent, its own request wherever the answer echoes
+  // it, so that a guess echoed back looks the same whether it was right or not.
+  // For Basic, the password alone too (an upstream may show it decoded), and the base64 form that
+  // was sent, since an upstream that base64-encodes what it echoes encodes that form again.
+  const secrets = [credential];
+  if (row.scheme === 'basic') {
+    secrets.push(Buffer.from(credential).toString('base64'));
+    if (credential.includes(':')) secrets.push(credential.slice(credential.indexOf(':') + 1));
+  }
+  const masker = new Masker(secrets, { reflected });
   /** Every call that went out is receipted, answered (its status) or not (null). */
   const receiptCall = (status: number | null) =>
     ctx.chains.append('service', {
@@ -305,36 +352,40 @@ async function call(
   } catch (error) {
     // The request went out with the credential, so it is an access like any other: receipted.
     const receipt = await receiptCall(null);
-    throw new ServiceError(
-      'gone',
-      `the source did not answer: ${maskSecret((error as Error).message, credential)}`,
-      { receipt_id: receipt.receipt_id },
-    );
+    throw new ServiceError('gone', `the source did not answer: ${masker.mask((error as Error).message)}`, {
+      receipt_id: receipt.receipt_id,
+    });
   }
+  // Read at most RESPONSE_READ_LIMIT bytes; the whole of what was read is masked, then cut.
   const chunks: Buffer[] = [];
   let size = 0;
-  let truncated = false;
+  let complete = true;
   for await (const chunk of response.body) {
     const buffer = chunk as Buffer;
-    if (size + buffer.length > RESPONSE_BODY_LIMIT) {
-      chunks.push(buffer.subarray(0, RESPONSE_BODY_LIMIT - size));
-      truncated = true;
+    if (size + buffer.length >= RESPONSE_READ_LIMIT) {
+      chunks.push(buffer.subarray(0, RESPONSE_READ_LIMIT - size));
+      // At the limit exactly, the answer may still have ended; an extra byte would say, but
+      // counting it as cut only drops a few characters that could begin a credential.
+      complete = false;
       response.body.destroy();
       break;
     }
     chunks.push(buffer);
     size += buffer.length;
   }
-  const text = maskSecret(Buffer.concat(chunks).toString('utf8'), credential);
+  // A character cut in half by the read limit is left out rather than decoded as U+FFFD.
+  const text = new TextDecoder().decode(Buffer.concat(chunks), { stream: !complete });
+  const answer = masker.answer(text, { limitBytes: RESPONSE_BODY_LIMIT, complete });
   const contentType = response.headers['content-type'];
   const result = {
     source: row.name,
     method: input.method,
     url: url.href,
     status: response.statusCode,
-    content_type: typeof contentType === 'string' ? contentType : null,
-    body: text,
-    truncated,
+    // A header is the upstream's text too: masked, and bounded.
+    content_type: typeof contentType === 'string' ? masker.mask(contentType.slice(0, 256)) : null,
+    body: answer.text,
+    truncated: answer.truncated,
   };
   const receipt = await receiptCall(response.statusCode);
   return { ...result, receipt_id: receipt.receipt_id };

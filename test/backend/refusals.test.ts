@@ -14,6 +14,7 @@ import type { GrantInput } from '../../src/backend/governance.ts';
 import { generateFabricKeyPair } from '../../src/sdk/fabric.ts';
 import { harness, type Harness } from '../helpers.ts';
 import { SAMPLES } from '../operation-samples.ts';
+import { USE_REQUEST_LIMIT } from '../../src/backend/sources.ts';
 
 type Chain = 'service' | 'audit';
 
@@ -1043,6 +1044,27 @@ const TABLE: Record<string, Entry> = {
                 path: '../admin',
               }),
             record: { ...agentNamed(agent), path: '../admin', reason: 'path_outside_source' },
+          };
+        },
+      },
+      {
+        name: 'a call carrying more than 32 KiB of path, query and body',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          const agent = await newAgent(h, org, { capabilities: [{ source: 'crm', methods: ['POST'] }] });
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'crm',
+                method: 'POST',
+                path: 'notes',
+                body: 'n'.repeat(USE_REQUEST_LIMIT),
+              }),
+            record: { ...agentNamed(agent), path: '/api/notes', reason: 'request_too_large' },
           };
         },
       },

@@ -1,0 +1,217 @@
+// Attacks on external API calls, each against a real HTTP server on loopback: an agent (svc_use)
+// or an organization key (callSource) trying to read a sealed credential back through what the
+// upstream echoes.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { RESPONSE_BODY_LIMIT } from '../../src/backend/sources.ts';
+import { MASK, MASK_WINDOW, MIN_MASKED_LENGTH } from '../../src/scan/mask.ts';
+
+const SECRET = 'sk-live-7f3a9c1e5b2d8f60aa41';
+const BASIC = `svc-robot:${SECRET}`;
+/** Another credential of the same length and public prefix, with the same first and last characters. */
+const DECOY = `sk-live-${'Q'.repeat(19)}1`;
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const pythonJson = (value: unknown) =>
+  JSON.stringify(value).replace(
+    /[\u0080-\uffff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+
+/** How the upstream answers: the request's headers and body (or the body alone), in one encoding. */
+const SHAPES: Record<string, (dump: { headers: Record<string, unknown>; body: string }) => string> = {
+  raw: ({ headers, body }) =>
+    `${body}\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${String(v)}`)
+      .join('\n')}\n`,
+  json: (dump) => JSON.stringify(dump),
+  python: (dump) => pythonJson(dump),
+  form: ({ headers, body }) =>
+    new URLSearchParams({ body, ...(headers as Record<string, string>) }).toString(),
+  base64: (dump) => b64(SHAPES.raw!(dump)),
+  base64url: (dump) => Buffer.from(SHAPES.json!(dump)).toString('base64url'),
+};
+
+/** What the upstream received and answered, last request last. */
+const seen: { url: string; body: string; answer: string }[] = [];
+let api: Server;
+let apiUrl: string;
+
+function read(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    req.on('data', (c: Buffer) => (text += c.toString()));
+    req.on('end', () => resolve(text));
+  });
+}
+
+beforeAll(async () => {
+  // /echo/<shape>: headers and body; /reflect/<shape>: the body alone. ?pad=N puts N bytes of the
+  // upstream's own before the echo, so the caller moves the echo without sending the padding.
+  api = createServer(async (req, res) => {
+    const body = await read(req);
+    const url = new URL(req.url!, 'http://upstream');
+    const [, mode, shape] = url.pathname.split('/');
+    const render = SHAPES[shape ?? ''];
+    let answer = `${req.method} ${req.url}`;
+    if (render && (mode === 'echo' || mode === 'reflect')) {
+      const { authorization, ...rest } = req.headers;
+      const headers = mode === 'echo' ? { ...rest, authorization } : {};
+      answer = 'a'.repeat(Number(url.searchParams.get('pad') ?? 0)) + render({ headers, body });
+    }
+    seen.push({ url: req.url!, body, answer });
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(answer);
+  });
+  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/`;
+});
+afterAll(() => new Promise<void>((resolve) => api.close(() => resolve())));
+
+/** The encodings of a secret an upstream may echo, from the platform's encoders. */
+function encodings(secret: string): string[] {
+  const bytes = Buffer.from(secret);
+  const forms = [
+    secret,
+    JSON.stringify(secret).slice(1, -1),
+    encodeURIComponent(secret),
+    new URLSearchParams({ x: secret }).toString().slice(2),
+    bytes.toString('base64'),
+    new URLSearchParams({ x: bytes.toString('base64') }).toString().slice(2),
+  ];
+  for (let offset = 0; offset < 3; offset++) {
+    const shifted = Buffer.concat([Buffer.alloc(offset), bytes, Buffer.alloc(2)]);
+    const first = Math.ceil((8 * offset) / 6);
+    const end = Math.floor((8 * (offset + bytes.length)) / 6);
+    for (const encoding of ['base64', 'base64url'] as const) {
+      forms.push(shifted.toString(encoding).slice(first, end));
+    }
+  }
+  return forms.filter((f) => f.length >= MIN_MASKED_LENGTH);
+}
+
+/** Runs of MASK_WINDOW characters of any encoding of `secret` that `text` shows. */
+function leaks(text: string, secret: string): string[] {
+  const found = new Set<string>();
+  for (const form of encodings(secret)) {
+    for (let i = 0; i + MASK_WINDOW <= form.length; i++) {
+      if (text.includes(form.slice(i, i + MASK_WINDOW))) found.add(form.slice(i, i + MASK_WINDOW));
+    }
+  }
+  return [...found];
+}
+
+/** The longest start of an encoding of `secret` (2 characters or more) that `text` ends with. */
+function cutCopy(text: string, secret: string): string | undefined {
+  for (const form of encodings(secret)) {
+    for (let length = form.length; length >= 2; length--) {
+      if (text.endsWith(form.slice(0, length))) return form.slice(0, length);
+    }
+  }
+  return undefined;
+}
+
+describe('source answers: the credential never comes back', () => {
+  const home = tempDir();
+  let service: Service;
+  let orgKey: string;
+  let agentToken: string;
+
+  beforeAll(async () => {
+    service = new Service({ dataDir: home.dir });
+    orgKey = `Bearer ${(await service.invoke(ops.createOrg, undefined, { name: 'Acme' })).api_key}`;
+    for (const [name, scheme, credential] of [
+      ['echo', 'bearer', SECRET],
+      ['echo-basic', 'basic', BASIC],
+      ['decoy', 'bearer', DECOY],
+      ['decoy-basic', 'basic', `svc-robot:${DECOY}`],
+    ] as const) {
+      await service.invoke(ops.registerSource, orgKey, { name, base_url: apiUrl, scheme, credential });
+    }
+    const grant = await service.invoke(ops.createGrant, orgKey, {
+      agent: 'Echo Reader',
+      columns: ['id'],
+      capabilities: ['echo', 'echo-basic', 'decoy', 'decoy-basic'].map((source) => ({
+        source,
+        methods: ['GET', 'POST'] as ('GET' | 'POST')[],
+      })),
+    });
+    agentToken = `Bearer ${grant.grant_token}`;
+  });
+  afterAll(() => {
+    service.close();
+    home.cleanup();
+  });
+
+  const call = (who: 'agent' | 'org', source: string, method: 'GET' | 'POST', path: string, body?: string) =>
+    who === 'agent'
+      ? service.invoke(ops.useCapability, agentToken, { source, method, path, body })
+      : service.invoke(ops.callSource, orgKey, { source, method, path, body, confirmed: true });
+
+  // A Basic credential travels base64-encoded: that form, encoded again, must not come back either.
+  describe.each([
+    ['echo', SECRET, [SECRET]],
+    ['echo-basic', BASIC, [BASIC, b64(BASIC)]],
+  ])('a source with its credential sent as %s', (source, secret, secrets) => {
+    const leaked = (text: string) => secrets.flatMap((s) => leaks(text, s));
+    const cut = (text: string) => secrets.map((s) => cutCopy(text, s)).find(Boolean);
+
+    it.each(Object.keys(SHAPES))(
+      'padding the answer so the 64 KiB cut falls inside the echoed credential reveals no part of it (%s)',
+      async (shape) => {
+        // Where the upstream writes the credential without padding, in this shape.
+        await call('org', source, 'GET', `echo/${shape}`);
+        const plain = seen.at(-1)!.answer;
+        const form = secrets
+          .flatMap(encodings)
+          .filter((f) => plain.includes(f))
+          .sort((a, b) => b.length - a.length)[0]!;
+        const at = plain.indexOf(form);
+        for (const who of ['agent', 'org'] as const) {
+          for (const inside of [1, 5, 7, MASK_WINDOW, 13, form.length - 1]) {
+            const pad = RESPONSE_BODY_LIMIT - inside - at;
+            const result = await call(who, source, 'GET', `echo/${shape}?pad=${pad}`);
+            // The upstream's answer was cut `inside` characters into the credential.
+            expect(seen.at(-1)!.answer.slice(RESPONSE_BODY_LIMIT - inside, RESPONSE_BODY_LIMIT)).toBe(
+              form.slice(0, inside),
+            );
+            // (Masked first, the answer may have shrunk below the limit: then it is not cut at all.)
+            expect(Buffer.byteLength(result.body)).toBeLessThanOrEqual(RESPONSE_BODY_LIMIT);
+            expect(leaked(result.body), `${who}, cut ${inside} in`).toEqual([]);
+            expect(cut(result.body), `${who}, cut ${inside} in`).toBeUndefined();
+          }
+        }
+      },
+    );
+
+    it.each(Object.keys(SHAPES))(
+      'an agent guessing the credential from an echo of its own request learns nothing: a guess comes back the same whether it is right or not (%s)',
+      async (shape) => {
+        // The attacker knows the token's public prefix and guesses one more character at a time,
+        // or the whole credential, sent as the body of a call the upstream echoes. The same guess
+        // sent to a source whose credential it does not match must come back the same.
+        const start = secret.indexOf('sk-live-');
+        const guesses = [secret.slice(start + 1, start + MASK_WINDOW + 1), secret];
+        const decoy = source.replace('echo', 'decoy');
+        for (const guess of guesses) {
+          for (const mode of ['echo', 'reflect']) {
+            const right = await call('agent', source, 'POST', `${mode}/${shape}`, guess);
+            expect(seen.at(-1)!.body).toBe(guess);
+            const wrong = await call('agent', decoy, 'POST', `${mode}/${shape}`, guess);
+            expect(leaked(right.body)).toEqual([]);
+            expect(wrong.body, `${mode}: ${guess}`).toBe(right.body);
+          }
+        }
+      },
+    );
+  });
+
+  it('a whole answer that echoes the credential comes back masked, not cut', async () => {
+    const result = await call('agent', 'echo', 'GET', 'echo/json');
+    expect(result.truncated).toBe(false);
+    expect(JSON.parse(result.body)).toMatchObject({ headers: { authorization: `Bearer ${MASK}` } });
+  });
+});
