@@ -16,12 +16,15 @@ import { Chains } from './chains.ts';
 import type { Clock, Context } from './context.ts';
 import { localInvoker, type Invoker } from './invoke.ts';
 import type { Operation } from './operation.ts';
+import type { ResolveHost } from './network.ts';
 
 export interface ServiceOptions {
   dataDir: string;
   clock?: Clock;
   vault?: KeyVault;
   store?: StoreOptions;
+  /** How external API calls resolve host names; the system resolver by default. */
+  resolveHost?: ResolveHost;
 }
 
 /** Every key the vault holds for this store: the signing key and the two data keys. */
@@ -112,6 +115,7 @@ export class Service {
       signer,
       chains: new Chains(store, signer),
       clock: options.clock ?? (() => new Date()),
+      resolveHost: options.resolveHost,
     };
   }
 

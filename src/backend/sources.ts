@@ -9,6 +9,7 @@ import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
+import { guardedLookup, hostRange, systemResolve, type PrivateAddressError } from './network.ts';
 
 export const SOURCE_SCHEMES = ['bearer', 'header', 'basic'] as const;
 export type SourceScheme = (typeof SOURCE_SCHEMES)[number];
@@ -41,6 +42,8 @@ interface SourceRow {
   sealed_credential: string;
   credential_length: number;
   created_at: string;
+  /** 1 when the owner let this source reach loopback, private and other special addresses. */
+  allow_private_network: number;
 }
 
 export interface SourceInput {
@@ -49,6 +52,7 @@ export interface SourceInput {
   scheme: SourceScheme;
   header_name?: string | undefined;
   credential: string;
+  allow_private_network?: boolean | undefined;
 }
 
 /** The key that seals an organization's source credentials (same salt and info as ever: stored ones must open). */
@@ -76,8 +80,13 @@ const view = (row: SourceRow) => ({
   scheme: row.scheme,
   header_name: row.header_name,
   credential: `set (${row.credential_length} characters, never shown)`,
+  allow_private_network: row.allow_private_network === 1,
   created_at: row.created_at,
 });
+
+/** How a source that may reach only public addresses is told it may not reach this one. */
+const privateMessage = (address: string, range: string) =>
+  `${address} is ${range}: a source reaches public addresses only, unless its owner registers it with allow_private_network: true (for a service on this machine or network)`;
 
 export async function registerSource(ctx: Context, caller: OrgCaller, input: SourceInput) {
   return await receiptRefusals(ctx, () => insertSource(ctx, caller, input));
@@ -98,6 +107,27 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
     throw new ServiceError('invalid_request', 'base_url carries no credentials, query or fragment', {
       field: 'base_url',
     });
+  }
+  // An IP literal or a name for this machine is refused at once; any other name is checked on the
+  // addresses it resolves to, at each call.
+  const special = input.allow_private_network ? undefined : hostRange(base.hostname);
+  if (special) {
+    throw new Refusal(
+      'invalid_request',
+      `base_url points at ${privateMessage(special.address, special.range)}`,
+      { field: 'base_url' },
+      {
+        kind: 'source.register.deny',
+        org_id: caller.orgId,
+        body: {
+          ...actorOf(caller),
+          name: input.name,
+          base_url: base.href,
+          scheme: input.scheme,
+          reason: 'private_address',
+        },
+      },
+    );
   }
   return ctx.store.write(async () => {
     if (
@@ -127,8 +157,8 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
     }
     const id = newId('src');
     await ctx.store.run(
-      `INSERT INTO sources (id, org_id, name, base_url, scheme, header_name, sealed_credential, credential_length, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO sources (id, org_id, name, base_url, scheme, header_name, sealed_credential, credential_length, allow_private_network, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       caller.orgId,
       input.name,
@@ -137,6 +167,7 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
       input.header_name ?? null,
       sealCredential(ctx, caller.orgId, id, input.credential),
       input.credential.length,
+      input.allow_private_network ? 1 : 0,
       nowIso(ctx),
     );
     return view((await ctx.store.get<SourceRow>('SELECT * FROM sources WHERE id = ?', id))!);
@@ -219,7 +250,7 @@ async function call(
 ) {
   const caller = { orgId };
   const refuse = (
-    code: 'scope_violation' | 'not_found' | 'invalid_request',
+    code: 'scope_violation' | 'not_found' | 'invalid_request' | 'forbidden',
     message: string,
     details: Record<string, unknown>,
     reason: string,
@@ -287,6 +318,19 @@ async function call(
     reflected.push(sent.slice(from), relative.slice(from), url.search);
     for (const [key, value] of url.searchParams) reflected.push(key, value);
   }
+  // A source registered before private addresses were refused, or any IP literal, is checked here;
+  // a name is checked on the addresses it resolves to, in the connection's own lookup (below).
+  const allowPrivate = row.allow_private_network === 1;
+  const literal = allowPrivate ? undefined : hostRange(url.hostname);
+  if (literal) {
+    throw refuse(
+      'forbidden',
+      `${input.source} points at ${privateMessage(literal.address, literal.range)}. Nothing was sent.`,
+      {},
+      'private_address',
+      url.pathname,
+    );
+  }
   const credential = openCredential(ctx, caller.orgId, row);
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
   if (row.scheme === 'bearer') headers.authorization = `Bearer ${credential}`;
@@ -338,55 +382,85 @@ async function call(
         status,
       },
     });
-  let response;
+  // undici loads with the first source call, not with every process that opens the core. The
+  // dispatcher's lookup hands the connection only addresses this source may reach, so the address
+  // connected to is the one checked (a name that resolves elsewhere by then, DNS rebinding, is
+  // refused). Redirects are not followed: undici's request does not, and none is configured.
+  const { Agent, request } = await import('undici');
+  const dispatcher = new Agent({
+    connect: { lookup: guardedLookup(ctx.resolveHost ?? systemResolve, allowPrivate) },
+  });
   try {
-    // undici loads with the first source call, not with every process that opens the core.
-    const { request } = await import('undici');
-    response = await request(url, {
-      method: input.method,
-      headers,
-      body: body ?? null,
-      headersTimeout: CALL_TIMEOUT_MS,
-      bodyTimeout: CALL_TIMEOUT_MS,
-    });
-  } catch (error) {
-    // The request went out with the credential, so it is an access like any other: receipted.
-    const receipt = await receiptCall(null);
-    throw new ServiceError('gone', `the source did not answer: ${masker.mask((error as Error).message)}`, {
-      receipt_id: receipt.receipt_id,
-    });
-  }
-  // Read at most RESPONSE_READ_LIMIT bytes; the whole of what was read is masked, then cut.
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let complete = true;
-  for await (const chunk of response.body) {
-    const buffer = chunk as Buffer;
-    if (size + buffer.length >= RESPONSE_READ_LIMIT) {
-      chunks.push(buffer.subarray(0, RESPONSE_READ_LIMIT - size));
-      // At the limit exactly, the answer may still have ended; an extra byte would say, but
-      // counting it as cut only drops a few characters that could begin a credential.
-      complete = false;
-      response.body.destroy();
-      break;
+    let response;
+    try {
+      response = await request(url, {
+        method: input.method,
+        headers,
+        body: body ?? null,
+        headersTimeout: CALL_TIMEOUT_MS,
+        bodyTimeout: CALL_TIMEOUT_MS,
+        dispatcher,
+      });
+    } catch (error) {
+      const refused = privateAddressOf(error);
+      if (refused) {
+        // No connection was made: nothing went out, so this is a refusal, not a call.
+        throw refuse(
+          'forbidden',
+          `${input.source}: ${url.hostname} resolves to ${privateMessage(refused.address, refused.range)}. Nothing was sent.`,
+          {},
+          'private_address',
+          url.pathname,
+        );
+      }
+      // The request went out with the credential, so it is an access like any other: receipted.
+      const receipt = await receiptCall(null);
+      throw new ServiceError('gone', `the source did not answer: ${masker.mask((error as Error).message)}`, {
+        receipt_id: receipt.receipt_id,
+      });
     }
-    chunks.push(buffer);
-    size += buffer.length;
+    // Read at most RESPONSE_READ_LIMIT bytes; the whole of what was read is masked, then cut.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let complete = true;
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      if (size + buffer.length >= RESPONSE_READ_LIMIT) {
+        chunks.push(buffer.subarray(0, RESPONSE_READ_LIMIT - size));
+        // At the limit exactly, the answer may still have ended; an extra byte would say, but
+        // counting it as cut only drops a few characters that could begin a credential.
+        complete = false;
+        response.body.destroy();
+        break;
+      }
+      chunks.push(buffer);
+      size += buffer.length;
+    }
+    // A character cut in half by the read limit is left out rather than decoded as U+FFFD.
+    const text = new TextDecoder().decode(Buffer.concat(chunks), { stream: !complete });
+    const answer = masker.answer(text, { limitBytes: RESPONSE_BODY_LIMIT, complete });
+    const contentType = response.headers['content-type'];
+    const result = {
+      source: row.name,
+      method: input.method,
+      url: url.href,
+      status: response.statusCode,
+      // A header is the upstream's text too: masked, and bounded.
+      content_type: typeof contentType === 'string' ? masker.mask(contentType.slice(0, 256)) : null,
+      body: answer.text,
+      truncated: answer.truncated,
+    };
+    const receipt = await receiptCall(response.statusCode);
+    return { ...result, receipt_id: receipt.receipt_id };
+  } finally {
+    await dispatcher.destroy();
   }
-  // A character cut in half by the read limit is left out rather than decoded as U+FFFD.
-  const text = new TextDecoder().decode(Buffer.concat(chunks), { stream: !complete });
-  const answer = masker.answer(text, { limitBytes: RESPONSE_BODY_LIMIT, complete });
-  const contentType = response.headers['content-type'];
-  const result = {
-    source: row.name,
-    method: input.method,
-    url: url.href,
-    status: response.statusCode,
-    // A header is the upstream's text too: masked, and bounded.
-    content_type: typeof contentType === 'string' ? masker.mask(contentType.slice(0, 256)) : null,
-    body: answer.text,
-    truncated: answer.truncated,
-  };
-  const receipt = await receiptCall(response.statusCode);
-  return { ...result, receipt_id: receipt.receipt_id };
+}
+
+/** The private-address refusal a connection's lookup raised, if that is why the request failed. */
+function privateAddressOf(error: unknown): PrivateAddressError | undefined {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === 'SVC_PRIVATE_ADDRESS') return e as PrivateAddressError;
+  }
+  return undefined;
 }

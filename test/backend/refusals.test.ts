@@ -92,6 +92,7 @@ async function source(h: Harness, org: Org) {
     base_url: 'http://127.0.0.1:9/api/',
     scheme: 'bearer',
     credential: SOURCE_SECRET,
+    allow_private_network: true,
   });
 }
 
@@ -902,12 +903,37 @@ const TABLE: Record<string, Entry> = {
                 base_url: 'http://127.0.0.1:9/other/',
                 scheme: 'bearer',
                 credential: SOURCE_SECRET,
+                allow_private_network: true,
               }),
             record: {
               ...keyNamed(org),
               name: 'crm',
               base_url: 'http://127.0.0.1:9/other/',
               reason: 'source_exists',
+            },
+          };
+        },
+      },
+      {
+        name: 'a base_url at a loopback address, without allow_private_network',
+        chain: 'service',
+        kind: 'source.register.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.registerSource, org.bearer, {
+                name: 'crm',
+                base_url: 'http://127.0.0.1:9/',
+                scheme: 'bearer',
+                credential: SOURCE_SECRET,
+              }),
+            record: {
+              ...keyNamed(org),
+              name: 'crm',
+              base_url: 'http://127.0.0.1:9/',
+              reason: 'private_address',
             },
           };
         },
@@ -957,6 +983,29 @@ const TABLE: Record<string, Entry> = {
                 path: '../admin',
               }),
             record: { ...keyNamed(org), source: 'crm', path: '../admin', reason: 'path_outside_source' },
+          };
+        },
+      },
+      {
+        name: 'a source stored without allow_private_network that points at a private address',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          // As a source registered before addresses were checked would be stored.
+          await h.service.ctx.store.write(() =>
+            h.service.ctx.store.run('UPDATE sources SET allow_private_network = 0'),
+          );
+          return {
+            call: () =>
+              h.service.invoke(ops.callSource, org.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts',
+              }),
+            record: { ...keyNamed(org), source: 'crm', path: '/api/contacts', reason: 'private_address' },
           };
         },
       },

@@ -1,12 +1,13 @@
 // Attacks on external API calls, each against a real HTTP server on loopback: an agent (svc_use)
 // or an organization key (callSource) trying to read a sealed credential back through what the
-// upstream echoes.
+// upstream echoes, or to reach a service on the server's own machine or network.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
+import type { ServiceError } from '../../src/backend/errors.ts';
 import { RESPONSE_BODY_LIMIT } from '../../src/backend/sources.ts';
 import { MASK, MASK_WINDOW, MIN_MASKED_LENGTH } from '../../src/scan/mask.ts';
 
@@ -129,7 +130,13 @@ describe('source answers: the credential never comes back', () => {
       ['decoy', 'bearer', DECOY],
       ['decoy-basic', 'basic', `svc-robot:${DECOY}`],
     ] as const) {
-      await service.invoke(ops.registerSource, orgKey, { name, base_url: apiUrl, scheme, credential });
+      await service.invoke(ops.registerSource, orgKey, {
+        name,
+        base_url: apiUrl,
+        scheme,
+        credential,
+        allow_private_network: true,
+      });
     }
     const grant = await service.invoke(ops.createGrant, orgKey, {
       agent: 'Echo Reader',
@@ -213,5 +220,145 @@ describe('source answers: the credential never comes back', () => {
     const result = await call('agent', 'echo', 'GET', 'echo/json');
     expect(result.truncated).toBe(false);
     expect(JSON.parse(result.body)).toMatchObject({ headers: { authorization: `Bearer ${MASK}` } });
+  });
+});
+
+describe('sources reach public addresses only, unless their owner opts in', () => {
+  const home = tempDir();
+  let service: Service;
+  let orgKey: string;
+  /** Public-looking names the injected resolver maps to loopback, as a rebinding name would resolve by call time. */
+  const LOOPBACK_NAMES = new Set(['crm.example.com', 'rebind.example.net']);
+
+  beforeAll(async () => {
+    service = new Service({
+      dataDir: home.dir,
+      resolveHost: async (hostname) => {
+        if (LOOPBACK_NAMES.has(hostname)) return [{ address: '127.0.0.1', family: 4 }];
+        throw Object.assign(new Error(`${hostname} is not known here`), { code: 'ENOTFOUND' });
+      },
+    });
+    orgKey = `Bearer ${(await service.invoke(ops.createOrg, undefined, { name: 'Acme' })).api_key}`;
+  });
+  afterAll(() => {
+    service.close();
+    home.cleanup();
+  });
+
+  const port = () => new URL(apiUrl).port;
+  const register = (name: string, base_url: string, allow_private_network?: boolean) =>
+    service.invoke(ops.registerSource, orgKey, {
+      name,
+      base_url,
+      scheme: 'bearer',
+      credential: SECRET,
+      ...(allow_private_network === undefined ? {} : { allow_private_network }),
+    });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (error: unknown) => error as ServiceError,
+    );
+  const record = async (error: ServiceError) =>
+    (await service.invoke(ops.getProof, undefined, { id: String(error.details.receipt_id) })).payload;
+
+  it.each([
+    ['loopback', 'http://127.0.0.1:8080/'],
+    ['loopback, written in decimal', 'http://2130706433/'],
+    ['cloud metadata (link-local)', 'http://169.254.169.254/latest/'],
+    ['IPv6 loopback', 'http://[::1]:8080/'],
+    ['IPv4-mapped IPv6 loopback', 'http://[::ffff:127.0.0.1]/'],
+    ['private (RFC 1918)', 'https://10.0.0.1/'],
+    ['private (RFC 1918, 192.168)', 'http://192.168.1.20/'],
+    ['carrier-grade NAT', 'http://100.64.0.7/'],
+    ['IPv6 unique local', 'http://[fd00::1]/'],
+    ['this network', 'http://0.0.0.0:3000/'],
+    ['a name for this machine', 'http://localhost:3000/'],
+  ])('a base_url at %s is refused at registration without the opt-in', async (_name, base_url) => {
+    const error = await failure(register('internal', base_url));
+    expect(error.code).toBe('invalid_request');
+    expect(error.message).toContain('allow_private_network: true');
+    expect(await record(error)).toMatchObject({
+      kind: 'source.register.deny',
+      name: 'internal',
+      reason: 'private_address',
+    });
+    expect((await service.invoke(ops.listSources, orgKey, {})).sources).toEqual([]);
+  });
+
+  it('a public-looking name that resolves to loopback is refused when called, and nothing reaches the service there', async () => {
+    // Registration does not resolve names: the address that counts is the one connected to.
+    await register('crm', `http://crm.example.com:${port()}/`);
+    const before = seen.length;
+    const error = await failure(
+      service.invoke(ops.callSource, orgKey, { source: 'crm', method: 'GET', path: 'echo/json' }),
+    );
+    expect(error.code).toBe('forbidden');
+    expect(error.message).toContain('127.0.0.1 is a loopback address');
+    expect(await record(error)).toMatchObject({
+      kind: 'api.call.deny',
+      source: 'crm',
+      path: '/echo/json',
+      reason: 'private_address',
+    });
+    expect(seen.length).toBe(before);
+  });
+
+  it('an agent calling through a name rebound to loopback is refused the same way', async () => {
+    await register('rebound', `http://rebind.example.net:${port()}/`);
+    const grant = await service.invoke(ops.createGrant, orgKey, {
+      agent: 'Rebind Agent',
+      columns: ['id'],
+      capabilities: [{ source: 'rebound' }],
+    });
+    const before = seen.length;
+    const error = await failure(
+      service.invoke(ops.useCapability, `Bearer ${grant.grant_token}`, {
+        source: 'rebound',
+        method: 'GET',
+        path: 'echo/raw',
+      }),
+    );
+    expect(error.code).toBe('forbidden');
+    expect(await record(error)).toMatchObject({ kind: 'api.call.deny', reason: 'private_address' });
+    expect(seen.length).toBe(before);
+  });
+
+  it('with allow_private_network a loopback echo server works, by address and by a name resolved to it', async () => {
+    const byAddress = await register('local', apiUrl, true);
+    expect(byAddress).toMatchObject({ name: 'local', allow_private_network: true });
+    const listed = (await service.invoke(ops.listSources, orgKey, {})).sources;
+    expect(listed.find((s) => s.name === 'local')).toMatchObject({ allow_private_network: true });
+    expect(listed.find((s) => s.name === 'crm')).toMatchObject({ allow_private_network: false });
+    const direct = await service.invoke(ops.callSource, orgKey, {
+      source: 'local',
+      method: 'GET',
+      path: 'echo/json',
+    });
+    expect(JSON.parse(direct.body)).toMatchObject({ headers: { authorization: `Bearer ${MASK}` } });
+    await register('local-name', `http://crm.example.com:${port()}/`, true);
+    const named = await service.invoke(ops.callSource, orgKey, {
+      source: 'local-name',
+      method: 'GET',
+      path: 'echo/json',
+    });
+    expect(JSON.parse(named.body)).toMatchObject({ headers: { host: `crm.example.com:${port()}` } });
+  });
+
+  it('a source stored without the opt-in that points at an IP literal is refused when called', async () => {
+    // As a source registered before addresses were checked would be.
+    await register('legacy', apiUrl, true);
+    await service.ctx.store.write(() =>
+      service.ctx.store.run("UPDATE sources SET allow_private_network = 0 WHERE name = 'legacy'"),
+    );
+    const before = seen.length;
+    const error = await failure(
+      service.invoke(ops.callSource, orgKey, { source: 'legacy', method: 'GET', path: 'echo/raw' }),
+    );
+    expect(error.code).toBe('forbidden');
+    expect(await record(error)).toMatchObject({ kind: 'api.call.deny', reason: 'private_address' });
+    expect(seen.length).toBe(before);
   });
 });

@@ -109,6 +109,8 @@ describe.each(['local', 'remote'] as const)('external APIs over the %s backend',
         base_url: apiUrl,
         scheme: 'bearer',
         credential: SECRET,
+        // The test API listens on loopback, which a source reaches only when its owner allows it.
+        allow_private_network: true,
       }),
     ).toMatchObject({
       name: 'crm',

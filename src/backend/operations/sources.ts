@@ -16,6 +16,10 @@ export const SourceRequest = z
       .regex(/^[A-Za-z0-9-]{1,64}$/)
       .optional(),
     credential: z.string().min(1).max(8192),
+    allow_private_network: z.boolean().optional().register(apiDoc, {
+      description:
+        'Let this source reach loopback, private (RFC 1918, CGNAT, IPv6 unique local), link-local and other special addresses, for a service on this machine or network. Without it they are refused: at registration for an IP literal or `localhost`, at each call for whatever the host name resolves to.',
+    }),
   })
   .strict()
   .register(apiDoc, { id: 'SourceRequest' });
@@ -28,6 +32,7 @@ export const SourceView = z
     scheme: z.enum(SOURCE_SCHEMES),
     header_name: z.string().nullable(),
     credential: z.string(),
+    allow_private_network: z.boolean(),
     created_at: z.string(),
   })
   .register(apiDoc, { id: 'Source' });
