@@ -189,6 +189,39 @@ export interface CallInput {
   body?: unknown;
 }
 
+/**
+ * Why a path is refused before it is resolved: anything an upstream may decode into a different
+ * path than the one checked. An encoded / or \ (or a \ itself, which some servers split on) would
+ * be one segment to the check and two to such an upstream (`contacts%2F..%2Fadmin`); an encoded dot
+ * could become a dot segment; a stray %, or escaped bytes that are not UTF-8, cannot be decoded at all
+ * (the check would throw) or not the same way by every server. None of them is needed: a path
+ * writes / and . as they are.
+ */
+function pathProblem(path: string): { reason: string; message: string } | undefined {
+  if (/%(?![0-9A-Fa-f]{2})/.test(path)) {
+    return {
+      reason: 'malformed_path',
+      message: 'path has a % that does not begin a %XX escape: write a literal % as %25',
+    };
+  }
+  if (/\\|%2f|%5c/i.test(path)) {
+    return {
+      reason: 'encoded_separator',
+      message:
+        'path may not carry \\ or an encoded / or \\ (%2F, %5C): servers differ on whether they split a path there; write each segment with a plain /',
+    };
+  }
+  if (/%2e/i.test(path)) {
+    return { reason: 'encoded_dot', message: 'path may not carry an encoded dot (%2E): write . as it is' };
+  }
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return { reason: 'malformed_path', message: 'path percent-escapes bytes that are not UTF-8 text' };
+  }
+  return undefined;
+}
+
 /** The target URL: `path` resolved under the source's base URL; undefined when it leaves it. */
 function target(row: SourceRow, path: string, query: Record<string, string> | undefined): URL | undefined {
   const base = new URL(row.base_url);
@@ -263,6 +296,9 @@ async function call(
     });
   // What was asked, without a query or fragment the path may carry.
   const asked = input.path.split(/[?#]/)[0]!;
+  // The path is checked as it will be sent; what an upstream could read otherwise is refused.
+  const problem = pathProblem(asked);
+  if (problem) throw refuse('invalid_request', problem.message, { field: 'path' }, problem.reason, asked);
   const row = await ctx.store.get<SourceRow>(
     'SELECT * FROM sources WHERE org_id = ? AND name = ?',
     caller.orgId,
@@ -300,6 +336,8 @@ async function call(
   /** For an agent, what of its request the answer may echo: masked wherever it is (see below). */
   const reflected: string[] = [];
   if (allowPath) {
+    // Decoding cannot fail (pathProblem) nor add a separator or a dot segment: the path checked
+    // is the path sent, read the way the upstream reads it.
     const sent = url.pathname.slice(new URL(row.base_url).pathname.length);
     const relative = decodeURIComponent(sent);
     const prefix = allowPath(relative);

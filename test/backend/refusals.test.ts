@@ -987,6 +987,30 @@ const TABLE: Record<string, Entry> = {
         },
       },
       {
+        name: 'a path with an encoded separator an upstream could decode',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.callSource, org.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts%2F..%2Fadmin',
+              }),
+            record: {
+              ...keyNamed(org),
+              source: 'crm',
+              path: 'contacts%2F..%2Fadmin',
+              reason: 'encoded_separator',
+            },
+          };
+        },
+      },
+      {
         name: 'a source stored without allow_private_network that points at a private address',
         chain: 'service',
         kind: 'api.call.deny',
@@ -1093,6 +1117,28 @@ const TABLE: Record<string, Entry> = {
                 path: '../admin',
               }),
             record: { ...agentNamed(agent), path: '../admin', reason: 'path_outside_source' },
+          };
+        },
+      },
+      {
+        name: 'a path with a stray % (malformed percent-encoding)',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          const agent = await newAgent(h, org, {
+            capabilities: [{ source: 'crm', path_prefix: 'contacts' }],
+          });
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts/%',
+              }),
+            record: { ...agentNamed(agent), path: 'contacts/%', reason: 'malformed_path' },
           };
         },
       },

@@ -362,3 +362,93 @@ describe('sources reach public addresses only, unless their owner opts in', () =
     expect(seen.length).toBe(before);
   });
 });
+
+describe('a path is checked as it is sent', () => {
+  const home = tempDir();
+  let service: Service;
+  let orgKey: string;
+  let agentToken: string;
+
+  beforeAll(async () => {
+    service = new Service({ dataDir: home.dir });
+    orgKey = `Bearer ${(await service.invoke(ops.createOrg, undefined, { name: 'Acme' })).api_key}`;
+    await service.invoke(ops.registerSource, orgKey, {
+      name: 'crm',
+      base_url: apiUrl,
+      scheme: 'bearer',
+      credential: SECRET,
+      allow_private_network: true,
+    });
+    const grant = await service.invoke(ops.createGrant, orgKey, {
+      agent: 'Contacts Reader',
+      columns: ['id'],
+      capabilities: [{ source: 'crm', methods: ['GET'], path_prefix: 'contacts' }],
+    });
+    agentToken = `Bearer ${grant.grant_token}`;
+  });
+  afterAll(() => {
+    service.close();
+    home.cleanup();
+  });
+
+  const use = (path: string) =>
+    service.invoke(ops.useCapability, agentToken, { source: 'crm', method: 'GET', path });
+  const callAsOrg = (path: string) =>
+    service.invoke(ops.callSource, orgKey, { source: 'crm', method: 'GET', path });
+  const refusal = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error as ServiceError,
+    );
+
+  it.each([
+    ['contacts%2F..%2Fadmin', 'encoded_separator'],
+    ['contacts%2f..%2fadmin', 'encoded_separator'],
+    ['contacts/%5C..%5Cadmin', 'encoded_separator'],
+    ['contacts\\..\\admin', 'encoded_separator'],
+    ['contacts/%2e%2e/admin', 'encoded_dot'],
+    ['contacts/%2E./admin', 'encoded_dot'],
+    ['contacts/%', 'malformed_path'],
+    ['contacts/%zz', 'malformed_path'],
+    ['contacts/%FF', 'malformed_path'],
+    ['contacts/%E2%82', 'malformed_path'],
+  ])(
+    'the path %s, which an upstream could decode into another path, is refused for an agent and an organization key alike (%s), and never sent',
+    async (path, reason) => {
+      const before = seen.length;
+      for (const attempt of [use(path), callAsOrg(path)]) {
+        const error = await refusal(attempt);
+        expect(error?.code, path).toBe('invalid_request');
+        expect(error?.details).toMatchObject({ field: 'path' });
+        const proof = await service.invoke(ops.getProof, undefined, {
+          id: String(error?.details.receipt_id),
+        });
+        expect(proof.payload).toMatchObject({ kind: 'api.call.deny', source: 'crm', reason });
+      }
+      expect(seen.length).toBe(before);
+    },
+  );
+
+  it('a capability on contacts does not reach /admin through contacts%2F..%2Fadmin: the upstream never sees it', async () => {
+    const before = seen.length;
+    expect((await refusal(use('contacts%2F..%2Fadmin')))?.code).toBe('invalid_request');
+    expect(seen.slice(before).map((r) => r.url)).toEqual([]);
+  });
+
+  it('contacts/% is a clear 400, not a 500', async () => {
+    const error = await refusal(use('contacts/%'));
+    expect(error?.status).toBe(400);
+    expect(error?.message).toContain('%25');
+  });
+
+  it('the path the upstream receives is the one checked and receipted', async () => {
+    for (const path of ['contacts/a b', 'contacts/caf%C3%A9', 'contacts/./7', 'contacts/x/../7']) {
+      const result = await use(path);
+      const received = seen.at(-1)!.url;
+      expect(received).toBe(new URL(result.url).pathname);
+      const proof = await service.invoke(ops.getProof, undefined, { id: result.receipt_id });
+      expect(proof.payload).toMatchObject({ kind: 'api.call', path: received });
+      expect(decodeURIComponent(received).startsWith('/contacts/')).toBe(true);
+    }
+  });
+});
