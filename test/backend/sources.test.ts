@@ -4,9 +4,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.ts';
+import { harness, tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
+import { BODY_DEPTH_LIMIT } from '../../src/backend/operations/sources.ts';
 import type { ServiceError } from '../../src/backend/errors.ts';
 import { RESPONSE_BODY_LIMIT } from '../../src/backend/sources.ts';
 import { MASK, MASK_WINDOW, MIN_MASKED_LENGTH } from '../../src/scan/mask.ts';
@@ -449,6 +450,71 @@ describe('a path is checked as it is sent', () => {
       const proof = await service.invoke(ops.getProof, undefined, { id: result.receipt_id });
       expect(proof.payload).toMatchObject({ kind: 'api.call', path: received });
       expect(decodeURIComponent(received).startsWith('/contacts/')).toBe(true);
+    }
+  });
+});
+
+describe('a call body nested beyond the bound', () => {
+  // Written out by hand: JSON.stringify itself runs out of stack on such a value.
+  const nestedText = (depth: number) => `${'{"a":'.repeat(depth)}"x"${'}'.repeat(depth)}`;
+  const nested = (depth: number): unknown => JSON.parse(nestedText(depth));
+
+  it(`a body nested 10,000 deep on a source call is a clear 400 naming the bound (${BODY_DEPTH_LIMIT}), not a 500, over HTTP and in process`, async () => {
+    const h = harness();
+    try {
+      const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+      await h.service.invoke(ops.registerSource, `Bearer ${org.api_key}`, {
+        name: 'crm',
+        base_url: apiUrl,
+        scheme: 'bearer',
+        credential: SECRET,
+        allow_private_network: true,
+      });
+      const grant = await h.service.invoke(ops.createGrant, `Bearer ${org.api_key}`, {
+        agent: 'Writer',
+        columns: ['id'],
+        capabilities: [{ source: 'crm', methods: ['POST'] }],
+      });
+      const before = seen.length;
+      const body = nested(10_000);
+      const overHttp = [
+        await h.request('POST', '/api/v1/sources/crm/call', {
+          token: org.api_key,
+          body: `{"method":"POST","path":"notes","confirmed":true,"body":${nestedText(10_000)}}`,
+        }),
+        await h.request('POST', '/api/access/use', {
+          token: grant.grant_token,
+          body: `{"source":"crm","method":"POST","path":"notes","body":${nestedText(10_000)}}`,
+        }),
+      ];
+      for (const answer of overHttp) {
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({ error: 'invalid_request' });
+        expect(answer.body.message).toContain(`more than ${BODY_DEPTH_LIMIT} deep`);
+      }
+      const inProcess = await h.service
+        .invoke(ops.useCapability, `Bearer ${grant.grant_token}`, {
+          source: 'crm',
+          method: 'POST',
+          path: 'notes',
+          body,
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error as ServiceError,
+        );
+      expect(inProcess?.code).toBe('invalid_request');
+      expect(seen.length).toBe(before);
+      // At the bound itself the call goes out.
+      const deepest = await h.service.invoke(ops.useCapability, `Bearer ${grant.grant_token}`, {
+        source: 'crm',
+        method: 'POST',
+        path: 'notes',
+        body: nested(BODY_DEPTH_LIMIT),
+      });
+      expect(deepest.status).toBe(200);
+    } finally {
+      h.close();
     }
   });
 });

@@ -6,6 +6,32 @@ import { defineOperation } from '../operation.ts';
 import * as sources from '../sources.ts';
 import { READ_METHODS, SOURCE_SCHEMES, WRITE_METHODS } from '../sources.ts';
 
+/**
+ * How deep a call's JSON body may nest arrays and objects. The APIs a source fronts take a handful
+ * of levels; a body nested thousands deep would exhaust the stack when it is written out to send.
+ */
+export const BODY_DEPTH_LIMIT = 64;
+
+/** Whether `value` nests arrays and objects deeper than `limit`; iterative, so any depth is measured safely. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth === limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** A call's body: JSON (an object or array is sent as JSON, a string as text), at most BODY_DEPTH_LIMIT deep. */
+const CallBody = z
+  .unknown()
+  .refine((body) => !nestsDeeperThan(body, BODY_DEPTH_LIMIT), {
+    message: `body nests arrays and objects more than ${BODY_DEPTH_LIMIT} deep: send a flatter body`,
+  })
+  .optional();
+
 export const SourceRequest = z
   .object({
     name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'name is lowercase letters, digits, - and _'),
@@ -46,7 +72,7 @@ export const SourceCallRequest = z
     method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
     path: z.string().max(2048),
     query: z.record(z.string().max(128), z.string().max(2048)).optional(),
-    body: z.unknown().optional(),
+    body: CallBody,
     /** A write (POST, PUT, PATCH, DELETE) is sent only with `true`: the person confirmed it. */
     confirmed: z.boolean().optional(),
   })
@@ -59,7 +85,7 @@ export const UseRequest = z
     method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
     path: z.string().max(2048),
     query: z.record(z.string().max(128), z.string().max(2048)).optional(),
-    body: z.unknown().optional(),
+    body: CallBody,
   })
   .strict()
   .register(apiDoc, { id: 'UseRequest' });
