@@ -335,6 +335,7 @@ async function call(
   }
   /** For an agent, what of its request the answer may echo: masked wherever it is (see below). */
   const reflected: string[] = [];
+  let carried = url.pathname.length + url.search.length;
   if (allowPath) {
     // Decoding cannot fail (pathProblem) nor add a separator or a dot segment: the path checked
     // is the path sent, read the way the upstream reads it.
@@ -383,11 +384,11 @@ async function call(
   }
   if (allowPath) {
     if (body !== undefined) reflected.push(body);
-    const size = reflected.reduce((n, text) => n + text.length, 0);
-    if (size > USE_REQUEST_LIMIT) {
+    carried += body?.length ?? 0;
+    if (carried > USE_REQUEST_LIMIT) {
       throw refuse(
         'invalid_request',
-        `this call carries ${size} characters of path, query and body; an agent's call carries at most ${USE_REQUEST_LIMIT}. Nothing was sent.`,
+        `this call carries ${carried} characters of path, query and body; an agent's call carries at most ${USE_REQUEST_LIMIT}. Nothing was sent.`,
         { limit: USE_REQUEST_LIMIT },
         'request_too_large',
         url.pathname,

@@ -219,7 +219,7 @@ const URL_ENCODERS: Encoder[] = URL_STYLES.map(urlEncoder).map((e) => (text) => 
  * those texts (see `Masker`): for the reflected request, whose forms need to cover only what the
  * secrets' forms could match.
  */
-export function encodedForms(text: string, only?: readonly string[]): string[] {
+function encodedForms(text: string, only?: readonly string[]): string[] {
   const keep = (encoders: Encoder[], samples: readonly string[] | undefined) =>
     samples ? encoders.filter((encode) => samples.some((sample) => encode(sample) !== sample)) : encoders;
   const json = keep(JSON_ENCODERS, only);
