@@ -59,7 +59,13 @@ export const SAMPLES: Record<string, Sample> = {
   getInvoice: { input: () => ({}) },
   whoami: { input: () => ({}) },
   registerSource: {
-    input: () => ({ name: 'api', base_url: 'http://127.0.0.1:9/', scheme: 'bearer', credential: 'x' }),
+    input: () => ({
+      name: 'api',
+      base_url: 'http://127.0.0.1:9/',
+      scheme: 'bearer',
+      credential: 'x',
+      allow_private_network: true,
+    }),
   },
   listSources: { input: () => ({}) },
   callSource: { input: () => ({ source: 'none', method: 'GET', path: 'x' }) },

@@ -5,6 +5,7 @@ import type { Store } from './store/db.ts';
 import type { Chains } from './chains.ts';
 import type { ServiceSigner } from './signer.ts';
 import type { KeyVault } from '../vault/index.ts';
+import type { ResolveHost } from './network.ts';
 
 /** Injected so tests can move time (token expiry, envelope ttl) without waiting. */
 export type Clock = () => Date;
@@ -48,6 +49,8 @@ export interface Context {
   vault: KeyVault;
   clock: Clock;
   fabricQuotas: FabricQuotas;
+  /** How external API calls resolve host names (the system resolver unless injected, as tests do). */
+  resolveHost?: ResolveHost | undefined;
 }
 
 export function newId(prefix: string): string {

@@ -16,6 +16,7 @@ import { Chains } from './chains.ts';
 import { DEFAULT_FABRIC_QUOTAS, type Clock, type Context, type FabricQuotas } from './context.ts';
 import { localInvoker, type Invoker } from './invoke.ts';
 import type { Operation } from './operation.ts';
+import type { ResolveHost } from './network.ts';
 
 export interface ServiceOptions {
   dataDir: string;
@@ -24,6 +25,8 @@ export interface ServiceOptions {
   store?: StoreOptions;
   /** Quotas of live Fabric envelopes; any left out keep `DEFAULT_FABRIC_QUOTAS`. */
   fabricQuotas?: Partial<FabricQuotas>;
+  /** How external API calls resolve host names; the system resolver by default. */
+  resolveHost?: ResolveHost;
 }
 
 /** Every key the vault holds for this store: the signing key and the two data keys. */
@@ -115,6 +118,7 @@ export class Service {
       chains: new Chains(store, signer),
       clock: options.clock ?? (() => new Date()),
       fabricQuotas: { ...DEFAULT_FABRIC_QUOTAS, ...options.fabricQuotas },
+      resolveHost: options.resolveHost,
     };
   }
 

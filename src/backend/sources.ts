@@ -3,12 +3,13 @@
 import type { KeyObject } from 'node:crypto';
 import { seal, unseal } from '../vault/seal.ts';
 import { deriveKey } from '../vault/derive.ts';
-import { maskSecret } from '../scan/mask.ts';
+import { MASK_WINDOW, Masker } from '../scan/mask.ts';
 import { VaultError } from '../vault/key-vault.ts';
 import { ServiceError } from './errors.ts';
 import { newId, nowIso, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
+import { guardedLookup, hostRange, systemResolve, type PrivateAddressError } from './network.ts';
 
 export const SOURCE_SCHEMES = ['bearer', 'header', 'basic'] as const;
 export type SourceScheme = (typeof SOURCE_SCHEMES)[number];
@@ -16,8 +17,20 @@ export const READ_METHODS = ['GET', 'HEAD'] as const;
 export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type SourceMethod = (typeof READ_METHODS)[number] | (typeof WRITE_METHODS)[number];
 
-/** What a call returns at most, so an API cannot flood a model's context. */
+/** What a call returns at most (UTF-8 bytes of body, after masking), so an API cannot flood a model's context. */
 export const RESPONSE_BODY_LIMIT = 64 * 1024;
+/**
+ * What is read of an answer at most: the whole of it is masked before it is cut to
+ * RESPONSE_BODY_LIMIT, so a cut never falls inside a credential; masking shrinks an answer that
+ * echoes much, hence the margin. Reading stops there, which bounds memory and masking work.
+ */
+export const RESPONSE_READ_LIMIT = 4 * RESPONSE_BODY_LIMIT;
+/**
+ * The most an agent's call may carry in path, query and body together (characters): its answer is
+ * searched for every encoded form of what it sent (see `reflected` in `call`), a few dozen forms at
+ * worst, so this bounds that work (some 100 ms) and its memory (some 16 MB).
+ */
+export const USE_REQUEST_LIMIT = 32 * 1024;
 const CALL_TIMEOUT_MS = 15_000;
 
 interface SourceRow {
@@ -29,6 +42,8 @@ interface SourceRow {
   sealed_credential: string;
   credential_length: number;
   created_at: string;
+  /** 1 when the owner let this source reach loopback, private and other special addresses. */
+  allow_private_network: number;
 }
 
 export interface SourceInput {
@@ -37,6 +52,7 @@ export interface SourceInput {
   scheme: SourceScheme;
   header_name?: string | undefined;
   credential: string;
+  allow_private_network?: boolean | undefined;
 }
 
 /** The key that seals an organization's source credentials (same salt and info as ever: stored ones must open). */
@@ -64,8 +80,13 @@ const view = (row: SourceRow) => ({
   scheme: row.scheme,
   header_name: row.header_name,
   credential: `set (${row.credential_length} characters, never shown)`,
+  allow_private_network: row.allow_private_network === 1,
   created_at: row.created_at,
 });
+
+/** How a source that may reach only public addresses is told it may not reach this one. */
+const privateMessage = (address: string, range: string) =>
+  `${address} is ${range}: a source reaches public addresses only, unless its owner registers it with allow_private_network: true (for a service on this machine or network)`;
 
 export async function registerSource(ctx: Context, caller: OrgCaller, input: SourceInput) {
   return await receiptRefusals(ctx, () => insertSource(ctx, caller, input));
@@ -86,6 +107,27 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
     throw new ServiceError('invalid_request', 'base_url carries no credentials, query or fragment', {
       field: 'base_url',
     });
+  }
+  // An IP literal or a name for this machine is refused at once; any other name is checked on the
+  // addresses it resolves to, at each call.
+  const special = input.allow_private_network ? undefined : hostRange(base.hostname);
+  if (special) {
+    throw new Refusal(
+      'invalid_request',
+      `base_url points at ${privateMessage(special.address, special.range)}`,
+      { field: 'base_url' },
+      {
+        kind: 'source.register.deny',
+        org_id: caller.orgId,
+        body: {
+          ...actorOf(caller),
+          name: input.name,
+          base_url: base.href,
+          scheme: input.scheme,
+          reason: 'private_address',
+        },
+      },
+    );
   }
   return ctx.store.write(async () => {
     if (
@@ -115,8 +157,8 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
     }
     const id = newId('src');
     await ctx.store.run(
-      `INSERT INTO sources (id, org_id, name, base_url, scheme, header_name, sealed_credential, credential_length, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO sources (id, org_id, name, base_url, scheme, header_name, sealed_credential, credential_length, allow_private_network, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       id,
       caller.orgId,
       input.name,
@@ -125,6 +167,7 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
       input.header_name ?? null,
       sealCredential(ctx, caller.orgId, id, input.credential),
       input.credential.length,
+      input.allow_private_network ? 1 : 0,
       nowIso(ctx),
     );
     return view((await ctx.store.get<SourceRow>('SELECT * FROM sources WHERE id = ?', id))!);
@@ -144,6 +187,39 @@ export interface CallInput {
   path: string;
   query?: Record<string, string> | undefined;
   body?: unknown;
+}
+
+/**
+ * Why a path is refused before it is resolved: anything an upstream may decode into a different
+ * path than the one checked. An encoded / or \ (or a \ itself, which some servers split on) would
+ * be one segment to the check and two to such an upstream (`contacts%2F..%2Fadmin`); an encoded dot
+ * could become a dot segment; a stray %, or escaped bytes that are not UTF-8, cannot be decoded at all
+ * (the check would throw) or not the same way by every server. None of them is needed: a path
+ * writes / and . as they are.
+ */
+function pathProblem(path: string): { reason: string; message: string } | undefined {
+  if (/%(?![0-9A-Fa-f]{2})/.test(path)) {
+    return {
+      reason: 'malformed_path',
+      message: 'path has a % that does not begin a %XX escape: write a literal % as %25',
+    };
+  }
+  if (/\\|%2f|%5c/i.test(path)) {
+    return {
+      reason: 'encoded_separator',
+      message:
+        'path may not carry \\ or an encoded / or \\ (%2F, %5C): servers differ on whether they split a path there; write each segment with a plain /',
+    };
+  }
+  if (/%2e/i.test(path)) {
+    return { reason: 'encoded_dot', message: 'path may not carry an encoded dot (%2E): write . as it is' };
+  }
+  try {
+    decodeURIComponent(path);
+  } catch {
+    return { reason: 'malformed_path', message: 'path percent-escapes bytes that are not UTF-8 text' };
+  }
+  return undefined;
 }
 
 /** The target URL: `path` resolved under the source's base URL; undefined when it leaves it. */
@@ -182,30 +258,32 @@ export async function useCapability(ctx: Context, agent: AgentPrincipal, input: 
     (c) => c.source === input.source && c.methods.includes(input.method),
   );
   // Checked on the resolved path (after `..` and escapes), segment by segment: `contacts` covers
-  // `contacts/7`, never `contacts-admin` nor `contacts/../admin`.
-  const allowPath = (relative: string) =>
-    granted.some((c) => {
-      const prefix = c.path_prefix.replace(/\/+$/, '');
-      return prefix === '' || relative === prefix || relative.startsWith(`${prefix}/`);
-    });
+  // `contacts/7`, never `contacts-admin` nor `contacts/../admin`. The answer is the longest
+  // granted prefix that covers the path (the agent chose only what follows it).
+  const allowPath = (relative: string): string | undefined =>
+    granted
+      .map((c) => c.path_prefix.replace(/\/+$/, ''))
+      .filter((prefix) => prefix === '' || relative === prefix || relative.startsWith(`${prefix}/`))
+      .sort((a, b) => b.length - a.length)[0];
   return await receiptRefusals(ctx, () => call(ctx, agent.orgId, actorOf(agent), input, allowPath));
 }
 
 /**
- * The call itself. `allowPath`, for an agent, says whether its grant allows the resolved path;
- * every refusal is receipted (`api.call.deny`) with the caller, the source, method and path asked
- * (never the query or body), and every call that went out is receipted (`api.call`).
+ * The call itself. `allowPath`, for an agent, answers the granted prefix that allows the resolved
+ * path (undefined when none does); every refusal is receipted (`api.call.deny`) with the caller,
+ * the source, method and path asked (never the query or body), and every call that went out is
+ * receipted (`api.call`).
  */
 async function call(
   ctx: Context,
   orgId: string,
   actor: Record<string, string>,
   input: CallInput,
-  allowPath?: (relative: string) => boolean,
+  allowPath?: (relative: string) => string | undefined,
 ) {
   const caller = { orgId };
   const refuse = (
-    code: 'scope_violation' | 'not_found' | 'invalid_request',
+    code: 'scope_violation' | 'not_found' | 'invalid_request' | 'forbidden',
     message: string,
     details: Record<string, unknown>,
     reason: string,
@@ -218,6 +296,9 @@ async function call(
     });
   // What was asked, without a query or fragment the path may carry.
   const asked = input.path.split(/[?#]/)[0]!;
+  // The path is checked as it will be sent; what an upstream could read otherwise is refused.
+  const problem = pathProblem(asked);
+  if (problem) throw refuse('invalid_request', problem.message, { field: 'path' }, problem.reason, asked);
   const row = await ctx.store.get<SourceRow>(
     'SELECT * FROM sources WHERE org_id = ? AND name = ?',
     caller.orgId,
@@ -252,9 +333,16 @@ async function call(
       asked,
     );
   }
+  /** For an agent, what of its request the answer may echo: masked wherever it is (see below). */
+  const reflected: string[] = [];
+  let carried = url.pathname.length + url.search.length;
   if (allowPath) {
-    const relative = decodeURIComponent(url.pathname.slice(new URL(row.base_url).pathname.length));
-    if (!allowPath(relative)) {
+    // Decoding cannot fail (pathProblem) nor add a separator or a dot segment: the path checked
+    // is the path sent, read the way the upstream reads it.
+    const sent = url.pathname.slice(new URL(row.base_url).pathname.length);
+    const relative = decodeURIComponent(sent);
+    const prefix = allowPath(relative);
+    if (prefix === undefined) {
       throw refuse(
         'scope_violation',
         `this grant does not allow ${input.method} ${relative} on ${input.source}`,
@@ -263,6 +351,24 @@ async function call(
         url.pathname,
       );
     }
+    // The granted prefix is the owner's text; what follows it, with enough of the prefix before it
+    // to fill a masking window, is the agent's.
+    const from = Math.max(0, prefix.length - (MASK_WINDOW - 1));
+    reflected.push(sent.slice(from), relative.slice(from), url.search);
+    for (const [key, value] of url.searchParams) reflected.push(key, value);
+  }
+  // A source registered before private addresses were refused, or any IP literal, is checked here;
+  // a name is checked on the addresses it resolves to, in the connection's own lookup (below).
+  const allowPrivate = row.allow_private_network === 1;
+  const literal = allowPrivate ? undefined : hostRange(url.hostname);
+  if (literal) {
+    throw refuse(
+      'forbidden',
+      `${input.source} points at ${privateMessage(literal.address, literal.range)}. Nothing was sent.`,
+      {},
+      'private_address',
+      url.pathname,
+    );
   }
   const credential = openCredential(ctx, caller.orgId, row);
   const headers: Record<string, string> = { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' };
@@ -276,6 +382,30 @@ async function call(
     headers['content-type'] =
       typeof input.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
   }
+  if (allowPath) {
+    if (body !== undefined) reflected.push(body);
+    carried += body?.length ?? 0;
+    if (carried > USE_REQUEST_LIMIT) {
+      throw refuse(
+        'invalid_request',
+        `this call carries ${carried} characters of path, query and body; an agent's call carries at most ${USE_REQUEST_LIMIT}. Nothing was sent.`,
+        { limit: USE_REQUEST_LIMIT },
+        'request_too_large',
+        url.pathname,
+      );
+    }
+  }
+  // Everything the source answers is masked: the credential in every encoding, any part of it of
+  // MASK_WINDOW characters or more, and for an agent, its own request wherever the answer echoes
+  // it, so that a guess echoed back looks the same whether it was right or not.
+  // For Basic, the password alone too (an upstream may show it decoded), and the base64 form that
+  // was sent, since an upstream that base64-encodes what it echoes encodes that form again.
+  const secrets = [credential];
+  if (row.scheme === 'basic') {
+    secrets.push(Buffer.from(credential).toString('base64'));
+    if (credential.includes(':')) secrets.push(credential.slice(credential.indexOf(':') + 1));
+  }
+  const masker = new Masker(secrets, { reflected });
   /** Every call that went out is receipted, answered (its status) or not (null). */
   const receiptCall = (status: number | null) =>
     ctx.chains.append('service', {
@@ -291,51 +421,85 @@ async function call(
         status,
       },
     });
-  let response;
+  // undici loads with the first source call, not with every process that opens the core. The
+  // dispatcher's lookup hands the connection only addresses this source may reach, so the address
+  // connected to is the one checked (a name that resolves elsewhere by then, DNS rebinding, is
+  // refused). Redirects are not followed: undici's request does not, and none is configured.
+  const { Agent, request } = await import('undici');
+  const dispatcher = new Agent({
+    connect: { lookup: guardedLookup(ctx.resolveHost ?? systemResolve, allowPrivate) },
+  });
   try {
-    // undici loads with the first source call, not with every process that opens the core.
-    const { request } = await import('undici');
-    response = await request(url, {
-      method: input.method,
-      headers,
-      body: body ?? null,
-      headersTimeout: CALL_TIMEOUT_MS,
-      bodyTimeout: CALL_TIMEOUT_MS,
-    });
-  } catch (error) {
-    // The request went out with the credential, so it is an access like any other: receipted.
-    const receipt = await receiptCall(null);
-    throw new ServiceError(
-      'gone',
-      `the source did not answer: ${maskSecret((error as Error).message, credential)}`,
-      { receipt_id: receipt.receipt_id },
-    );
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let truncated = false;
-  for await (const chunk of response.body) {
-    const buffer = chunk as Buffer;
-    if (size + buffer.length > RESPONSE_BODY_LIMIT) {
-      chunks.push(buffer.subarray(0, RESPONSE_BODY_LIMIT - size));
-      truncated = true;
-      response.body.destroy();
-      break;
+    let response;
+    try {
+      response = await request(url, {
+        method: input.method,
+        headers,
+        body: body ?? null,
+        headersTimeout: CALL_TIMEOUT_MS,
+        bodyTimeout: CALL_TIMEOUT_MS,
+        dispatcher,
+      });
+    } catch (error) {
+      const refused = privateAddressOf(error);
+      if (refused) {
+        // No connection was made: nothing went out, so this is a refusal, not a call.
+        throw refuse(
+          'forbidden',
+          `${input.source}: ${url.hostname} resolves to ${privateMessage(refused.address, refused.range)}. Nothing was sent.`,
+          {},
+          'private_address',
+          url.pathname,
+        );
+      }
+      // The request went out with the credential, so it is an access like any other: receipted.
+      const receipt = await receiptCall(null);
+      throw new ServiceError('gone', `the source did not answer: ${masker.mask((error as Error).message)}`, {
+        receipt_id: receipt.receipt_id,
+      });
     }
-    chunks.push(buffer);
-    size += buffer.length;
+    // Read at most RESPONSE_READ_LIMIT bytes; the whole of what was read is masked, then cut.
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let complete = true;
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      if (size + buffer.length >= RESPONSE_READ_LIMIT) {
+        chunks.push(buffer.subarray(0, RESPONSE_READ_LIMIT - size));
+        // At the limit exactly, the answer may still have ended; an extra byte would say, but
+        // counting it as cut only drops a few characters that could begin a credential.
+        complete = false;
+        response.body.destroy();
+        break;
+      }
+      chunks.push(buffer);
+      size += buffer.length;
+    }
+    // A character cut in half by the read limit is left out rather than decoded as U+FFFD.
+    const text = new TextDecoder().decode(Buffer.concat(chunks), { stream: !complete });
+    const answer = masker.answer(text, { limitBytes: RESPONSE_BODY_LIMIT, complete });
+    const contentType = response.headers['content-type'];
+    const result = {
+      source: row.name,
+      method: input.method,
+      url: url.href,
+      status: response.statusCode,
+      // A header is the upstream's text too: masked, and bounded.
+      content_type: typeof contentType === 'string' ? masker.mask(contentType.slice(0, 256)) : null,
+      body: answer.text,
+      truncated: answer.truncated,
+    };
+    const receipt = await receiptCall(response.statusCode);
+    return { ...result, receipt_id: receipt.receipt_id };
+  } finally {
+    await dispatcher.destroy();
   }
-  const text = maskSecret(Buffer.concat(chunks).toString('utf8'), credential);
-  const contentType = response.headers['content-type'];
-  const result = {
-    source: row.name,
-    method: input.method,
-    url: url.href,
-    status: response.statusCode,
-    content_type: typeof contentType === 'string' ? contentType : null,
-    body: text,
-    truncated,
-  };
-  const receipt = await receiptCall(response.statusCode);
-  return { ...result, receipt_id: receipt.receipt_id };
+}
+
+/** The private-address refusal a connection's lookup raised, if that is why the request failed. */
+function privateAddressOf(error: unknown): PrivateAddressError | undefined {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === 'SVC_PRIVATE_ADDRESS') return e as PrivateAddressError;
+  }
+  return undefined;
 }

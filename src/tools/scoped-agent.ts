@@ -117,7 +117,7 @@ export const svcUse = defineTool({
   group: 'scoped-agent',
   title: 'Use a capability without its secret',
   description:
-    "Calls a registered external API that this agent's grant allows (source, method and path prefix), without ever receiving its secret: the service injects the credential and masks it if the API echoes it back. The answer holds the status and up to 64 KiB of body; the call is receipted. A call outside the grant is refused as scope_violation; see the grant's capabilities with svc_get_started.",
+    "Calls a registered external API that this agent's grant allows (source, method and path prefix), without ever receiving its secret: the service injects the credential. The answer holds the status and up to 64 KiB of body, in which the credential, and whatever the API echoes of this call's own path, query and body, appear as [credential]; the call is receipted. A call carries at most 32 KiB of path, query and body. A call outside the grant is refused as scope_violation; see the grant's capabilities with svc_get_started.",
   credential: 'grant',
   inputSchema: UseRequest,
   outputSchema: SourceCallResult,

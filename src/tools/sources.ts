@@ -20,15 +20,16 @@ export const svcConnectSource = defineTool({
   group: 'govern',
   title: 'Register an external API',
   description:
-    'Registers an external HTTP API the organization uses: a name, its base URL, how it authenticates (bearer token, a named header, or basic user:password) and the credential. The service seals the credential and injects it into calls made with svc_api_read and svc_api_write; it is never returned, shown or logged. List sources with svc_api_list.',
+    'Registers an external HTTP API the organization uses: a name, its base URL, how it authenticates (bearer token, a named header, or basic user:password) and the credential. The service seals the credential and injects it into calls made with svc_api_read and svc_api_write; it is never returned, shown or logged. A source reaches public addresses only: for a service on this machine or the local network (localhost, 10.x, 192.168.x and the like), pass allow_private_network: true, and only when the person asked for that service. List sources with svc_api_list.',
   credential: 'owner',
   inputSchema: SourceRequest,
   outputSchema: SourceView,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const source = await deps.invoker.invoke(ops.registerSource, ownerOf(deps), input);
+    const reach = source.allow_private_network ? ' It may reach private and loopback addresses.' : '';
     return {
-      text: `Registered ${source.name} at ${source.base_url} (${source.scheme}); the credential is sealed and will not be shown again.`,
+      text: `Registered ${source.name} at ${source.base_url} (${source.scheme}); the credential is sealed and will not be shown again.${reach}`,
       structured: source,
     };
   },
@@ -48,7 +49,12 @@ export const svcApiList = defineTool({
     const list = await deps.invoker.invoke(ops.listSources, ownerOf(deps), {});
     return {
       text: list.count
-        ? list.sources.map((s) => `- ${s.name}: ${s.base_url} (${s.scheme})`).join('\n')
+        ? list.sources
+            .map(
+              (s) =>
+                `- ${s.name}: ${s.base_url} (${s.scheme}${s.allow_private_network ? ', private network allowed' : ''})`,
+            )
+            .join('\n')
         : 'No sources yet: register one with svc_connect_source.',
       structured: list,
     };

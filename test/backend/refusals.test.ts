@@ -20,6 +20,7 @@ import {
 import { ENROLL_CHALLENGE_TTL_SECONDS } from '../../src/backend/fabric.ts';
 import { enrollKey, harness, type Harness } from '../helpers.ts';
 import { SAMPLES } from '../operation-samples.ts';
+import { USE_REQUEST_LIMIT } from '../../src/backend/sources.ts';
 
 type Chain = 'service' | 'audit';
 
@@ -104,6 +105,7 @@ async function source(h: Harness, org: Org) {
     base_url: 'http://127.0.0.1:9/api/',
     scheme: 'bearer',
     credential: SOURCE_SECRET,
+    allow_private_network: true,
   });
 }
 
@@ -1060,12 +1062,37 @@ const TABLE: Record<string, Entry> = {
                 base_url: 'http://127.0.0.1:9/other/',
                 scheme: 'bearer',
                 credential: SOURCE_SECRET,
+                allow_private_network: true,
               }),
             record: {
               ...keyNamed(org),
               name: 'crm',
               base_url: 'http://127.0.0.1:9/other/',
               reason: 'source_exists',
+            },
+          };
+        },
+      },
+      {
+        name: 'a base_url at a loopback address, without allow_private_network',
+        chain: 'service',
+        kind: 'source.register.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.registerSource, org.bearer, {
+                name: 'crm',
+                base_url: 'http://127.0.0.1:9/',
+                scheme: 'bearer',
+                credential: SOURCE_SECRET,
+              }),
+            record: {
+              ...keyNamed(org),
+              name: 'crm',
+              base_url: 'http://127.0.0.1:9/',
+              reason: 'private_address',
             },
           };
         },
@@ -1115,6 +1142,53 @@ const TABLE: Record<string, Entry> = {
                 path: '../admin',
               }),
             record: { ...keyNamed(org), source: 'crm', path: '../admin', reason: 'path_outside_source' },
+          };
+        },
+      },
+      {
+        name: 'a path with an encoded separator an upstream could decode',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.callSource, org.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts%2F..%2Fadmin',
+              }),
+            record: {
+              ...keyNamed(org),
+              source: 'crm',
+              path: 'contacts%2F..%2Fadmin',
+              reason: 'encoded_separator',
+            },
+          };
+        },
+      },
+      {
+        name: 'a source stored without allow_private_network that points at a private address',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          // As a source registered before addresses were checked would be stored.
+          await h.service.ctx.store.write(() =>
+            h.service.ctx.store.run('UPDATE sources SET allow_private_network = 0'),
+          );
+          return {
+            call: () =>
+              h.service.invoke(ops.callSource, org.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts',
+              }),
+            record: { ...keyNamed(org), source: 'crm', path: '/api/contacts', reason: 'private_address' },
           };
         },
       },
@@ -1202,6 +1276,49 @@ const TABLE: Record<string, Entry> = {
                 path: '../admin',
               }),
             record: { ...agentNamed(agent), path: '../admin', reason: 'path_outside_source' },
+          };
+        },
+      },
+      {
+        name: 'a path with a stray % (malformed percent-encoding)',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          const agent = await newAgent(h, org, {
+            capabilities: [{ source: 'crm', path_prefix: 'contacts' }],
+          });
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'crm',
+                method: 'GET',
+                path: 'contacts/%',
+              }),
+            record: { ...agentNamed(agent), path: 'contacts/%', reason: 'malformed_path' },
+          };
+        },
+      },
+      {
+        name: 'a call carrying more than 32 KiB of path, query and body',
+        chain: 'service',
+        kind: 'api.call.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          await source(h, org);
+          const agent = await newAgent(h, org, { capabilities: [{ source: 'crm', methods: ['POST'] }] });
+          return {
+            call: () =>
+              h.service.invoke(ops.useCapability, agent.bearer, {
+                source: 'crm',
+                method: 'POST',
+                path: 'notes',
+                body: 'n'.repeat(USE_REQUEST_LIMIT),
+              }),
+            record: { ...agentNamed(agent), path: '/api/notes', reason: 'request_too_large' },
           };
         },
       },

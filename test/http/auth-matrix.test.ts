@@ -60,7 +60,13 @@ beforeAll(async () => {
   // A source nothing listens on: the owner agent's svc_use reaches it and answers 410, not 401/403.
   await h.request('POST', '/api/v1/sources', {
     token: mine.api_key,
-    body: { name: 'crm', base_url: 'http://127.0.0.1:9/', scheme: 'bearer', credential: 'secret' },
+    body: {
+      name: 'crm',
+      base_url: 'http://127.0.0.1:9/',
+      scheme: 'bearer',
+      credential: 'secret',
+      allow_private_network: true,
+    },
   });
   const agent = await grant(mine.api_key, 'Owner Agent', 86_400, {
     capabilities: [{ source: 'crm', methods: ['GET'] }],

@@ -107,6 +107,8 @@ export async function runEveryTool(
       base_url: options.apiUrl,
       scheme: 'bearer',
       credential: API_SECRET,
+      // The echo API listens on loopback, which a source reaches only when its owner allows it.
+      allow_private_network: true,
     }),
   ).toMatchObject({ name: 'crm', credential: `set (${API_SECRET.length} characters, never shown)` });
   expect((await call('svc_api_list')).sources).toHaveLength(1);

@@ -6,6 +6,12 @@ import { defineOperation } from '../operation.ts';
 import * as sources from '../sources.ts';
 import { READ_METHODS, SOURCE_SCHEMES, WRITE_METHODS } from '../sources.ts';
 
+/**
+ * A call's body: JSON (an object or array is sent as JSON, a string as text). Its nesting is bounded
+ * with every input's, before any schema (json-shape.ts): 64 levels counted from the input itself.
+ */
+const CallBody = z.unknown().optional();
+
 export const SourceRequest = z
   .object({
     name: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'name is lowercase letters, digits, - and _'),
@@ -16,6 +22,10 @@ export const SourceRequest = z
       .regex(/^[A-Za-z0-9-]{1,64}$/)
       .optional(),
     credential: z.string().min(1).max(8192),
+    allow_private_network: z.boolean().optional().register(apiDoc, {
+      description:
+        'Let this source reach loopback, private (RFC 1918, CGNAT, IPv6 unique local), link-local and other special addresses, for a service on this machine or network. Without it they are refused: at registration for an IP literal or `localhost`, at each call for whatever the host name resolves to.',
+    }),
   })
   .strict()
   .register(apiDoc, { id: 'SourceRequest' });
@@ -28,6 +38,7 @@ export const SourceView = z
     scheme: z.enum(SOURCE_SCHEMES),
     header_name: z.string().nullable(),
     credential: z.string(),
+    allow_private_network: z.boolean(),
     created_at: z.string(),
   })
   .register(apiDoc, { id: 'Source' });
@@ -41,7 +52,7 @@ export const SourceCallRequest = z
     method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
     path: z.string().max(2048),
     query: z.record(z.string().max(128), z.string().max(2048)).optional(),
-    body: z.unknown().optional(),
+    body: CallBody,
     /** A write (POST, PUT, PATCH, DELETE) is sent only with `true`: the person confirmed it. */
     confirmed: z.boolean().optional(),
   })
@@ -54,7 +65,7 @@ export const UseRequest = z
     method: z.enum([...READ_METHODS, ...WRITE_METHODS]),
     path: z.string().max(2048),
     query: z.record(z.string().max(128), z.string().max(2048)).optional(),
-    body: z.unknown().optional(),
+    body: CallBody,
   })
   .strict()
   .register(apiDoc, { id: 'UseRequest' });
