@@ -170,7 +170,24 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
       input.allow_private_network ? 1 : 0,
       nowIso(ctx),
     );
-    return view((await ctx.store.get<SourceRow>('SELECT * FROM sources WHERE id = ?', id))!);
+    const source = view((await ctx.store.get<SourceRow>('SELECT * FROM sources WHERE id = ?', id))!);
+    // Who let the service hold a credential and call where (the opt-in for private addresses
+    // included) is on the record; the credential itself never is.
+    const receipt = await ctx.chains.append('service', {
+      kind: 'source.register',
+      org_id: caller.orgId,
+      signed_at: source.created_at,
+      body: {
+        ...actorOf(caller),
+        source_id: id,
+        name: source.name,
+        base_url: source.base_url,
+        scheme: source.scheme,
+        header_name: source.header_name,
+        allow_private_network: source.allow_private_network,
+      },
+    });
+    return { ...source, receipt_id: receipt.receipt_id };
   });
 }
 

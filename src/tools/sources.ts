@@ -7,7 +7,7 @@ import {
   SourceList,
   SourceNameParam,
   SourceRequest,
-  SourceView,
+  RegisteredSource,
 } from '../backend/operations/sources.ts';
 import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
@@ -23,13 +23,13 @@ export const svcConnectSource = defineTool({
     'Registers an external HTTP API the organization uses: a name, its base URL, how it authenticates (bearer token, a named header, or basic user:password) and the credential. The service seals the credential and injects it into calls made with svc_api_read and svc_api_write; it is never returned, shown or logged. A source reaches public addresses only: for a service on this machine or the local network (localhost, 10.x, 192.168.x and the like), pass allow_private_network: true, and only when the person asked for that service. List sources with svc_api_list.',
   credential: 'owner',
   inputSchema: SourceRequest,
-  outputSchema: SourceView,
+  outputSchema: RegisteredSource,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const source = await deps.invoker.invoke(ops.registerSource, ownerOf(deps), input);
     const reach = source.allow_private_network ? ' It may reach private and loopback addresses.' : '';
     return {
-      text: `Registered ${source.name} at ${source.base_url} (${source.scheme}); the credential is sealed and will not be shown again.${reach}`,
+      text: `Registered ${source.name} at ${source.base_url} (${source.scheme}); the credential is sealed and will not be shown again.${reach} Receipt: ${source.receipt_id}`,
       structured: source,
     };
   },

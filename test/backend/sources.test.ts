@@ -330,6 +330,16 @@ describe('sources reach public addresses only, unless their owner opts in', () =
   it('with allow_private_network a loopback echo server works, by address and by a name resolved to it', async () => {
     const byAddress = await register('local', apiUrl, true);
     expect(byAddress).toMatchObject({ name: 'local', allow_private_network: true });
+    // The opt-in is on the signed record, with who made it; the credential is not.
+    const receipt = (await service.invoke(ops.getProof, undefined, { id: byAddress.receipt_id })).payload;
+    expect(receipt).toMatchObject({
+      kind: 'source.register',
+      name: 'local',
+      source_id: byAddress.source_id,
+      allow_private_network: true,
+    });
+    expect(receipt).toHaveProperty('key_id');
+    expect(JSON.stringify(receipt)).not.toContain(SECRET);
     const listed = (await service.invoke(ops.listSources, orgKey, {})).sources;
     expect(listed.find((s) => s.name === 'local')).toMatchObject({ allow_private_network: true });
     expect(listed.find((s) => s.name === 'crm')).toMatchObject({ allow_private_network: false });

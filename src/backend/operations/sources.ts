@@ -43,6 +43,10 @@ export const SourceView = z
   })
   .register(apiDoc, { id: 'Source' });
 
+export const RegisteredSource = SourceView.extend({ receipt_id: z.string() }).register(apiDoc, {
+  id: 'RegisteredSource',
+});
+
 export const SourceList = z
   .object({ ok: z.boolean(), count: z.number().int(), sources: z.array(SourceView) })
   .register(apiDoc, { id: 'SourceList' });
@@ -95,7 +99,7 @@ export const registerSource = defineOperation({
   summary: 'Register an external HTTP API; its credential is sealed and never returned',
   caller: { kind: 'org', scope: 'governance' },
   input: SourceRequest,
-  output: SourceView,
+  output: RegisteredSource,
   run: (ctx, caller, input) => sources.registerSource(ctx, caller, input),
 });
 
