@@ -63,7 +63,7 @@ export const SAMPLES: Record<string, Sample> = {
       name: 'api',
       base_url: 'http://127.0.0.1:9/',
       scheme: 'bearer',
-      credential: 'x',
+      credential: 'sample-credential',
       allow_private_network: true,
     }),
   },

@@ -358,6 +358,22 @@ describe('sources reach public addresses only, unless their owner opts in', () =
     expect(JSON.parse(named.body)).toMatchObject({ headers: { host: `crm.example.com:${port()}` } });
   });
 
+  it('a credential too short to mask (3 characters) is refused at registration, before anything is stored', async () => {
+    const error = await failure(
+      service.invoke(ops.registerSource, orgKey, {
+        name: 'short',
+        base_url: 'https://api.example.com/',
+        scheme: 'bearer',
+        credential: 'abc',
+      }),
+    );
+    expect(error.code).toBe('invalid_request');
+    expect(error.message).toMatch(/at least 8 characters/);
+    expect((await service.invoke(ops.listSources, orgKey, {})).sources.map((s) => s.name)).not.toContain(
+      'short',
+    );
+  });
+
   it('a source stored without the opt-in that points at an IP literal is refused when called', async () => {
     // As a source registered before addresses were checked would be.
     await register('legacy', apiUrl, true);

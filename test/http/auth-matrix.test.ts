@@ -64,7 +64,7 @@ beforeAll(async () => {
       name: 'crm',
       base_url: 'http://127.0.0.1:9/',
       scheme: 'bearer',
-      credential: 'secret',
+      credential: 'secret-value',
       allow_private_network: true,
     },
   });

@@ -2,6 +2,7 @@
 // the service keeps sealed, injects into calls and masks in every answer.
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
+import { MASK_WINDOW } from '../../scan/mask.ts';
 import { defineOperation } from '../operation.ts';
 import * as sources from '../sources.ts';
 import { READ_METHODS, SOURCE_SCHEMES, WRITE_METHODS } from '../sources.ts';
@@ -21,7 +22,13 @@ export const SourceRequest = z
       .string()
       .regex(/^[A-Za-z0-9-]{1,64}$/)
       .optional(),
-    credential: z.string().min(1).max(8192),
+    credential: z
+      .string()
+      .min(
+        MASK_WINDOW,
+        `credential must be at least ${MASK_WINDOW} characters: a shorter one could not be told apart from ordinary text in answers, so it could not be masked reliably`,
+      )
+      .max(8192),
     allow_private_network: z.boolean().optional().register(apiDoc, {
       description:
         'Let this source reach loopback, private (RFC 1918, CGNAT, IPv6 unique local), link-local and other special addresses, for a service on this machine or network. Without it they are refused: at registration for an IP literal or `localhost`, at each call for whatever the host name resolves to.',
