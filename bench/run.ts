@@ -13,6 +13,7 @@ import { readAudit } from './read-audit.ts';
 import { chainVerify } from './chain-verify.ts';
 import { mcpStdio } from './mcp.ts';
 import { serveUnderLoad } from './serve-under-load.ts';
+import { sourceMask } from './source-mask.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -21,6 +22,7 @@ const BENCHMARKS: Benchmark[] = [
   readAudit,
   chainVerify,
   mcpStdio,
+  sourceMask,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 
