@@ -18,13 +18,16 @@ const LAYERS: Record<string, readonly string[]> = {
   // Finding and masking secrets in text: pure, so the core, the gate and the scanner share it.
   'src/scan': [],
   'src/vault': ['src/config'],
+  // The file and folder rules and their decisions: a domain of its own, free of the service, so a
+  // hook process loads it without the store's operations or any adapter; the core keeps the
+  // organization's rules with it.
+  'src/gate': ['src/scan', 'src/config'],
   // The core (store, operations, domain modules): it never knows which adapter called it.
-  'src/backend': ['src/proofs', 'src/vault', 'src/scan', 'src/config'],
+  'src/backend': ['src/proofs', 'src/vault', 'src/scan', 'src/gate', 'src/config'],
   // Adapters, one protocol each over the core; they never import each other.
-  'src/http': ['src/backend', 'src/proofs', 'src/vault', 'src/config'],
-  'src/tools': ['src/backend', 'src/proofs', 'src/vault', 'src/config'],
-  'src/hooks': ['src/backend', 'src/proofs', 'src/vault', 'src/config'],
-  'src/gate': ['src/backend', 'src/proofs', 'src/vault', 'src/config'],
+  'src/http': ['src/backend', 'src/gate', 'src/proofs', 'src/vault', 'src/config'],
+  'src/tools': ['src/backend', 'src/gate', 'src/proofs', 'src/vault', 'src/config'],
+  'src/hooks': ['src/backend', 'src/gate', 'src/proofs', 'src/vault', 'src/config'],
   // Ships to third parties: it must not pull in the service.
   'src/sdk': ['src/proofs'],
   // Composes processes (a server with its mounts, the stdio MCP server with its approval page).
@@ -40,7 +43,7 @@ const LAYERS: Record<string, readonly string[]> = {
     'src/config',
   ],
   // The `svc` command line reaches the adapters only through the processes src/entry composes.
-  'src/cli': ['src/entry', 'src/backend', 'src/proofs', 'src/vault', 'src/config'],
+  'src/cli': ['src/entry', 'src/backend', 'src/gate', 'src/proofs', 'src/vault', 'src/config'],
 };
 
 /**
