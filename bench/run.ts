@@ -14,6 +14,7 @@ import { chainVerify } from './chain-verify.ts';
 import { mcpStdio } from './mcp.ts';
 import { serveUnderLoad } from './serve-under-load.ts';
 import { sourceMask } from './source-mask.ts';
+import { gateRules } from './gate-rules.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -23,6 +24,7 @@ const BENCHMARKS: Benchmark[] = [
   chainVerify,
   mcpStdio,
   sourceMask,
+  gateRules,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { PathPattern, type Anchors } from './match.ts';
 import { SEVERITY, type Action, type Effect, type Level, type PlacedRule, type Rule } from './rules.ts';
-import { countingDay, inWindow } from './when.ts';
+import { countingDay, inWindow, localClock, type LocalClock } from './when.ts';
 
 export interface GateRequest {
   action: Action;
@@ -95,9 +95,10 @@ export class Gate {
       | undefined;
     const charges: Charge[] = [];
     let remaining: number | undefined;
+    const clock = localClock(request.now);
     for (const compiled of this.rules) {
       const { rule } = compiled.placed;
-      if (!this.applies(compiled, request)) continue;
+      if (!this.applies(compiled, request, clock)) continue;
       const path = request.paths.find((p) => compiled.paths.matches(p));
       if (path === undefined) continue;
       let effect = rule.effect;
@@ -106,7 +107,7 @@ export class Gate {
         const charge = {
           rule_id: compiled.placed.id,
           subject: subjectOf(request),
-          day: countingDay(rule.when, request.now),
+          day: countingDay(rule.when, clock),
         };
         const used = usesSoFar(charge);
         if (used >= rule.limit_per_day!) {
@@ -158,7 +159,7 @@ export class Gate {
   }
 
   /** The conditions other than the paths: action, who, project and time. */
-  private applies({ placed, who }: Compiled, request: GateRequest): boolean {
+  private applies({ placed, who }: Compiled, request: GateRequest, clock: LocalClock): boolean {
     const { rule } = placed;
     if (rule.actions && !rule.actions.includes(request.action)) return false;
     if (
@@ -170,7 +171,7 @@ export class Gate {
       return false;
     }
     if (rule.project && !this.inProject(rule.project)) return false;
-    return inWindow(rule.when, request.now);
+    return inWindow(rule.when, clock);
   }
 
   /** A rule's `project` names the project by its root (absolute or `~/…`) or by the root's folder name. */

@@ -15,6 +15,11 @@ export interface Anchors {
 
 interface CompiledPattern {
   negated: boolean;
+  /**
+   * Text every path the pattern matches contains (lower case, as matching ignores case), so most
+   * patterns are passed over without running the matcher; undefined when there is none to rely on.
+   */
+  literal: string | undefined;
   /** 'fs': matched against the path from the file-system root; 'project': from the project root. */
   base: 'fs' | 'project';
   matcher: Ignore;
@@ -30,30 +35,31 @@ export class PathPattern {
     this.patterns = patterns.map((raw) => {
       const negated = raw.startsWith('!');
       const pattern = negated ? raw.slice(1) : raw;
-      if (pattern.startsWith('~/')) {
-        return {
-          negated,
-          base: 'fs',
-          matcher: ignore().add(fsAnchored(`${anchors.home}/${pattern.slice(2)}`)),
-        };
+      let base: CompiledPattern['base'] = 'fs';
+      let line: string;
+      if (pattern.startsWith('~/')) line = fsAnchored(`${anchors.home}/${pattern.slice(2)}`);
+      else if (pattern === '~') line = fsAnchored(anchors.home);
+      else if (isAbsolute(pattern)) line = fsAnchored(pattern);
+      else {
+        base = 'project';
+        // `./name` is anchored at the project root, as `/name` is in a .gitignore file.
+        line = pattern.startsWith('./') ? `/${pattern.slice(2)}` : pattern;
       }
-      if (pattern === '~') return { negated, base: 'fs', matcher: ignore().add(fsAnchored(anchors.home)) };
-      if (isAbsolute(pattern)) return { negated, base: 'fs', matcher: ignore().add(fsAnchored(pattern)) };
-      // `./name` is anchored at the project root, as `/name` is in a .gitignore file.
-      const projectPattern = pattern.startsWith('./') ? `/${pattern.slice(2)}` : pattern;
-      return { negated, base: 'project', matcher: ignore().add(projectPattern) };
+      return { negated, base, literal: literalOf(line), matcher: ignore().add(line) };
     });
   }
 
   /** Whether `path` (absolute, resolved) is covered: the last pattern that matches it decides. */
   matches(path: string): boolean {
     let covered = false;
+    let lower: string | undefined;
     let fromRoot: string | undefined;
     let fromProject: string | null | undefined;
-    for (const { negated, base, matcher } of this.patterns) {
+    for (const { negated, base, literal, matcher } of this.patterns) {
       // A negation can only change the answer for a path some earlier pattern covered, and a
       // plain pattern only one not covered yet.
       if (negated !== covered) continue;
+      if (literal !== undefined && !(lower ??= path.toLowerCase()).includes(literal)) continue;
       let candidate: string | null;
       if (base === 'fs') candidate = fromRoot ??= toPosix(path.slice(1));
       else
@@ -63,6 +69,20 @@ export class PathPattern {
     }
     return covered;
   }
+}
+
+/**
+ * The longest run of plain characters in a .gitignore line (slashes and `**` split it), which any
+ * path it matches must contain; undefined for lines with escapes or character classes.
+ */
+function literalOf(line: string): string | undefined {
+  if (/[\\[]/.test(line)) return undefined;
+  const runs = line
+    .toLowerCase()
+    .split(/[*?]+/)
+    .map((run) => run.replace(/^\/+|\/+$/g, ''));
+  const longest = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
+  return longest.length >= 2 ? longest : undefined;
 }
 
 /** An absolute pattern as a .gitignore line anchored at the file-system root. */

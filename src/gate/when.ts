@@ -43,10 +43,22 @@ export function localTime(now: Date, timeZone: string): LocalTime {
 
 const toMinutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
-/** Whether `now` falls inside the rule's `when` (a rule without one always applies). */
-export function inWindow(when: Rule['when'], now: Date): boolean {
+/** Local times of one moment by time zone: Intl is slow enough that one decision asks each zone once. */
+export type LocalClock = (timeZone: string) => LocalTime;
+
+export function localClock(now: Date): LocalClock {
+  const seen = new Map<string, LocalTime>();
+  return (timeZone) => {
+    let local = seen.get(timeZone);
+    if (!local) seen.set(timeZone, (local = localTime(now, timeZone)));
+    return local;
+  };
+}
+
+/** Whether the moment `clock` reads falls inside the rule's `when` (a rule without one always applies). */
+export function inWindow(when: Rule['when'], clock: LocalClock): boolean {
   if (!when) return true;
-  const local = localTime(now, when.tz);
+  const local = clock(when.tz);
   if (when.from && local.date < when.from) return false;
   if (when.until && local.date > when.until) return false;
   if (when.weekdays && !when.weekdays.includes(local.weekday)) return false;
@@ -63,6 +75,6 @@ export function inWindow(when: Rule['when'], now: Date): boolean {
 }
 
 /** The day a use is counted on: the local date in the rule's time zone (UTC without one). */
-export function countingDay(when: Rule['when'], now: Date): string {
-  return localTime(now, when?.tz ?? 'UTC').date;
+export function countingDay(when: Rule['when'], clock: LocalClock): string {
+  return clock(when?.tz ?? 'UTC').date;
 }

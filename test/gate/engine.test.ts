@@ -107,6 +107,14 @@ describe('path patterns', () => {
     ['~/ is the home directory', ['~/.ssh/'], '/home/ann/.ssh/id_ed25519', true],
     ['an absolute path', ['/etc/shadow'], '/etc/shadow', true],
     ['an absolute folder', ['/srv/exports'], '/srv/exports/2026/customers.csv', true],
+    [
+      'matching ignores case, as a case-insensitive file system does',
+      ['SECRETS/'],
+      '/work/shop/Secrets/a.txt',
+      true,
+    ],
+    ['a wildcard in the middle of a folder name', ['team-*/keys/'], '/work/shop/team-blue/keys/k.pem', true],
+    ['** crosses folders', ['exports/**/customers.csv'], '/work/shop/exports/2026/11/customers.csv', true],
     ['a project pattern never matches outside the project', ['*.pem'], '/tmp/site.pem', false],
     [
       'a negation opens one file',
