@@ -15,6 +15,7 @@ import { mcpStdio } from './mcp.ts';
 import { serveUnderLoad } from './serve-under-load.ts';
 import { sourceMask } from './source-mask.ts';
 import { gateRules } from './gate-rules.ts';
+import { hookLatency } from './hook-latency.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -25,6 +26,7 @@ const BENCHMARKS: Benchmark[] = [
   mcpStdio,
   sourceMask,
   gateRules,
+  hookLatency,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 

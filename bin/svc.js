@@ -11,4 +11,16 @@ if (major < 22 || (major === 22 && minor < 13)) {
 // a client's critical path. A cache that cannot be written is skipped silently.
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
-await import('../src/cli/main.ts');
+if (process.argv[2] === 'hook' && process.argv[3] && !process.argv[3].startsWith('-')) {
+  // A hook runs before every tool call of an agent: it loads the gate alone, never the command
+  // line's framework, and anything that stops it blocks the call (fail closed).
+  try {
+    const { main } = await import('../src/entry/hook.ts');
+    await main(process.argv[3]);
+  } catch (error) {
+    process.stderr.write(`svc hook: could not run (${error?.message ?? error}); the call is blocked\n`);
+    process.exitCode = 2;
+  }
+} else {
+  await import('../src/cli/main.ts');
+}

@@ -385,6 +385,17 @@ export function buildProgram(): Command {
       await serveMcpOverStdio();
     });
 
+  // `svc hook CLIENT` is answered by bin/svc.js before this framework loads (a hook starts in
+  // the agent's critical path); this entry lists it in the help and answers the same way.
+  program
+    .command('hook')
+    .description('decide one agent tool call against the file and folder rules (docs/HOOKS.md)')
+    .argument('<client>', 'the client whose event is on stdin: claude')
+    .action(async (client: string) => {
+      const { main: hook } = await import('../entry/hook.ts');
+      await hook(client);
+    });
+
   return program;
 }
 

@@ -135,7 +135,7 @@ export class Gate {
         rule: null,
         path: null,
         explanation: `no rule covers ${describe(request.paths)} for ${request.action}: allowed`,
-        to_change: 'add a rule (svc rules add) to protect it',
+        to_change: 'add a rule (docs/RULES.md) to protect it',
         charges: [],
       };
     }
@@ -219,7 +219,9 @@ function toChange(outcome: Outcome, placed: PlacedRule, exhausted: Charge | unde
   const owner =
     placed.level === 'organization'
       ? `an organization owner can change or remove rule ${placed.id}; this computer's rules can only tighten it`
-      : `change or remove rule ${placed.id} on this computer (svc rules remove ${placed.id})`;
+      : placed.file
+        ? `edit or remove that rule in ${placed.file}`
+        : `change or remove rule ${placed.id} on this computer`;
   if (exhausted)
     return `wait for the next day (the count resets at midnight in the rule's time zone), or ${owner}`;
   if (outcome === 'ask') return `the person can approve this once; or ${owner}`;

@@ -86,4 +86,6 @@ export interface PlacedRule {
   id: string;
   level: Level;
   rule: Rule;
+  /** The file a computer rule was read from, when it came from one. */
+  file?: string;
 }

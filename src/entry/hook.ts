@@ -1,0 +1,113 @@
+// `svc hook <client>`: one event on stdin, one answer on stdout, in the client's format. A hook runs
+// in the client's critical path, so this loads the gate, the client's format and (only when a
+// daily limit applies) the store: no CLI framework, no service, no HTTP. It fails closed: an event
+// it cannot read, rules it cannot read or an error of its own blocks the call (exit 2, the reason
+// on stderr), as Claude Code understands.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { resolveDataDir } from '../config/paths.ts';
+import { Gate, type Charge, type Decision } from '../gate/engine.ts';
+import { decideSearch, localRules, projectRootOf } from '../gate/local.ts';
+import { pathForms } from '../gate/resolve.ts';
+import { ClaudeEvent, answerOf, askOf } from '../hooks/claude.ts';
+
+export interface HookResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+/** Exit code that makes Claude Code (and Codex, and Gemini CLI) block the call and show stderr. */
+const BLOCK = 2;
+
+const block = (why: string): HookResult => ({ stdout: '', stderr: `svc hook: ${why}\n`, code: BLOCK });
+
+export const HOOK_CLIENTS = ['claude'] as const;
+
+export async function runHook(client: string, input: string, env: NodeJS.ProcessEnv): Promise<HookResult> {
+  if (client !== 'claude') {
+    return block(`no hook for client "${client}"; svc has: ${HOOK_CLIENTS.join(', ')}`);
+  }
+  let event: ClaudeEvent;
+  try {
+    const parsed = ClaudeEvent.safeParse(JSON.parse(input));
+    if (!parsed.success) {
+      return block(
+        `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message}); the call is blocked`,
+      );
+    }
+    event = parsed.data;
+  } catch {
+    return block('the event on stdin is not JSON; the call is blocked');
+  }
+  try {
+    const ask = askOf(event);
+    if (ask.kind === 'ungated') return { stdout: '', stderr: '', code: 0 };
+    const home = env.HOME?.trim() || homedir();
+    const projectRoot = projectRootOf(event.cwd);
+    const dataDir = resolveDataDir(env);
+    const gate = new Gate(localRules({ projectRoot, dataDir, env }), { projectRoot, home });
+    const request = { action: ask.action, client: 'claude-code', now: new Date() };
+    const decide = (usesSoFar: (charge: Charge) => number): Decision =>
+      ask.kind === 'folder'
+        ? decideSearch(gate, request, pathForms(ask.folder, { cwd: event.cwd, home })[0]!, usesSoFar, home)
+        : gate.decide(
+            { ...request, paths: ask.paths.flatMap((p) => pathForms(p, { cwd: event.cwd, home })) },
+            usesSoFar,
+          );
+    let decision = decide(() => 0);
+    if (decision.charges.length > 0) decision = await withCounts(dataDir, decide);
+    const answer = answerOf(decision);
+    return { stdout: answer.stdout, stderr: '', code: answer.code };
+  } catch (error) {
+    return block(`the gate could not decide (${(error as Error).message}); the call is blocked`);
+  }
+}
+
+/**
+ * Decides again with the store's counts, and records the uses, in one write: the count read and
+ * the use recorded under the same lock, so two calls at once cannot both take the last use.
+ */
+async function withCounts(
+  dataDir: string,
+  decide: (usesSoFar: (c: Charge) => number) => Decision,
+): Promise<Decision> {
+  const { Store } = await import('../backend/store/db.ts');
+  const { ensureDataDir } = await import('../config/paths.ts');
+  const store = new Store(join(ensureDataDir(dataDir), 'svc.db'));
+  try {
+    return store.writeAtStartup(() => {
+      const decision = decide(
+        (c) =>
+          store.getAtStartup<{ uses: number }>(
+            'SELECT uses FROM gate_uses WHERE rule_id = ? AND subject = ? AND day = ?',
+            c.rule_id,
+            c.subject,
+            c.day,
+          )?.uses ?? 0,
+      );
+      for (const c of decision.charges) {
+        store.runAtStartup(
+          `INSERT INTO gate_uses (rule_id, subject, day, uses) VALUES (?, ?, ?, 1)
+           ON CONFLICT (rule_id, subject, day) DO UPDATE SET uses = uses + 1`,
+          c.rule_id,
+          c.subject,
+          c.day,
+        );
+      }
+      return decision;
+    });
+  } finally {
+    store.close();
+  }
+}
+
+/** The process: reads stdin whole, answers, exits. */
+export async function main(client: string): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const result = await runHook(client, Buffer.concat(chunks).toString('utf8'), process.env);
+  if (result.stdout) process.stdout.write(`${result.stdout}\n`);
+  if (result.stderr) process.stderr.write(result.stderr);
+  process.exitCode = result.code;
+}

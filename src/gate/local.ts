@@ -1,0 +1,120 @@
+// The gate as a process on this computer sees it: the built-in rule, the project's
+// `.svc/rules.json` and the file SVC_RULES_FILE names, and searches over folders decided as reads
+// of the protected files inside them. Rules that cannot be read fail closed: the caller refuses.
+import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { builtinRules } from './builtin.ts';
+import { Gate, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
+import { RuleListSchema, type PlacedRule } from './rules.ts';
+import { pathForms } from './resolve.ts';
+
+/** A rule file that cannot be used: the gate cannot decide, so the caller must refuse. */
+export class RulesUnreadable extends Error {}
+
+/** Where a project's own rules live, relative to its root. */
+export const PROJECT_RULES_FILE = '.svc/rules.json';
+
+/** Entries a search over a folder looks at, at most, before it is asked about instead. */
+export const SEARCH_WALK_LIMIT = 20_000;
+
+/** The project a path belongs to: the nearest folder up holding `.svc` or `.git`, else `cwd` itself. */
+export function projectRootOf(cwd: string): string {
+  for (let at = resolve(cwd); ; at = dirname(at)) {
+    if (existsSync(join(at, '.svc')) || existsSync(join(at, '.git'))) return at;
+    if (dirname(at) === at) return resolve(cwd);
+  }
+}
+
+function readRuleFile(file: string, label: string): PlacedRule[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new RulesUnreadable(`cannot read the rules in ${file}: ${(error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new RulesUnreadable(
+      `the rules in ${file} are not JSON: fix the file (docs/RULES.md shows the format)`,
+    );
+  }
+  const parsed = RuleListSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new RulesUnreadable(
+      `the rules in ${file} are not valid: rule ${issue.path.join('.') || '(the list)'}: ${issue.message}`,
+    );
+  }
+  return parsed.data.map((rule, index) => ({ id: `${label}#${index + 1}`, level: 'computer', rule, file }));
+}
+
+/** The rules that hold on this computer for a project, built-in first. */
+export function localRules(options: {
+  projectRoot: string;
+  dataDir: string;
+  env: NodeJS.ProcessEnv;
+}): PlacedRule[] {
+  const rules = builtinRules(options.dataDir);
+  const projectFile = join(options.projectRoot, PROJECT_RULES_FILE);
+  // The file's path names its rules, so two projects' rule 1 never share a daily count.
+  if (existsSync(projectFile)) rules.push(...readRuleFile(projectFile, projectFile));
+  const named = options.env.SVC_RULES_FILE?.trim();
+  // A file named on purpose and missing is an error, not "no rules".
+  if (named) rules.push(...readRuleFile(named, 'SVC_RULES_FILE'));
+  return rules;
+}
+
+/**
+ * A search over `folder` decided as a read of the files in it: walks the folder (not following
+ * symlinked folders, but deciding on where each symlink leads) and answers the most restrictive
+ * decision over what it finds. A folder too large to walk is decided as `ask`: the gate cannot
+ * tell what the search would reach.
+ */
+export function decideSearch(
+  gate: Gate,
+  request: Omit<GateRequest, 'paths'>,
+  folder: string,
+  usesSoFar: UsesSoFar,
+  home: string,
+): Decision {
+  const rank = { allowed: 0, limited: 1, clean_copy: 2, ask: 3, denied: 4 } as const;
+  let worst = gate.decide({ ...request, paths: pathForms(folder, { cwd: folder, home }) }, usesSoFar);
+  const pending = [folder];
+  let seen = 0;
+  while (pending.length > 0 && worst.outcome !== 'denied') {
+    const dir = pending.pop()!;
+    let entries: string[];
+    try {
+      entries = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of entries) {
+      if (++seen > SEARCH_WALK_LIMIT) {
+        return {
+          ...worst,
+          outcome: rank[worst.outcome] >= rank.ask ? worst.outcome : 'ask',
+          explanation: `a ${request.action} over ${folder} reaches more than ${SEARCH_WALK_LIMIT} files and folders: the gate cannot tell whether it reaches protected files`,
+          to_change: 'search a narrower folder',
+          charges: [],
+        };
+      }
+      const path = join(dir, name);
+      const forms = [path];
+      let isDir = false;
+      try {
+        const stat = lstatSync(path);
+        isDir = stat.isDirectory();
+        if (stat.isSymbolicLink()) forms.push(realpathSync.native(path));
+      } catch {
+        // Gone, or unreadable: there is nothing there to read either.
+      }
+      const decision = gate.decide({ ...request, paths: forms }, usesSoFar);
+      if (rank[decision.outcome] > rank[worst.outcome]) worst = decision;
+      if (isDir) pending.push(path);
+    }
+  }
+  return worst;
+}

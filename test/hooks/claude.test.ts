@@ -1,0 +1,281 @@
+// The real `svc hook claude` process on Claude Code PreToolUse events: what must be denied or
+// asked (direct file tools, other MCP servers' file arguments, searches over folders holding
+// protected files, paths through `..` and symlinks, svc's own data dir), what must pass
+// (look-alikes), daily limits counted in the store, and the fail-closed cases.
+import { spawn } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+const tmp = tempDir('svc-hook-');
+afterAll(() => tmp.cleanup());
+
+const project = join(tmp.dir, 'shop');
+const home = join(tmp.dir, 'home');
+const svcHome = join(tmp.dir, 'svc-home');
+const outside = join(tmp.dir, 'outside');
+
+function file(path: string, text = 'x') {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, text);
+}
+mkdirSync(join(project, '.git'), { recursive: true });
+file(
+  join(project, '.svc', 'rules.json'),
+  JSON.stringify([
+    { effect: 'deny', paths: ['.env', 'secrets/', '!secrets/README.md', '*.pem'], reason: 'keys and tokens' },
+    { effect: 'deny', paths: ['~/.ssh/', `${outside}/private/`] },
+    { effect: 'ask', paths: ['exports/*.csv'], actions: ['read', 'search'] },
+    { effect: 'redact', paths: ['customers/'] },
+    { effect: 'limit', paths: ['reports/'], limit_per_day: 2 },
+  ]),
+);
+for (const path of [
+  '.env',
+  '.env.example',
+  'secrets/key.txt',
+  'secrets/README.md',
+  'certs/site.pem',
+  'exports/orders.csv',
+  'exports/README.md',
+  'customers/list.txt',
+  'reports/q3.txt',
+  'src/app.ts',
+  'src/deep/util.ts',
+  'docs/notes.md',
+]) {
+  file(join(project, path));
+}
+symlinkSync(join(project, '.env'), join(project, 'src', 'settings.txt'));
+symlinkSync(join(project, 'secrets'), join(project, 'src', 'vendor'));
+file(join(home, '.ssh', 'id_ed25519'));
+file(join(outside, 'private', 'payroll.csv'));
+file(join(outside, 'public', 'menu.txt'));
+file(join(svcHome, 'keys', 'service-signing-ed25519.key'));
+
+interface Answer {
+  code: number;
+  decision: 'deny' | 'ask' | 'allow';
+  reason: string;
+  stderr: string;
+}
+
+function hook(event: object | string, env: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'hook', 'claude'], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, SVC_HOME: svcHome, SVC_VAULT: 'file', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const out = stdout.trim()
+        ? (JSON.parse(stdout) as { hookSpecificOutput: Record<string, string> })
+        : undefined;
+      resolve({
+        code: code ?? -1,
+        decision: (out?.hookSpecificOutput.permissionDecision as 'deny' | 'ask' | undefined) ?? 'allow',
+        reason: out?.hookSpecificOutput.permissionDecisionReason ?? '',
+        stderr,
+      });
+    });
+    child.stdin.end(typeof event === 'string' ? event : JSON.stringify(event));
+  });
+}
+
+const event = (tool_name: string, tool_input: Record<string, unknown>, cwd = project) => ({
+  session_id: 's1',
+  transcript_path: join(tmp.dir, 't.jsonl'),
+  cwd,
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name,
+  tool_input,
+  tool_use_id: 'toolu_1',
+});
+
+const blocked: [string, ReturnType<typeof event>, 'deny' | 'ask'][] = [
+  ['Read .env by a relative path', event('Read', { file_path: '.env' }), 'deny'],
+  ['Read .env by its absolute path', event('Read', { file_path: join(project, '.env') }), 'deny'],
+  [
+    'Read .env from a subfolder through ..',
+    event('Read', { file_path: '../.env' }, join(project, 'src')),
+    'deny',
+  ],
+  ['Read .env through ./ and ..', event('Read', { file_path: './src/../.env' }), 'deny'],
+  ['Read a symlink to .env', event('Read', { file_path: 'src/settings.txt' }), 'deny'],
+  [
+    'Read through a symlinked folder into secrets/',
+    event('Read', { file_path: 'src/vendor/key.txt' }),
+    'deny',
+  ],
+  ['Read a file in secrets/', event('Read', { file_path: 'secrets/key.txt' }), 'deny'],
+  ['Read a .pem anywhere', event('Read', { file_path: 'certs/site.pem' }), 'deny'],
+  ['Read ~/.ssh by ~', event('Read', { file_path: '~/.ssh/id_ed25519' }), 'deny'],
+  [
+    'Read ~/.ssh by its absolute path',
+    event('Read', { file_path: join(home, '.ssh', 'id_ed25519') }),
+    'deny',
+  ],
+  [
+    'Read an absolute folder outside the project',
+    event('Read', { file_path: join(outside, 'private', 'payroll.csv') }),
+    'deny',
+  ],
+  [
+    "Read svc's own key file (built-in rule)",
+    event('Read', { file_path: join(svcHome, 'keys', 'service-signing-ed25519.key') }),
+    'deny',
+  ],
+  ["Read svc's database (built-in rule)", event('Read', { file_path: join(svcHome, 'svc.db') }), 'deny'],
+  ['Edit .env', event('Edit', { file_path: '.env', old_string: 'K', new_string: 'L' }), 'deny'],
+  ['Write a new file into secrets/', event('Write', { file_path: 'secrets/new.txt', content: 'x' }), 'deny'],
+  [
+    'Write a new file through the symlinked folder',
+    event('Write', { file_path: 'src/vendor/new.txt', content: 'x' }),
+    'deny',
+  ],
+  ['MultiEdit a .pem', event('MultiEdit', { file_path: 'certs/site.pem', edits: [] }), 'deny'],
+  [
+    'NotebookEdit in secrets/',
+    event('NotebookEdit', { notebook_path: 'secrets/nb.ipynb', new_source: '' }),
+    'deny',
+  ],
+  ['Grep over secrets/', event('Grep', { pattern: 'KEY', path: 'secrets' }), 'deny'],
+  ['Grep over the whole project (it holds .env)', event('Grep', { pattern: 'KEY', path: project }), 'deny'],
+  ['Grep with no path (the working folder holds .env)', event('Grep', { pattern: 'KEY' }), 'deny'],
+  ['Grep over a folder holding a symlink to .env', event('Grep', { pattern: 'KEY', path: 'src' }), 'deny'],
+  ['Glob over certs/', event('Glob', { pattern: '*', path: 'certs' }), 'deny'],
+  ['Glob over ~ (it holds .ssh)', event('Glob', { pattern: '**/*', path: home }), 'deny'],
+  [
+    "another MCP server's read_file on .env",
+    event('mcp__filesystem__read_file', { path: join(project, '.env') }),
+    'deny',
+  ],
+  [
+    "another MCP server's read_multiple_files",
+    event('mcp__filesystem__read_multiple_files', {
+      paths: [join(project, 'src/app.ts'), join(project, 'secrets/key.txt')],
+    }),
+    'deny',
+  ],
+  [
+    "another MCP server's file_path argument",
+    event('mcp__editor__open', { file_path: join(project, 'certs/site.pem') }),
+    'deny',
+  ],
+  [
+    'Read a clean-copy-only file (no clean copies yet: denied)',
+    event('Read', { file_path: 'customers/list.txt' }),
+    'deny',
+  ],
+  ['Read an export (ask the person)', event('Read', { file_path: 'exports/orders.csv' }), 'ask'],
+  ['Grep over exports/ (ask the person)', event('Grep', { pattern: 'x', path: 'exports' }), 'ask'],
+];
+
+const passing: [string, ReturnType<typeof event>][] = [
+  ['Read .env.example', event('Read', { file_path: '.env.example' })],
+  ['Read a source file', event('Read', { file_path: 'src/app.ts' })],
+  ['Read the README the rule opens with !', event('Read', { file_path: 'secrets/README.md' })],
+  ['Read a README next to the asked exports', event('Read', { file_path: 'exports/README.md' })],
+  [
+    'Write to an export (the ask rule names read and search)',
+    event('Write', { file_path: 'exports/orders.csv', content: 'x' }),
+  ],
+  ['Edit a source file', event('Edit', { file_path: 'src/app.ts', old_string: 'x', new_string: 'y' })],
+  ['Grep over a folder with nothing protected', event('Grep', { pattern: 'TODO', path: 'docs' })],
+  ['Glob over a deep folder with nothing protected', event('Glob', { pattern: '**/*.ts', path: 'src/deep' })],
+  [
+    'Read a public file outside the project',
+    event('Read', { file_path: join(outside, 'public', 'menu.txt') }),
+  ],
+  ['Read a file elsewhere in home', event('Read', { file_path: join(home, 'notes.txt') })],
+  ["svc's own MCP tools decide for themselves", event('mcp__svc__svc_read', { table: 't', columns: ['id'] })],
+  ["another MCP server's call without a file argument", event('mcp__github__list_issues', { repo: 'a/b' })],
+  ['a tool that touches no file', event('TodoWrite', { todos: [] })],
+];
+
+describe('svc hook claude', () => {
+  it.each(blocked)('%s: %s', async (_name, input, expected) => {
+    const answer = await hook(input);
+    expect(answer.code).toBe(0);
+    expect(answer.decision).toBe(expected);
+    expect(answer.reason).toMatch(/^svc: /);
+  });
+
+  it.each(passing)('%s: passes', async (_name, input) => {
+    const answer = await hook(input);
+    expect(answer).toMatchObject({ code: 0, decision: 'allow', stderr: '' });
+  });
+
+  it('a denial says which rule, why, and what would change it, for the agent to read', async () => {
+    const answer = await hook(event('Read', { file_path: '.env' }));
+    expect(answer.reason).toContain(`read of ${join(project, '.env')} is not allowed`);
+    expect(answer.reason).toContain('keys and tokens');
+    expect(answer.reason).toContain(`edit or remove that rule in ${join(project, '.svc', 'rules.json')}`);
+  });
+
+  it('up to 2 reads a day: two pass, the third is denied, counted in the store across processes', async () => {
+    const read = () => hook(event('Read', { file_path: 'reports/q3.txt' }));
+    expect((await read()).decision).toBe('allow');
+    expect((await read()).decision).toBe('allow');
+    const third = await read();
+    expect(third.decision).toBe('deny');
+    expect(third.reason).toMatch(/has used all 2 uses allowed on/);
+  });
+});
+
+describe('fails closed', () => {
+  it.each([
+    ['an event that is not JSON', 'not json', /not JSON/],
+    [
+      'an event without its tool',
+      JSON.stringify({ hook_event_name: 'PreToolUse', cwd: project }),
+      /not a PreToolUse event/,
+    ],
+    [
+      'another hook event',
+      JSON.stringify({ ...event('Read', { file_path: 'x' }), hook_event_name: 'PostToolUse' }),
+      /not a PreToolUse event/,
+    ],
+  ])('%s: exit 2 with the reason on stderr', async (_name, input, why) => {
+    const answer = await hook(input);
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toMatch(why);
+  });
+
+  it('a rules file that is not valid blocks every gated call, naming the file', async () => {
+    const broken = join(tmp.dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify([{ effect: 'deny' }]));
+    const answer = await hook(event('Read', { file_path: 'src/app.ts' }), { SVC_RULES_FILE: broken });
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toContain(broken);
+  });
+
+  it('SVC_RULES_FILE naming a file that is not there blocks too', async () => {
+    const answer = await hook(event('Read', { file_path: 'src/app.ts' }), {
+      SVC_RULES_FILE: join(tmp.dir, 'missing.json'),
+    });
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toMatch(/cannot read the rules/);
+  });
+
+  it('a client svc has no hook for blocks', async () => {
+    const answer = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, 'hook', 'nonesuch'], {
+        env: { PATH: process.env.PATH ?? '' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+      child.stdin.end('{}');
+    });
+    expect(answer.code).toBe(2);
+    expect(answer.stderr).toMatch(/no hook for client "nonesuch"/);
+  });
+});
