@@ -16,7 +16,7 @@ function p95(values: number[]): number {
 
 export const hookLatency: Benchmark = {
   name: 'hook-latency',
-  description: `svc hook claude on a Read event vs node -e 0, ${ROUNDS} alternating rounds (p50, p95)`,
+  description: `svc hook claude on a Read event and a Bash pipeline vs node -e 0, ${ROUNDS} alternating rounds (p50, p95)`,
   run: () =>
     withTempDir('hook', (dir) => {
       const project = join(dir, 'shop');
@@ -36,6 +36,12 @@ export const hookLatency: Benchmark = {
         tool_name: 'Read',
         tool_input: { file_path: '.env' },
       });
+      const pipeline = JSON.stringify({
+        hook_event_name: 'PreToolUse',
+        cwd: project,
+        tool_name: 'Bash',
+        tool_input: { command: 'grep -v "^#" .env | sort | head -5 && echo done' },
+      });
       const env = { PATH: process.env.PATH ?? '', HOME: dir, SVC_HOME: join(dir, 'svc-home') };
       const time = (args: string[], input?: string) => {
         const start = performance.now();
@@ -48,9 +54,11 @@ export const hookLatency: Benchmark = {
       time([join(REPO_ROOT, 'bin/svc.js'), 'hook', 'claude'], event);
       time(['-e', '0']);
       const hook: number[] = [];
+      const shell: number[] = [];
       const bare: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
         hook.push(time([join(REPO_ROOT, 'bin/svc.js'), 'hook', 'claude'], event));
+        shell.push(time([join(REPO_ROOT, 'bin/svc.js'), 'hook', 'claude'], pipeline));
         bare.push(time(['-e', '0']));
       }
       const ratio = median(hook) / median(bare);
@@ -58,6 +66,18 @@ export const hookLatency: Benchmark = {
         metrics: [
           { key: 'hook_p50_ms', label: 'svc hook claude, Read event, p50', value: median(hook), unit: 'ms' },
           { key: 'hook_p95_ms', label: 'svc hook claude, Read event, p95', value: p95(hook), unit: 'ms' },
+          {
+            key: 'shell_p50_ms',
+            label: 'svc hook claude, Bash pipeline, p50',
+            value: median(shell),
+            unit: 'ms',
+          },
+          {
+            key: 'shell_p95_ms',
+            label: 'svc hook claude, Bash pipeline, p95',
+            value: p95(shell),
+            unit: 'ms',
+          },
           { key: 'bare_p50_ms', label: 'node -e 0, p50', value: median(bare), unit: 'ms' },
           { key: 'bare_p95_ms', label: 'node -e 0, p95', value: p95(bare), unit: 'ms' },
         ],

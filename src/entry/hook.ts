@@ -7,7 +7,14 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { resolveDataDir } from '../config/paths.ts';
 import { Gate, type Charge, type Decision } from '../gate/engine.ts';
-import { decideSearch, localRules, projectRootOf } from '../gate/local.ts';
+import {
+  DYNAMIC_POLICIES,
+  decideCommand,
+  decideSearch,
+  localRules,
+  projectRootOf,
+  type DynamicPolicy,
+} from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
 import { ClaudeEvent, answerOf, askOf } from '../hooks/claude.ts';
 
@@ -46,15 +53,42 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
     const home = env.HOME?.trim() || homedir();
     const projectRoot = projectRootOf(event.cwd);
     const dataDir = resolveDataDir(env);
-    const gate = new Gate(localRules({ projectRoot, dataDir, env }), { projectRoot, home });
-    const request = { action: ask.action, client: 'claude-code', now: new Date() };
-    const decide = (usesSoFar: (charge: Charge) => number): Decision =>
-      ask.kind === 'folder'
-        ? decideSearch(gate, request, pathForms(ask.folder, { cwd: event.cwd, home })[0]!, usesSoFar, home)
-        : gate.decide(
-            { ...request, paths: ask.paths.flatMap((p) => pathForms(p, { cwd: event.cwd, home })) },
+    const rules = localRules({ projectRoot, dataDir, env });
+    const gate = new Gate(rules, { projectRoot, home });
+    const dynamic = (env.SVC_GATE_DYNAMIC?.trim() || 'ask') as DynamicPolicy;
+    if (!DYNAMIC_POLICIES.includes(dynamic)) {
+      return block(`SVC_GATE_DYNAMIC must be one of ${DYNAMIC_POLICIES.join(', ')}; the call is blocked`);
+    }
+    const base = { client: 'claude-code', now: new Date() };
+    const decide = (usesSoFar: (charge: Charge) => number): Decision => {
+      switch (ask.kind) {
+        case 'folder':
+          return decideSearch(
+            gate,
+            { ...base, action: 'search' },
+            pathForms(ask.folder, { cwd: event.cwd, home })[0]!,
+            usesSoFar,
+            home,
+          );
+        case 'shell':
+          return decideCommand(
+            gate,
+            base,
+            ask.command,
+            { cwd: event.cwd, home, dynamic, ownerRules: rules.some((r) => r.level !== 'builtin') },
             usesSoFar,
           );
+        case 'paths':
+          return gate.decide(
+            {
+              ...base,
+              action: ask.action,
+              paths: ask.paths.flatMap((p) => pathForms(p, { cwd: event.cwd, home })),
+            },
+            usesSoFar,
+          );
+      }
+    };
     let decision = decide(() => 0);
     if (decision.charges.length > 0) decision = await withCounts(dataDir, decide);
     const answer = answerOf(decision);

@@ -7,6 +7,10 @@ import { builtinRules } from './builtin.ts';
 import { Gate, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
 import { RuleListSchema, type PlacedRule } from './rules.ts';
 import { pathForms } from './resolve.ts';
+import { ShellSyntaxError } from './shell/parse.ts';
+import { reachOf } from './shell/reads.ts';
+
+const rank = { allowed: 0, limited: 1, clean_copy: 2, ask: 3, denied: 4 } as const;
 
 /** A rule file that cannot be used: the gate cannot decide, so the caller must refuse. */
 export class RulesUnreadable extends Error {}
@@ -79,7 +83,6 @@ export function decideSearch(
   usesSoFar: UsesSoFar,
   home: string,
 ): Decision {
-  const rank = { allowed: 0, limited: 1, clean_copy: 2, ask: 3, denied: 4 } as const;
   let worst = gate.decide({ ...request, paths: pathForms(folder, { cwd: folder, home }) }, usesSoFar);
   const pending = [folder];
   let seen = 0;
@@ -117,4 +120,68 @@ export function decideSearch(
     }
   }
   return worst;
+}
+
+/** What the gate does with a command that reaches paths known only when it runs (docs/HOOKS.md). */
+export const DYNAMIC_POLICIES = ['ask', 'deny', 'allow'] as const;
+export type DynamicPolicy = (typeof DYNAMIC_POLICIES)[number];
+
+/**
+ * A shell command decided as everything it reaches (shell/reads.ts): each file it reads, writes or
+ * runs and each folder it searches, the most restrictive decision holding. A command that reaches
+ * paths known only when it runs, or that cannot be parsed, follows `dynamic` while any rule
+ * beyond the built-in one exists (with none, nothing of the owner's could be reached).
+ */
+export function decideCommand(
+  gate: Gate,
+  request: Omit<GateRequest, 'paths' | 'action'>,
+  command: string,
+  options: { cwd: string; home: string; dynamic: DynamicPolicy; ownerRules: boolean },
+  usesSoFar: UsesSoFar,
+): Decision {
+  let touches: ReturnType<typeof reachOf>['touches'] = [];
+  let dynamic: string[];
+  try {
+    ({ touches, dynamic } = reachOf(command, options));
+  } catch (error) {
+    if (!(error instanceof ShellSyntaxError)) throw error;
+    dynamic = [`a command svc cannot read (${error.message})`];
+  }
+  let worst: Decision | undefined;
+  const charges: Decision['charges'] = [];
+  for (const touch of touches) {
+    const decision =
+      touch.action === 'search'
+        ? decideSearch(gate, { ...request, action: 'search' }, touch.path, usesSoFar, options.home)
+        : gate.decide({ ...request, action: touch.action, paths: pathForms(touch.path, options) }, usesSoFar);
+    charges.push(...decision.charges);
+    if (!worst || rank[decision.outcome] > rank[worst.outcome])
+      worst = { ...decision, explanation: `${decision.explanation} (through ${touch.via})` };
+  }
+  if (dynamic.length && options.dynamic !== 'allow' && options.ownerRules) {
+    const outcome = options.dynamic === 'deny' ? 'denied' : 'ask';
+    if (!worst || rank[outcome] > rank[worst.outcome]) {
+      worst = {
+        outcome,
+        action: 'run',
+        rule: null,
+        path: null,
+        explanation: `the command reaches ${dynamic[0]}: the gate cannot tell whether that is a protected file`,
+        to_change: 'name the files in the command itself, so that each can be decided',
+        charges: [],
+      };
+    }
+  }
+  if (!worst) {
+    return {
+      outcome: 'allowed',
+      action: 'run',
+      rule: null,
+      path: null,
+      explanation: 'the command reaches no file a rule covers',
+      to_change: 'add a rule (docs/RULES.md) to protect a file',
+      charges: [],
+    };
+  }
+  return { ...worst, charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : charges };
 }

@@ -65,7 +65,8 @@ export class PathPattern {
       else
         candidate =
           fromProject === undefined ? (fromProject = projectRelative(this.projectRoot, path)) : fromProject;
-      if (candidate && matcher.ignores(candidate)) covered = !negated;
+      // A path may name a folder: `secrets/` covers the folder itself too.
+      if (candidate && (matcher.ignores(candidate) || matcher.ignores(`${candidate}/`))) covered = !negated;
     }
     return covered;
   }

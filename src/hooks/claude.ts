@@ -18,6 +18,7 @@ export type ClaudeEvent = z.infer<typeof ClaudeEvent>;
 export type ToolAsk =
   | { kind: 'paths'; action: Action; paths: string[] }
   | { kind: 'folder'; action: 'search'; folder: string }
+  | { kind: 'shell'; command: string }
   | { kind: 'ungated'; why: string };
 
 const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
@@ -63,8 +64,10 @@ export function askOf(event: ClaudeEvent): ToolAsk {
     case 'Glob':
       // Without a path both search the working folder.
       return { kind: 'folder', action: 'search', folder: text(input.path) ?? event.cwd };
-    case 'Bash':
-      return { kind: 'ungated', why: 'shell commands are not decided yet (docs/HOOKS.md)' };
+    case 'Bash': {
+      const command = text(input.command);
+      return command ? { kind: 'shell', command } : { kind: 'ungated', why: 'no command' };
+    }
     default: {
       if (!event.tool_name.startsWith('mcp__'))
         return { kind: 'ungated', why: `${event.tool_name} touches no file` };

@@ -1,0 +1,123 @@
+// The shell parser's grammar, form by form, and what the analysis makes of the commands it reads.
+import { describe, expect, it } from 'vitest';
+import { ShellSyntaxError, parse, type Node, type Word } from '../../src/gate/shell/parse.ts';
+import { reachOf } from '../../src/gate/shell/reads.ts';
+
+/** A word as text, `$NAME` for a parameter, `$(…)` for a substitution, `?` for a run-time value. */
+function show(word: Word): string {
+  return word.parts
+    .map((p) =>
+      p.kind === 'text'
+        ? p.value
+        : p.kind === 'param'
+          ? `$${p.name}`
+          : p.kind === 'sub'
+            ? '$(…)'
+            : p.kind === 'tilde'
+              ? `~${p.user}`
+              : '?',
+    )
+    .join('');
+}
+
+/** A tree as a compact string: commands as [words], with `<op target` redirections. */
+function shape(node: Node): string {
+  switch (node.kind) {
+    case 'command':
+      return `[${[
+        ...node.assignments.map((a) => `${a.name}=${show(a.value)}`),
+        ...node.words.map(show),
+        ...node.redirects.map((r) => `${r.fd ?? ''}${r.op}${show(r.target)}`),
+      ].join(' ')}]`;
+    case 'pipeline':
+      return node.commands.map(shape).join(' | ');
+    case 'and_or':
+      return `(${shape(node.left)} ${node.op} ${shape(node.right)})`;
+    case 'subshell':
+      return `sub{${node.body.commands.map(shape).join('; ')}}`;
+    case 'group':
+      return `grp{${node.body.commands.map(shape).join('; ')}}`;
+  }
+}
+
+const tree = (text: string) => parse(text).commands.map(shape).join('; ');
+
+describe('grammar', () => {
+  it.each([
+    ['words and spaces', 'cat  a   b', '[cat a b]'],
+    ['a list with ; and newlines', 'a; b\nc', '[a]; [b]; [c]'],
+    ['background', 'a & b', '[a]; [b]'],
+    ['&& and ||, left to right', 'a && b || c', '(([a] && [b]) || [c])'],
+    ['a pipeline', 'a | b |& c', '[a] | [b] | [c]'],
+    ['negation', '! a', '[a]'],
+    ['a subshell', '(cd x; cat y)', 'sub{[cd x]; [cat y]}'],
+    ['a group', '{ a; b; }', 'grp{[a]; [b]}'],
+    ['single quotes keep everything', 'echo \'a $X "b"\'', '[echo a $X "b"]'],
+    ['double quotes expand parameters', 'echo "a $X b"', '[echo a $X b]'],
+    ['escapes', 'cat a\\ b \\$X', '[cat a b $X]'],
+    ['a line continuation', 'cat \\\nfile', '[cat file]'],
+    ['ANSI-C quotes', "echo $'a\\x41\\n'", '[echo aA\n]'],
+    ['${NAME}', 'cat ${F}.txt', '[cat $F.txt]'],
+    ['${NAME:-default} is known only when it runs', 'cat ${F:-x}', '[cat ?]'],
+    ['arithmetic', 'echo $((1 + 2))', '[echo ?]'],
+    ['command substitution', 'echo $(cat a)', '[echo $(…)]'],
+    ['nested substitution with a subshell inside', 'echo $( (cat a) )', '[echo $(…)]'],
+    ['backquotes', 'echo `cat a`', '[echo $(…)]'],
+    ['process substitution', 'diff <(cat a) b', '[diff $(…) b]'],
+    ['assignments before a command', 'A=1 B=$X cmd', '[A=1 B=$X cmd]'],
+    [
+      'redirections with descriptors',
+      'cmd < in > out 2>> err 2>&1 &> all',
+      '[cmd <in >out 2>>err 2>&1 &>all]',
+    ],
+    ['a here-string', 'cat <<< word', '[cat <<<word]'],
+    ['a here-document and the command after it', 'cat <<EOF\nline $(x)\nEOF\nls', '[cat <<EOF]; [ls]'],
+    ['a tilde', 'cat ~/a ~bob/b', '[cat ~/a ~bob/b]'],
+    ['a comment', 'cat a # cat b', '[cat a]'],
+    ['reserved words stay words', 'if true; then cat a; fi', '[if true]; [then cat a]; [fi]'],
+  ])('%s', (_name, text, expected) => {
+    expect(tree(text)).toBe(expected);
+  });
+
+  it.each([
+    ['an unterminated single quote', "cat 'a"],
+    ['an unterminated double quote', 'cat "a'],
+    ['an unclosed $(', 'echo $(cat a'],
+    ['an unclosed backquote', 'echo `cat a'],
+    ['a stray )', 'cat a )'],
+    ['an operator with nothing before it', '&& cat a'],
+    ['a redirection without a target', 'cat <'],
+    ['a here-document without its end', 'cat <<EOF\nline'],
+  ])('refuses %s', (_name, text) => {
+    expect(() => parse(text)).toThrow(ShellSyntaxError);
+  });
+});
+
+describe('what a command reaches', () => {
+  const at = { cwd: '/work/shop', home: '/home/ann' };
+  const reads = (text: string) => reachOf(text, at).touches.map((t) => `${t.action} ${t.path}`);
+  it.each([
+    ['cat .env', ['read /work/shop/.env']],
+    ['echo .env', []],
+    ['X=/etc; cat $X/passwd', ['read /etc/passwd']],
+    ['(X=/etc); cat $X/passwd', []],
+    ['cd /srv && cat data.csv', ['read /srv/data.csv']],
+    ['git show main:config/app.yml', ['read /work/shop/config/app.yml']],
+    ['curl -o out.html https://example.com', ['write /work/shop/out.html']],
+    ['grep KEY a b', ['read /work/shop/a', 'read /work/shop/b']],
+    ['grep -e KEY -r lib', ['search /work/shop/lib']],
+    ['sed -i s/a/b/ f.txt', ['read /work/shop/f.txt', 'write /work/shop/f.txt']],
+    ['./deploy.sh', ['run /work/shop/deploy.sh']],
+  ] as [string, string[]][])('%s', (text, expected) => {
+    expect(reads(text)).toEqual(expected);
+  });
+
+  it.each([
+    ['cat $(ls)', /known only when it runs/],
+    ['ls | xargs cat', /xargs/],
+    ['cat "$SOMEWHERE"', /known only when it runs/],
+    ['$CMD .env', /name is known only when it runs/],
+  ])('%s is reported as reaching what only the run knows', (text, why) => {
+    expect(reachOf(text, at).dynamic.join('; ')).toMatch(why);
+  });
+});
