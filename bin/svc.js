@@ -11,7 +11,12 @@ if (major < 22 || (major === 22 && minor < 13)) {
 // a client's critical path. A cache that cannot be written is skipped silently.
 const { enableCompileCache } = await import('node:module');
 enableCompileCache?.();
-if (process.argv[2] === 'hook' && process.argv[3] && !process.argv[3].startsWith('-')) {
+if (
+  process.argv[2] === 'hook' &&
+  process.argv[3] &&
+  !process.argv[3].startsWith('-') &&
+  process.argv[3] !== 'install'
+) {
   // A hook runs before every tool call of an agent: it loads the gate alone, never the command
   // line's framework, and anything that stops it blocks the call (fail closed).
   try {

@@ -1,5 +1,7 @@
 // The `svc` command line: owner bootstrap on the local store, tables, revoke, verify and serve.
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { extname } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
@@ -12,6 +14,14 @@ import { ComputeRequest, GrantRequest, TableSchema } from '../backend/operations
 // The HTTP server, the MCP server and the CSV reader load only for the commands that use them:
 // `svc mcp` starts in the client's critical path, and hook processes start this CLI too.
 import { MCP_CLIENTS, mcpConfig, type McpClient } from './mcp-config.ts';
+import {
+  INSTALL_CLIENTS,
+  InstallError,
+  hookCommand,
+  install,
+  settingsFile,
+  type InstallClient,
+} from './hook-install.ts';
 
 /**
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
@@ -389,12 +399,47 @@ export function buildProgram(): Command {
   // the agent's critical path); this entry lists it in the help and answers the same way.
   program
     .command('hook')
-    .description('decide one agent tool call against the file and folder rules (docs/HOOKS.md)')
-    .argument('<client>', 'the client whose event is on stdin: claude')
-    .action(async (client: string) => {
-      const { main: hook } = await import('../entry/hook.ts');
-      await hook(client);
-    });
+    .description(
+      'decide one agent tool call against the file and folder rules, or install the hook into a client (docs/HOOKS.md)',
+    )
+    .argument('<client-or-install>', 'claude: decide the event on stdin; install: write the client settings')
+    .option('--client <client>', `with install: ${INSTALL_CLIENTS.join(', ')}`)
+    .option('--scope <scope>', 'with install: user (~/.claude) or project (./.claude)', 'project')
+    .option('--uninstall', "with install: take svc's hook out again")
+    .option('--json', 'with install: print the result as JSON')
+    .action(
+      async (what: string, options: JsonFlag & { client?: string; scope: string; uninstall?: boolean }) => {
+        if (what !== 'install') {
+          const { main: hook } = await import('../entry/hook.ts');
+          await hook(what);
+          return;
+        }
+        if (!options.client || !(INSTALL_CLIENTS as readonly string[]).includes(options.client)) {
+          throw new CommanderError(
+            EXIT.usage,
+            'svc.usage',
+            `--client must be one of ${INSTALL_CLIENTS.join(', ')}`,
+          );
+        }
+        if (options.scope !== 'user' && options.scope !== 'project') {
+          throw new CommanderError(EXIT.usage, 'svc.usage', '--scope must be user or project');
+        }
+        const client = options.client as InstallClient;
+        const file = settingsFile(client, options.scope, { home: homedir(), project: process.cwd() });
+        const command = hookCommand(
+          process.execPath,
+          fileURLToPath(new URL('../../bin/svc.js', import.meta.url)),
+          client,
+        );
+        try {
+          const result = install({ client, file, command, uninstall: options.uninstall ?? false });
+          print(options, result, result.summary);
+        } catch (error) {
+          if (!(error instanceof InstallError)) throw error;
+          throw new CommanderError(EXIT.usage, 'svc.usage', error.message);
+        }
+      },
+    );
 
   return program;
 }
