@@ -108,25 +108,27 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
       field: 'base_url',
     });
   }
+  // A refusal names the source asked for, never its credential.
+  const refuse = (
+    code: 'invalid_request' | 'conflict',
+    message: string,
+    reason: string,
+    details: Record<string, unknown> = {},
+  ) =>
+    new Refusal(code, message, details, {
+      kind: 'source.register.deny',
+      org_id: caller.orgId,
+      body: { ...actorOf(caller), name: input.name, base_url: base.href, scheme: input.scheme, reason },
+    });
   // An IP literal or a name for this machine is refused at once; any other name is checked on the
   // addresses it resolves to, at each call.
   const special = input.allow_private_network ? undefined : hostRange(base.hostname);
   if (special) {
-    throw new Refusal(
+    throw refuse(
       'invalid_request',
       `base_url points at ${privateMessage(special.address, special.range)}`,
+      'private_address',
       { field: 'base_url' },
-      {
-        kind: 'source.register.deny',
-        org_id: caller.orgId,
-        body: {
-          ...actorOf(caller),
-          name: input.name,
-          base_url: base.href,
-          scheme: input.scheme,
-          reason: 'private_address',
-        },
-      },
     );
   }
   return ctx.store.write(async () => {
@@ -137,23 +139,7 @@ async function insertSource(ctx: Context, caller: OrgCaller, input: SourceInput)
         input.name,
       )
     ) {
-      // The refusal names the source asked for, never its credential.
-      throw new Refusal(
-        'conflict',
-        `a source named ${input.name} exists`,
-        {},
-        {
-          kind: 'source.register.deny',
-          org_id: caller.orgId,
-          body: {
-            ...actorOf(caller),
-            name: input.name,
-            base_url: base.href,
-            scheme: input.scheme,
-            reason: 'source_exists',
-          },
-        },
-      );
+      throw refuse('conflict', `a source named ${input.name} exists`, 'source_exists');
     }
     const id = newId('src');
     await ctx.store.run(
