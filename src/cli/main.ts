@@ -402,7 +402,10 @@ export function buildProgram(): Command {
     .description(
       'decide one agent tool call against the file and folder rules, or install the hook into a client (docs/HOOKS.md)',
     )
-    .argument('<client-or-install>', 'claude: decide the event on stdin; install: write the client settings')
+    .argument(
+      '<client-or-install>',
+      'claude or cursor: decide the event on stdin; install: write the client settings',
+    )
     .option('--client <client>', `with install: ${INSTALL_CLIENTS.join(', ')}`)
     .option('--scope <scope>', 'with install: user (~/.claude) or project (./.claude)', 'project')
     .option('--uninstall', "with install: take svc's hook out again")

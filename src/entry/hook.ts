@@ -16,7 +16,9 @@ import {
   type DynamicPolicy,
 } from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
-import { ClaudeEvent, answerOf, askOf } from '../hooks/claude.ts';
+import { claude } from '../hooks/claude.ts';
+import { cursor } from '../hooks/cursor.ts';
+import type { HookCall, HookFormat } from '../hooks/format.ts';
 
 export interface HookResult {
   stdout: string;
@@ -29,29 +31,27 @@ const BLOCK = 2;
 
 const block = (why: string): HookResult => ({ stdout: '', stderr: `svc hook: ${why}\n`, code: BLOCK });
 
-export const HOOK_CLIENTS = ['claude'] as const;
+const FORMATS: Record<string, HookFormat> = { claude, cursor };
+export const HOOK_CLIENTS = Object.keys(FORMATS);
 
 export async function runHook(client: string, input: string, env: NodeJS.ProcessEnv): Promise<HookResult> {
-  if (client !== 'claude') {
+  const format = FORMATS[client];
+  if (!format) {
     return block(`no hook for client "${client}"; svc has: ${HOOK_CLIENTS.join(', ')}`);
   }
-  let event: ClaudeEvent;
+  let call: HookCall;
   try {
-    const parsed = ClaudeEvent.safeParse(JSON.parse(input));
-    if (!parsed.success) {
-      return block(
-        `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message}); the call is blocked`,
-      );
-    }
-    event = parsed.data;
+    const read = format.read(JSON.parse(input));
+    if (typeof read === 'string') return block(`${read}; the call is blocked`);
+    call = read;
   } catch {
     return block('the event on stdin is not JSON; the call is blocked');
   }
   try {
-    const ask = askOf(event);
+    const { ask, cwd } = call;
     if (ask.kind === 'ungated') return { stdout: '', stderr: '', code: 0 };
     const home = env.HOME?.trim() || homedir();
-    const projectRoot = projectRootOf(event.cwd);
+    const projectRoot = projectRootOf(cwd);
     const dataDir = resolveDataDir(env);
     const rules = localRules({ projectRoot, dataDir, env });
     const gate = new Gate(rules, { projectRoot, home });
@@ -59,14 +59,14 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
     if (!DYNAMIC_POLICIES.includes(dynamic)) {
       return block(`SVC_GATE_DYNAMIC must be one of ${DYNAMIC_POLICIES.join(', ')}; the call is blocked`);
     }
-    const base = { client: 'claude-code', now: new Date() };
+    const base = { client: format.client, now: new Date() };
     const decide = (usesSoFar: (charge: Charge) => number): Decision => {
       switch (ask.kind) {
         case 'folder':
           return decideSearch(
             gate,
             { ...base, action: 'search' },
-            pathForms(ask.folder, { cwd: event.cwd, home })[0]!,
+            pathForms(ask.folder, { cwd: cwd, home })[0]!,
             usesSoFar,
             home,
           );
@@ -75,7 +75,7 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
             gate,
             base,
             ask.command,
-            { cwd: event.cwd, home, dynamic, ownerRules: rules.some((r) => r.level !== 'builtin') },
+            { cwd: cwd, home, dynamic, ownerRules: rules.some((r) => r.level !== 'builtin') },
             usesSoFar,
           );
         case 'paths':
@@ -83,7 +83,7 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
             {
               ...base,
               action: ask.action,
-              paths: ask.paths.flatMap((p) => pathForms(p, { cwd: event.cwd, home })),
+              paths: ask.paths.flatMap((p) => pathForms(p, { cwd: cwd, home })),
             },
             usesSoFar,
           );
@@ -91,7 +91,7 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
     };
     let decision = decide(() => 0);
     if (decision.charges.length > 0) decision = await withCounts(dataDir, decide);
-    const answer = answerOf(decision);
+    const answer = call.answer(decision);
     return { stdout: answer.stdout, stderr: '', code: answer.code };
   } catch (error) {
     return block(`the gate could not decide (${(error as Error).message}); the call is blocked`);

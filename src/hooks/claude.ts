@@ -2,8 +2,8 @@
 // translates: which action and paths a tool call is, and how a decision is said back. The gate
 // decides.
 import { z } from 'zod';
-import type { Action } from '../gate/rules.ts';
 import type { Decision } from '../gate/engine.ts';
+import { mcpAsk, nonEmpty as text, reasonOf, type HookFormat, type ToolAsk } from './format.ts';
 
 /** The fields of a PreToolUse event svc reads; the rest (session, transcript) it leaves alone. */
 export const ClaudeEvent = z.looseObject({
@@ -13,29 +13,6 @@ export const ClaudeEvent = z.looseObject({
   tool_input: z.record(z.string(), z.unknown()),
 });
 export type ClaudeEvent = z.infer<typeof ClaudeEvent>;
-
-/** What a tool call asks of the gate; `folder` marks a search over a folder (decided by its contents). */
-export type ToolAsk =
-  | { kind: 'paths'; action: Action; paths: string[] }
-  | { kind: 'folder'; action: 'search'; folder: string }
-  | { kind: 'shell'; command: string }
-  | { kind: 'ungated'; why: string };
-
-const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
-
-/** Argument names other MCP servers use for files and folders. */
-const MCP_PATH_ARGUMENTS = [
-  'path',
-  'paths',
-  'file',
-  'file_path',
-  'filepath',
-  'filename',
-  'source',
-  'destination',
-  'directory',
-  'dir',
-];
 
 export function askOf(event: ClaudeEvent): ToolAsk {
   const input = event.tool_input;
@@ -73,26 +50,20 @@ export function askOf(event: ClaudeEvent): ToolAsk {
         return { kind: 'ungated', why: `${event.tool_name} touches no file` };
       // svc's own tools ask the gate themselves.
       if (event.tool_name.startsWith('mcp__svc__')) return { kind: 'ungated', why: "svc's own tool" };
-      const paths = MCP_PATH_ARGUMENTS.flatMap((name) => {
-        const value = input[name];
-        if (typeof value === 'string' && value) return [value];
-        if (Array.isArray(value))
-          return value.filter((v): v is string => typeof v === 'string' && v.length > 0);
-        return [];
-      });
-      return paths.length
-        ? { kind: 'paths', action: 'read', paths }
-        : { kind: 'ungated', why: 'no file argument' };
+      return mcpAsk(input);
     }
   }
 }
 
 /** The hook's answer: what goes to stdout, and the exit code. Allowed calls answer nothing. */
 export function answerOf(decision: Decision): { stdout: string; code: number } {
-  const reason = `svc: ${decision.explanation}. ${decision.to_change}.`;
-  const say = (permissionDecision: 'deny' | 'ask', why: string) => ({
+  const say = (permissionDecision: 'deny' | 'ask') => ({
     stdout: JSON.stringify({
-      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason: why },
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision,
+        permissionDecisionReason: reasonOf(decision),
+      },
     }),
     code: 0,
   });
@@ -101,17 +72,20 @@ export function answerOf(decision: Decision): { stdout: string; code: number } {
     case 'limited':
       return { stdout: '', code: 0 };
     case 'ask':
-      return say('ask', reason);
+      return say('ask');
     case 'clean_copy':
-      // Clean copies come with the redaction module; until then the file is not read at all.
-      return say(
-        'deny',
-        `${reason} Clean copies are not available yet: ask the person for the part you need.`,
-      );
     case 'denied':
-      return say(
-        'deny',
-        `${reason} Do not try another way to read it (a shell command, a copy): those are decided the same way.`,
-      );
+      // Clean copies come with the redaction module; until then the file is not read at all.
+      return say('deny');
   }
 }
+
+export const claude: HookFormat = {
+  client: 'claude-code',
+  read(input) {
+    const parsed = ClaudeEvent.safeParse(input);
+    if (!parsed.success)
+      return `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message})`;
+    return { cwd: parsed.data.cwd, ask: askOf(parsed.data), answer: answerOf };
+  },
+};

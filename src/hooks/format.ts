@@ -1,0 +1,67 @@
+// What every client's hook format provides: reading its event into what the call asks of the gate,
+// and saying a decision back in the client's words. src/entry/hook.ts runs any of them alike.
+import type { Action } from '../gate/rules.ts';
+import type { Decision } from '../gate/engine.ts';
+
+/** What a tool call asks of the gate; `folder` marks a search over a folder (decided by its contents). */
+export type ToolAsk =
+  | { kind: 'paths'; action: Action; paths: string[] }
+  | { kind: 'folder'; action: 'search'; folder: string }
+  | { kind: 'shell'; command: string }
+  | { kind: 'ungated'; why: string };
+
+/** An event read: where the agent works, what it asks, and how to answer this event. */
+export interface HookCall {
+  cwd: string;
+  ask: ToolAsk;
+  /** The answer to this event: what goes to stdout, and the exit code. */
+  answer(decision: Decision): { stdout: string; code: number };
+}
+
+export interface HookFormat {
+  /** The client's name in decisions and rules' `who`. */
+  client: string;
+  /** Reads the event; a string says why it is not an event this format can read. */
+  read(event: unknown): HookCall | string;
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
+export { text as nonEmpty };
+
+/** Argument names MCP servers use for files and folders. */
+const MCP_PATH_ARGUMENTS = [
+  'path',
+  'paths',
+  'file',
+  'file_path',
+  'filepath',
+  'filename',
+  'source',
+  'destination',
+  'directory',
+  'dir',
+];
+
+/** An MCP tool call's file arguments, decided as reads. */
+export function mcpAsk(input: Record<string, unknown>): ToolAsk {
+  const paths = MCP_PATH_ARGUMENTS.flatMap((name) => {
+    const value = input[name];
+    if (typeof value === 'string' && value) return [value];
+    if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string' && v.length > 0);
+    return [];
+  });
+  return paths.length
+    ? { kind: 'paths', action: 'read', paths }
+    : { kind: 'ungated', why: 'no file argument' };
+}
+
+/** The reason a denial or a question carries, written for the agent that reads it. */
+export function reasonOf(decision: Decision): string {
+  const reason = `svc: ${decision.explanation}. ${decision.to_change}.`;
+  if (decision.outcome === 'clean_copy') {
+    return `${reason} Clean copies are not available yet: ask the person for the part you need.`;
+  }
+  if (decision.outcome === 'denied')
+    return `${reason} The owner protects it: do not look for another way to read it.`;
+  return reason;
+}
