@@ -16,8 +16,6 @@ import {
   type DynamicPolicy,
 } from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
-import { claude } from '../hooks/claude.ts';
-import { cursor } from '../hooks/cursor.ts';
 import type { HookCall, HookFormat } from '../hooks/format.ts';
 
 export interface HookResult {
@@ -31,14 +29,19 @@ const BLOCK = 2;
 
 const block = (why: string): HookResult => ({ stdout: '', stderr: `svc hook: ${why}\n`, code: BLOCK });
 
-const FORMATS: Record<string, HookFormat> = { claude, cursor };
+/** Each client's format loads only when its hook runs: a Claude Code hook never builds Cursor's schemas. */
+const FORMATS: Record<string, () => Promise<HookFormat>> = {
+  claude: async () => (await import('../hooks/claude.ts')).claude,
+  cursor: async () => (await import('../hooks/cursor.ts')).cursor,
+};
 export const HOOK_CLIENTS = Object.keys(FORMATS);
 
 export async function runHook(client: string, input: string, env: NodeJS.ProcessEnv): Promise<HookResult> {
-  const format = FORMATS[client];
-  if (!format) {
+  const load = Object.hasOwn(FORMATS, client) ? FORMATS[client] : undefined;
+  if (!load) {
     return block(`no hook for client "${client}"; svc has: ${HOOK_CLIENTS.join(', ')}`);
   }
+  const format = await load();
   let call: HookCall;
   try {
     const read = format.read(JSON.parse(input));

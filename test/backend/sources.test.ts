@@ -1,7 +1,8 @@
 // Attacks on external API calls, each against a real HTTP server on loopback: an agent (svc_use)
 // or an organization key (callSource) trying to read a sealed credential back through what the
 // upstream echoes, or to reach a service on the server's own machine or network.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { text as bodyText } from 'node:stream/consumers';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { harness, tempDir } from '../helpers.ts';
@@ -42,19 +43,11 @@ const seen: { url: string; body: string; answer: string }[] = [];
 let api: Server;
 let apiUrl: string;
 
-function read(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => resolve(text));
-  });
-}
-
 beforeAll(async () => {
   // /echo/<shape>: headers and body; /reflect/<shape>: the body alone. ?pad=N puts N bytes of the
   // upstream's own before the echo, so the caller moves the echo without sending the padding.
   api = createServer(async (req, res) => {
-    const body = await read(req);
+    const body = await bodyText(req);
     const url = new URL(req.url!, 'http://upstream');
     const [, mode, shape] = url.pathname.split('/');
     const render = SHAPES[shape ?? ''];

@@ -1,6 +1,7 @@
 // External APIs through the tools, against a real HTTP API on loopback that checks the credential
 // arrived; over both backends. No tool result, and no log line, ever carries the credential.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { text as bodyText } from 'node:stream/consumers';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,18 +19,10 @@ const seen: { method: string; url: string; authorized: boolean; body: string }[]
 let api: Server;
 let apiUrl: string;
 
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => resolve(text));
-  });
-}
-
 beforeAll(async () => {
   api = createServer(async (req, res) => {
     const authorized = req.headers.authorization === `Bearer ${SECRET}`;
-    seen.push({ method: req.method!, url: req.url!, authorized, body: await body(req) });
+    seen.push({ method: req.method!, url: req.url!, authorized, body: await bodyText(req) });
     res.writeHead(authorized ? 200 : 401, { 'content-type': 'application/json' });
     // A careless API that echoes the credential back: svc must mask it.
     res.end(JSON.stringify({ ok: authorized, path: req.url, echo: req.headers.authorization }));

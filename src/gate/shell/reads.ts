@@ -101,8 +101,6 @@ const READERS = new Set([
   'bat',
   'openssl',
   'gpg',
-  'jq',
-  'yq',
   'xmllint',
   'csvlook',
   'source',
@@ -176,7 +174,7 @@ const HARMLESS = new Set([
   'clear',
 ]);
 /** Prefixes that run the rest of the line as a command. */
-const WRAPPERS = new Set(['sudo', 'nice', 'nohup', 'exec', 'builtin', 'time', 'stdbuf', 'doas']);
+const WRAPPERS = new Set(['sudo', 'nice', 'nohup', 'exec', 'builtin', 'stdbuf', 'doas']);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
 const INTERPRETERS: Record<string, string[]> = {
   python: ['-c'],
