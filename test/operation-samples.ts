@@ -9,6 +9,8 @@ export interface Ids {
   blob: string;
   /** A receipt of this organization. */
   proof: string;
+  /** An organization rule of the read gate, removable. */
+  rule: string;
 }
 
 export interface Sample {
@@ -69,6 +71,9 @@ export const SAMPLES: Record<string, Sample> = {
   },
   listSources: { input: () => ({}) },
   callSource: { input: () => ({ source: 'none', method: 'GET', path: 'x' }) },
+  listRules: { input: () => ({}) },
+  addRules: { input: () => ({ rules: [{ effect: 'deny', paths: ['*.secret'] }] }) },
+  removeRule: { input: (i) => ({ rule_id: i.rule }), owned: 'hidden' },
   getPolicyBoard: { input: () => ({}) },
   listProofs: { input: () => ({}) },
   registerNode: {

@@ -134,7 +134,7 @@ export function remoteInvoker(baseUrl: string): Invoker {
       // undici loads only when a remote service is called: `svc mcp` on the local store starts without it.
       const { request } = await import('undici');
       const response = await request(`${base}${path}${search.size ? `?${search}` : ''}`, {
-        method: route.method.toUpperCase() as 'GET' | 'POST' | 'PATCH',
+        method: route.method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE',
         headers,
         body: body === undefined ? null : JSON.stringify(body),
       });

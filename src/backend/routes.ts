@@ -49,6 +49,7 @@ import { InvoiceQuery, ProofParam, VerifyRequest } from './operations/proofs.ts'
 import type { Operation } from './operation.ts';
 import { CONNECT_STARTS_PER_CLIENT } from './connect.ts';
 import { ops } from './operations/index.ts';
+import { AddRulesRequest, RuleIdParam } from './operations/rules.ts';
 
 export interface RouteRequest {
   params: Record<string, unknown>;
@@ -58,7 +59,7 @@ export interface RouteRequest {
 
 export interface Route<I = unknown, R = unknown> {
   operation: Operation<I, R>;
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
   /** The OpenAPI operationId when an operation has more than one route (default: its name). */
   operationId?: string;
@@ -421,6 +422,35 @@ export const ROUTES: readonly Route[] = [
       source: String(params.name),
     }),
     fromInput: ({ source, ...call }) => ({ params: { name: source }, query: {}, body: call }),
+  }),
+  route({
+    operation: ops.listRules,
+    method: 'get',
+    path: '/api/v1/rules',
+    tag: 'rules',
+    extension: true,
+    ok: { status: 200, description: "the organization's file and folder rules" },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.addRules,
+    method: 'post',
+    path: '/api/v1/rules',
+    tag: 'rules',
+    extension: true,
+    body: AddRulesRequest,
+    ok: { status: 201, description: 'added, all of them, with a receipt' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.removeRule,
+    method: 'delete',
+    path: '/api/v1/rules/{rule_id}',
+    tag: 'rules',
+    extension: true,
+    params: RuleIdParam,
+    ok: { status: 200, description: 'removed, with a receipt' },
+    errors: [400, 401, 403, 404],
   }),
   route({
     operation: ops.startConnect,

@@ -11,11 +11,12 @@ import {
   DYNAMIC_POLICIES,
   decideCommand,
   decideSearch,
-  localRules,
+  computerRules,
   projectRootOf,
   type DynamicPolicy,
 } from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
+import { readOrganizationRules } from '../backend/rules-read.ts';
 import type { HookCall, HookFormat } from '../hooks/format.ts';
 
 export interface HookResult {
@@ -56,7 +57,8 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
     const home = env.HOME?.trim() || homedir();
     const projectRoot = projectRootOf(cwd);
     const dataDir = resolveDataDir(env);
-    const rules = localRules({ projectRoot, dataDir, env });
+    const organization = readOrganizationRules(join(dataDir, 'svc.db'));
+    const { rules } = computerRules({ projectRoot, dataDir, home, env, organization });
     const gate = new Gate(rules, { projectRoot, home });
     const dynamic = (env.SVC_GATE_DYNAMIC?.trim() || 'ask') as DynamicPolicy;
     if (!DYNAMIC_POLICIES.includes(dynamic)) {

@@ -4,7 +4,7 @@
 import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { builtinRules } from './builtin.ts';
-import { Gate, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
+import { Gate, loosenings, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
 import { RuleListSchema, type PlacedRule } from './rules.ts';
 import { pathForms } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
@@ -54,20 +54,54 @@ function readRuleFile(file: string, label: string): PlacedRule[] {
   return parsed.data.map((rule, index) => ({ id: `${label}#${index + 1}`, level: 'computer', rule, file }));
 }
 
-/** The rules that hold on this computer for a project, built-in first. */
-export function localRules(options: {
+/** A rule of this computer left out because it would loosen a rule above it, and which one. */
+export interface RefusedRule {
+  rule: PlacedRule;
+  loosens: string;
+  message: string;
+}
+
+export interface RuleSet {
+  /** What the gate applies: built-in first, then the organization's, then this computer's. */
+  rules: PlacedRule[];
+  /** This computer's rules that would loosen a rule above them: never applied, always reported. */
+  refused: RefusedRule[];
+}
+
+/**
+ * The rules that hold on this computer for a project: the built-in rule, the organization rules
+ * given (the store keeps them), the project's `.svc/rules.json` and the file SVC_RULES_FILE names.
+ * A file rule that would loosen a rule above it is refused: left out, and named in `refused`
+ * (evaluation takes the most restrictive outcome, so it could never have opened anything anyway).
+ */
+export function computerRules(options: {
   projectRoot: string;
   dataDir: string;
+  home: string;
   env: NodeJS.ProcessEnv;
-}): PlacedRule[] {
-  const rules = builtinRules(options.dataDir);
+  organization?: readonly PlacedRule[];
+}): RuleSet {
+  const above = [...builtinRules(options.dataDir), ...(options.organization ?? [])];
+  const files: PlacedRule[] = [];
   const projectFile = join(options.projectRoot, PROJECT_RULES_FILE);
   // The file's path names its rules, so two projects' rule 1 never share a daily count.
-  if (existsSync(projectFile)) rules.push(...readRuleFile(projectFile, projectFile));
+  if (existsSync(projectFile)) files.push(...readRuleFile(projectFile, projectFile));
   const named = options.env.SVC_RULES_FILE?.trim();
   // A file named on purpose and missing is an error, not "no rules".
-  if (named) rules.push(...readRuleFile(named, 'SVC_RULES_FILE'));
-  return rules;
+  if (named) files.push(...readRuleFile(named, 'SVC_RULES_FILE'));
+  const anchors = { projectRoot: options.projectRoot, home: options.home };
+  const refused: RefusedRule[] = [];
+  const kept = files.filter((placed) => {
+    const loosened = loosenings(placed.rule, 'computer', above, anchors)[0];
+    if (!loosened) return true;
+    refused.push({
+      rule: placed,
+      loosens: loosened.rule.id,
+      message: `${placed.id} (${placed.rule.effect} ${placed.rule.paths.join(', ')}) is refused: it would loosen ${loosened.rule.id} (${loosened.effect} ${loosened.rule.rule.paths.join(', ')}); a rule of this computer may tighten the rules above it, never loosen them`,
+    });
+    return false;
+  });
+  return { rules: [...above, ...kept], refused };
 }
 
 /**

@@ -305,6 +305,7 @@ export function openApiDocument(app: OpenAPIHono<Env>) {
       'fabric',
       'tables',
       'sources',
+      'rules',
       'documents',
       'proofs',
       'capsules',

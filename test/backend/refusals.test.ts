@@ -21,6 +21,7 @@ import { ENROLL_CHALLENGE_TTL_SECONDS } from '../../src/backend/fabric.ts';
 import { enrollKey, harness, type Harness } from '../helpers.ts';
 import { SAMPLES } from '../operation-samples.ts';
 import { USE_REQUEST_LIMIT } from '../../src/backend/sources.ts';
+import { MAX_ORGANIZATION_RULES } from '../../src/backend/rules.ts';
 
 type Chain = 'service' | 'audit';
 
@@ -1100,6 +1101,76 @@ const TABLE: Record<string, Entry> = {
     ],
   },
   listSources: { none: "it lists the caller's own organization's sources, credentials masked" },
+  listRules: { none: "it lists the caller's own organization's rules" },
+  addRules: {
+    refusals: [
+      {
+        name: "a rule that would loosen the built-in rule over svc's data dir",
+        chain: 'service',
+        kind: 'rules.add.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.addRules, org.bearer, {
+                rules: [
+                  { effect: 'deny', paths: ['.env'] },
+                  { effect: 'allow', paths: [`${h.service.dataDir}/`] },
+                ],
+              }),
+            record: { ...keyNamed(org), reason: 'loosens', index: 2, loosens: 'builtin:svc-data', rules: 2 },
+          };
+        },
+      },
+      {
+        name: 'more rules than an organization keeps',
+        chain: 'service',
+        kind: 'rules.add.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const many = Array.from({ length: MAX_ORGANIZATION_RULES }, (_, i) => ({
+            effect: 'deny' as const,
+            paths: [`f${i}.txt`],
+          }));
+          await h.service.invoke(ops.addRules, org.bearer, { rules: many });
+          return {
+            call: () =>
+              h.service.invoke(ops.addRules, org.bearer, { rules: [{ effect: 'ask', paths: ['x'] }] }),
+            record: {
+              ...keyNamed(org),
+              reason: 'too_many',
+              limit: MAX_ORGANIZATION_RULES,
+              count: MAX_ORGANIZATION_RULES,
+            },
+          };
+        },
+      },
+    ],
+  },
+  removeRule: {
+    refusals: [
+      {
+        name: "a rule id the organization does not have (another organization's included)",
+        chain: 'service',
+        kind: 'rules.remove.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const other = await newOrg(h, 'Other');
+          const theirs = await h.service.invoke(ops.addRules, other.bearer, {
+            rules: [{ effect: 'deny', paths: ['*.key'] }],
+          });
+          const ruleId = theirs.rules[0]!.rule_id;
+          return {
+            call: () => h.service.invoke(ops.removeRule, org.bearer, { rule_id: ruleId }),
+            record: { ...keyNamed(org), rule_id: ruleId, reason: 'unknown_rule' },
+          };
+        },
+      },
+    ],
+  },
   callSource: {
     refusals: [
       {
@@ -1621,6 +1692,7 @@ describe('the caller check before an operation, walked from the registry', () =>
         fabricGrant: 'fgr_none',
         blob: '00000000-0000-4000-8000-000000000001',
         proof: agent.receipt_id,
+        rule: 'rule_000000000000',
       };
       const refused = await h.service.invoke(op, wrong, SAMPLES[op.name]!.input(ids) as never).then(
         () => undefined,

@@ -91,6 +91,10 @@ beforeAll(async () => {
     body: { subject_kid: 'dddddddddddddddd' },
   });
   const disposable = await grant(mine.api_key, 'Disposable Agent');
+  const rule = await h.request('POST', '/api/v1/rules', {
+    token: mine.api_key,
+    body: { rules: [{ effect: 'ask', paths: ['*.pem'] }] },
+  });
   ids = {
     handle: agent.handle,
     disposable: disposable.handle,
@@ -98,6 +102,7 @@ beforeAll(async () => {
     fabricGrant: fabricGrant.body.grant_id,
     blob: '00000000-0000-4000-8000-000000000001',
     proof: disposable.receipt_id,
+    rule: rule.body.rules[0].rule_id,
   };
   // Every later request runs after the short token's expiry; the others have a day left.
   h.clock.advance(61_000);

@@ -163,6 +163,9 @@ describe('every operation, walked from the registry', () => {
           agent: 'Disposable',
           columns: ['id'],
         });
+        const rule = await w.invoker.invoke(ops.addRules, owner, {
+          rules: [{ effect: 'ask', paths: ['*.pem'] }],
+        });
         const ids: Ids = {
           handle: me.kind === 'agent' ? me.handle : '',
           disposable: disposable.handle,
@@ -170,6 +173,7 @@ describe('every operation, walked from the registry', () => {
           fabricGrant: fabricGrant.grant_id,
           blob: '00000000-0000-4000-8000-000000000001',
           proof: disposable.receipt_id,
+          rule: rule.rules[0]!.rule_id,
         };
         for (const op of OPERATIONS) {
           const sample = SAMPLES[op.name];

@@ -8,6 +8,7 @@ import * as setup from './setup.ts';
 import * as sources from './sources.ts';
 import * as proofs from './proofs.ts';
 import * as owner from './owner.ts';
+import * as rules from './rules.ts';
 
 /** The operations among a domain file's exports: the file exports its schemas beside them. */
 type OperationsOf<M> = { [K in keyof M as M[K] extends Operation ? K : never]: M[K] };
@@ -30,6 +31,7 @@ export const ops = {
   ...operationsOf(setup),
   ...operationsOf(sources),
   ...operationsOf(proofs),
+  ...operationsOf(rules),
   ...operationsOf(owner),
 };
 

@@ -1,0 +1,48 @@
+// Reading the organization rules the store keeps, apart from the operations that change them: a
+// hook process reads them at every call and loads this alone (no chains, no keys, no operations).
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { RuleSchema, type PlacedRule, type Rule } from '../gate/rules.ts';
+
+export interface StoredRuleRow {
+  rule_id: string;
+  rule: string;
+  created_at: string;
+}
+
+/** A stored rule, checked again on the way out: a row altered by hand fails closed, it is never skipped. */
+export function parseStoredRule(row: Pick<StoredRuleRow, 'rule_id' | 'rule'>): Rule {
+  let json: unknown;
+  try {
+    json = JSON.parse(row.rule);
+  } catch {
+    json = undefined;
+  }
+  const parsed = RuleSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`organization rule ${row.rule_id} in the store is not a valid rule`);
+  return parsed.data;
+}
+
+/**
+ * The organization rules that hold on this computer: those of every organization its store keeps
+ * (one, on a computer of one organization; rules only tighten, so several can only make the gate
+ * stricter). Read without a lock and without changing the file: no store yet, or one from before
+ * rules were kept, holds none. A store that cannot be read throws: the caller fails closed.
+ */
+export function readOrganizationRules(storeFile: string): PlacedRule[] {
+  if (!existsSync(storeFile)) return [];
+  const db = new DatabaseSync(storeFile, { readOnly: true });
+  try {
+    const known = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gate_rules'")
+      .get();
+    if (!known) return [];
+    const rows = db.prepare('SELECT rule_id, rule FROM gate_rules ORDER BY org_id, position').all() as {
+      rule_id: string;
+      rule: string;
+    }[];
+    return rows.map((row) => ({ id: row.rule_id, level: 'organization', rule: parseStoredRule(row) }));
+  } finally {
+    db.close();
+  }
+}
