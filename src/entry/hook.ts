@@ -6,16 +6,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { resolveDataDir } from '../config/paths.ts';
-import { Gate, type Charge, type Decision } from '../gate/engine.ts';
-import {
-  DYNAMIC_POLICIES,
-  decideCommand,
-  decideSearch,
-  computerRules,
-  projectRootOf,
-  type DynamicPolicy,
-} from '../gate/local.ts';
-import { pathForms } from '../gate/resolve.ts';
+import type { Charge, Decision } from '../gate/engine.ts';
+import { decideAsk } from '../gate/check.ts';
 import { readOrganizationRules } from '../backend/rules-read.ts';
 import type { HookCall, HookFormat } from '../hooks/format.ts';
 
@@ -54,46 +46,16 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
   try {
     const { ask, cwd } = call;
     if (ask.kind === 'ungated') return { stdout: '', stderr: '', code: 0 };
-    const home = env.HOME?.trim() || homedir();
-    const projectRoot = projectRootOf(cwd);
     const dataDir = resolveDataDir(env);
-    const organization = readOrganizationRules(join(dataDir, 'svc.db'));
-    const { rules } = computerRules({ projectRoot, dataDir, home, env, organization });
-    const gate = new Gate(rules, { projectRoot, home });
-    const dynamic = (env.SVC_GATE_DYNAMIC?.trim() || 'ask') as DynamicPolicy;
-    if (!DYNAMIC_POLICIES.includes(dynamic)) {
-      return block(`SVC_GATE_DYNAMIC must be one of ${DYNAMIC_POLICIES.join(', ')}; the call is blocked`);
-    }
-    const base = { client: format.client, now: new Date() };
-    const decide = (usesSoFar: (charge: Charge) => number): Decision => {
-      switch (ask.kind) {
-        case 'folder':
-          return decideSearch(
-            gate,
-            { ...base, action: 'search' },
-            pathForms(ask.folder, { cwd: cwd, home })[0]!,
-            usesSoFar,
-            home,
-          );
-        case 'shell':
-          return decideCommand(
-            gate,
-            base,
-            ask.command,
-            { cwd: cwd, home, dynamic, ownerRules: rules.some((r) => r.level !== 'builtin') },
-            usesSoFar,
-          );
-        case 'paths':
-          return gate.decide(
-            {
-              ...base,
-              action: ask.action,
-              paths: ask.paths.flatMap((p) => pathForms(p, { cwd: cwd, home })),
-            },
-            usesSoFar,
-          );
-      }
+    const setting = {
+      dataDir,
+      home: env.HOME?.trim() || homedir(),
+      env,
+      organization: readOrganizationRules(join(dataDir, 'svc.db')),
     };
+    const now = new Date();
+    const decide = (usesSoFar: (charge: Charge) => number): Decision =>
+      decideAsk(setting, ask, { cwd, client: format.client }, now, usesSoFar);
     let decision = decide(() => 0);
     if (decision.charges.length > 0) decision = await withCounts(dataDir, decide);
     const answer = call.answer(decision);

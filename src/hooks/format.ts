@@ -1,14 +1,10 @@
 // What every client's hook format provides: reading its event into what the call asks of the gate,
 // and saying a decision back in the client's words. src/entry/hook.ts runs any of them alike.
-import type { Action } from '../gate/rules.ts';
+import type { GateAsk } from '../gate/check.ts';
 import type { Decision } from '../gate/engine.ts';
 
-/** What a tool call asks of the gate; `folder` marks a search over a folder (decided by its contents). */
-export type ToolAsk =
-  | { kind: 'paths'; action: Action; paths: string[] }
-  | { kind: 'folder'; action: 'search'; folder: string }
-  | { kind: 'shell'; command: string }
-  | { kind: 'ungated'; why: string };
+/** What a tool call asks of the gate, or that it touches nothing the gate decides. */
+export type ToolAsk = GateAsk | { kind: 'ungated'; why: string };
 
 /** An event read: where the agent works, what it asks, and how to answer this event. */
 export interface HookCall {

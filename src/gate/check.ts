@@ -1,0 +1,100 @@
+// The one check every caller of the gate makes, a hook or one of svc's own tools: what is asked
+// (files, a search over a folder, a shell command), for whom, under which rules. It composes the
+// rules of this computer for the asker's project and decides; counting and recording belong to
+// the caller (the store is not the gate's).
+import { Gate, type Decision, type UsesSoFar } from './engine.ts';
+import {
+  DYNAMIC_POLICIES,
+  computerRules,
+  decideCommand,
+  decideSearch,
+  projectRootOf,
+  type DynamicPolicy,
+  type RuleSet,
+} from './local.ts';
+import { pathForms } from './resolve.ts';
+import type { Action, PlacedRule } from './rules.ts';
+
+/** What a call asks of the gate; `folder` marks a search over a folder (decided by its contents). */
+export type GateAsk =
+  | { kind: 'paths'; action: Action; paths: string[] }
+  | { kind: 'folder'; action: 'search'; folder: string }
+  | { kind: 'shell'; command: string };
+
+export interface Asker {
+  /** Where the agent works: relative paths start here, and its project is found from here. */
+  cwd: string;
+  client?: string | undefined;
+  agent?: string | undefined;
+}
+
+export interface GateSetting {
+  dataDir: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** The organization rules in force (the store keeps them). */
+  organization: readonly PlacedRule[];
+}
+
+/** A gate that could not be set up, for a reason the asker should read: the caller refuses. */
+export class GateUnavailable extends Error {}
+
+/** The policy for commands that reach paths known only when they run: SVC_GATE_DYNAMIC, `ask` by default. */
+export function dynamicPolicy(env: NodeJS.ProcessEnv): DynamicPolicy {
+  const dynamic = (env.SVC_GATE_DYNAMIC?.trim() || 'ask') as DynamicPolicy;
+  if (!DYNAMIC_POLICIES.includes(dynamic)) {
+    throw new GateUnavailable(`SVC_GATE_DYNAMIC must be one of ${DYNAMIC_POLICIES.join(', ')}`);
+  }
+  return dynamic;
+}
+
+/** The rules for the asker's project, and the gate over them. Rule files that cannot be read throw. */
+export function gateFor(
+  setting: GateSetting,
+  cwd: string,
+): { gate: Gate; ruleSet: RuleSet; projectRoot: string } {
+  const projectRoot = projectRootOf(cwd);
+  const ruleSet = computerRules({ ...setting, projectRoot });
+  return { gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }), ruleSet, projectRoot };
+}
+
+/** Decides what is asked, the most restrictive outcome over everything it reaches. */
+export function decideAsk(
+  setting: GateSetting,
+  ask: GateAsk,
+  asker: Asker,
+  now: Date,
+  usesSoFar: UsesSoFar,
+): Decision {
+  const { gate, ruleSet } = gateFor(setting, asker.cwd);
+  const dynamic = dynamicPolicy(setting.env);
+  const { home } = setting;
+  const base = { client: asker.client, agent: asker.agent, now };
+  switch (ask.kind) {
+    case 'folder':
+      return decideSearch(
+        gate,
+        { ...base, action: 'search' },
+        pathForms(ask.folder, { cwd: asker.cwd, home })[0]!,
+        usesSoFar,
+        home,
+      );
+    case 'shell':
+      return decideCommand(
+        gate,
+        base,
+        ask.command,
+        { cwd: asker.cwd, home, dynamic, ownerRules: ruleSet.rules.some((r) => r.level !== 'builtin') },
+        usesSoFar,
+      );
+    case 'paths':
+      return gate.decide(
+        {
+          ...base,
+          action: ask.action,
+          paths: ask.paths.flatMap((p) => pathForms(p, { cwd: asker.cwd, home })),
+        },
+        usesSoFar,
+      );
+  }
+}
