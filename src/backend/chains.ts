@@ -344,7 +344,8 @@ export class Chains {
         payload.prev_hash === row.prev_hash &&
         payload.signed_at === row.signed_at &&
         payload.signing_kid === row.signing_kid &&
-        (payload.org_id ?? null) === row.org_id &&
+        // The audit chain keeps '' for a row of no organization (a gate decision on this computer).
+        (payload.org_id ?? null) === (row.org_id === '' ? null : row.org_id) &&
         (chain === 'audit' || payload.kind === row.kind),
       prev_link: expectedPrev !== undefined && row.prev_hash === expectedPrev,
     };

@@ -31,7 +31,8 @@ export function parseStoredRule(row: Pick<StoredRuleRow, 'rule_id' | 'rule'>): R
  */
 export function readOrganizationRules(storeFile: string): PlacedRule[] {
   if (!existsSync(storeFile)) return [];
-  const db = new DatabaseSync(storeFile, { readOnly: true });
+  // Another process may be creating the store or switching it to WAL: wait for it, as a writer would.
+  const db = new DatabaseSync(storeFile, { readOnly: true, timeout: 5_000 });
   try {
     const known = db
       .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gate_rules'")

@@ -1,12 +1,14 @@
 // `svc hook <client>`: one event on stdin, one answer on stdout, in the client's format. A hook runs
-// in the client's critical path, so this loads the gate, the client's format and (only when a
-// daily limit applies) the store: no CLI framework, no service, no HTTP. It fails closed: an event
+// in the client's critical path, so this loads the gate and the client's format, reads the
+// organization rules from the store without a lock, and opens svc's core (store and keys) only
+// when a rule covers what is touched, to count and record the decision: no CLI framework, no
+// operations, no HTTP. It fails closed: an event
 // it cannot read, rules it cannot read or an error of its own blocks the call (exit 2, the reason
 // on stderr), as Claude Code understands.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { resolveDataDir } from '../config/paths.ts';
-import type { Charge, Decision } from '../gate/engine.ts';
+import type { Decision, UsesSoFar } from '../gate/engine.ts';
 import { decideAsk } from '../gate/check.ts';
 import { readOrganizationRules } from '../backend/rules-read.ts';
 import type { HookCall, HookFormat } from '../hooks/format.ts';
@@ -54,10 +56,21 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
       organization: readOrganizationRules(join(dataDir, 'svc.db')),
     };
     const now = new Date();
-    const decide = (usesSoFar: (charge: Charge) => number): Decision =>
+    const decide = (usesSoFar: UsesSoFar): Decision =>
       decideAsk(setting, ask, { cwd, client: format.client }, now, usesSoFar);
     let decision = decide(() => 0);
-    if (decision.charges.length > 0) decision = await withCounts(dataDir, decide);
+    // A decision no rule made (nothing protects what is touched) needs no store and no keys: the
+    // common call stays fast. Any other is decided again with the store's counts and recorded.
+    if (decision.rule || decision.charges.length > 0) {
+      const recorded = await recordInStore(dataDir, decide, format.client);
+      decision = recorded.decision;
+      if (recorded.receipt_id) {
+        decision = {
+          ...decision,
+          explanation: `${decision.explanation} (audit record ${recorded.receipt_id})`,
+        };
+      }
+    }
     const answer = call.answer(decision);
     return { stdout: answer.stdout, stderr: '', code: answer.code };
   } catch (error) {
@@ -65,41 +78,17 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
   }
 }
 
-/**
- * Decides again with the store's counts, and records the uses, in one write: the count read and
- * the use recorded under the same lock, so two calls at once cannot both take the last use.
- */
-async function withCounts(
-  dataDir: string,
-  decide: (usesSoFar: (c: Charge) => number) => Decision,
-): Promise<Decision> {
-  const { Store } = await import('../backend/store/db.ts');
-  const { ensureDataDir } = await import('../config/paths.ts');
-  const store = new Store(join(ensureDataDir(dataDir), 'svc.db'));
+/** Opens svc's core on this computer's data dir (only now: it loads the store and the keys) and records. */
+async function recordInStore(dataDir: string, decide: (usesSoFar: UsesSoFar) => Decision, client: string) {
+  const [{ openCore }, { decideAndRecord }] = await Promise.all([
+    import('../backend/core.ts'),
+    import('../backend/gate-record.ts'),
+  ]);
+  const { ctx } = openCore({ dataDir });
   try {
-    return store.writeAtStartup(() => {
-      const decision = decide(
-        (c) =>
-          store.getAtStartup<{ uses: number }>(
-            'SELECT uses FROM gate_uses WHERE rule_id = ? AND subject = ? AND day = ?',
-            c.rule_id,
-            c.subject,
-            c.day,
-          )?.uses ?? 0,
-      );
-      for (const c of decision.charges) {
-        store.runAtStartup(
-          `INSERT INTO gate_uses (rule_id, subject, day, uses) VALUES (?, ?, ?, 1)
-           ON CONFLICT (rule_id, subject, day) DO UPDATE SET uses = uses + 1`,
-          c.rule_id,
-          c.subject,
-          c.day,
-        );
-      }
-      return decision;
-    });
+    return await decideAndRecord(ctx, decide, { client });
   } finally {
-    store.close();
+    ctx.store.close();
   }
 }
 

@@ -3,11 +3,13 @@
 // protected files, paths through `..` and symlinks, svc's own data dir), what must pass
 // (look-alikes), daily limits counted in the store, and the fail-closed cases.
 import { spawn } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { ops } from '../../src/backend/operations/index.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 const tmp = tempDir('svc-hook-');
@@ -55,7 +57,6 @@ symlinkSync(join(project, 'secrets'), join(project, 'links', 'vendor'));
 file(join(home, '.ssh', 'id_ed25519'));
 file(join(outside, 'private', 'payroll.csv'));
 file(join(outside, 'public', 'menu.txt'));
-file(join(svcHome, 'keys', 'service-signing-ed25519.key'));
 
 interface Answer {
   code: number;
@@ -377,6 +378,43 @@ describe('svc hook claude', () => {
     const third = await read();
     expect(third.decision).toBe('deny');
     expect(third.reason).toMatch(/has used all 2 uses allowed on/);
+  });
+
+  it('a decision on a protected path leaves a signed audit row naming who, what and which rule, never the content', async () => {
+    writeFileSync(join(project, 'secrets', 'token.txt'), 'sk_live_never_in_the_audit');
+    const answer = await hook(event('Read', { file_path: 'secrets/token.txt' }));
+    const id = /audit record (aud_\d+_[0-9a-f]{32})/.exec(answer.reason)?.[1];
+    expect(id, answer.reason).toBeDefined();
+    const service = new Service({ dataDir: svcHome });
+    try {
+      const verdict = await service.invoke(ops.verifyProof, undefined, { proof_id: id! });
+      expect(verdict, JSON.stringify(verdict)).toMatchObject({
+        found: true,
+        authentic: true,
+        unaltered: true,
+        kind: 'gate.decision',
+      });
+      const proof = await service.invoke(ops.getProof, undefined, { id: id! });
+      expect(proof.payload).toMatchObject({
+        client: 'claude-code',
+        action: 'read',
+        path: join(project, 'secrets', 'token.txt'),
+        outcome: 'denied',
+        rule_id: `${join(project, '.svc', 'rules.json')}#1`,
+        rule_level: 'computer',
+      });
+      expect(JSON.stringify(proof)).not.toContain('sk_live_never_in_the_audit');
+    } finally {
+      service.close();
+    }
+  });
+
+  it('a call no rule covers opens no store: nothing is recorded', async () => {
+    const fresh = join(tmp.dir, 'fresh-svc-home');
+    expect((await hook(event('Read', { file_path: 'src/app.ts' }), { SVC_HOME: fresh })).decision).toBe(
+      'allow',
+    );
+    expect(existsSync(join(fresh, 'svc.db'))).toBe(false);
   });
 });
 
