@@ -9,6 +9,7 @@ import { ServiceError } from '../backend/errors.ts';
 import { resolveDataDir } from '../config/paths.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ops } from '../backend/operations/index.ts';
+import { ACTIONS, RuleListSchema, type Action, type Rule } from '../gate/rules.ts';
 import type { InputOf, Operation, ResultOf } from '../backend/operation.ts';
 import { ComputeRequest, GrantRequest, TableSchema } from '../backend/operations/governance.ts';
 // The HTTP server, the MCP server and the CSV reader load only for the commands that use them:
@@ -119,6 +120,42 @@ async function readRowsFile(file: string): Promise<Record<string, unknown>[]> {
 
 function describeZod(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
   return error.issues.map((i) => `${i.path.map(String).join('.') || 'input'}: ${i.message}`).join('; ');
+}
+
+/** The gate of this computer for one command: rule files read once, nothing watched. */
+async function localGate() {
+  const { GateCheck } = await import('../backend/gate-check.ts');
+  return new GateCheck({
+    dataDir: resolveDataDir(),
+    watch: false,
+    core: () => {
+      throw new Error('a command that only tests rules records nothing');
+    },
+  });
+}
+
+/** Rules given as JSON text: one rule or an array, checked against the format before anything is sent. */
+function parseRulesText(text: string, where: string): Rule[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ServiceError('invalid_request', `${where} is not JSON: docs/RULES.md shows the format`);
+  }
+  const parsed = RuleListSchema.safeParse(Array.isArray(json) ? json : [json]);
+  if (!parsed.success) {
+    throw new ServiceError('invalid_request', `${where}: rule ${describeZod(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+async function addRuleList(list: Rule[], options: JsonFlag): Promise<void> {
+  const added = await run(ops.addRules, ownerKey(), { rules: list });
+  print(
+    options,
+    added,
+    `added ${added.count} rule(s): ${added.rules.map((r) => r.rule_id).join(', ')} (receipt ${added.receipt_id})`,
+  );
 }
 
 export function buildProgram(): Command {
@@ -394,6 +431,92 @@ export function buildProgram(): Command {
       }
       await serveMcpOverStdio();
     });
+
+  const rules = program
+    .command('rules')
+    .description(
+      "the read gate's file and folder rules (docs/RULES.md); add, remove and import need SVC_API_KEY",
+    );
+  rules
+    .command('list')
+    .description("every rule the gate applies here: built-in, the organization's, this computer's files")
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const gate = await localGate();
+      const listed = gate.list({ cwd: process.cwd() });
+      print(
+        options,
+        listed,
+        [
+          ...listed.rules.map(
+            (r) =>
+              `${r.id} [${r.level}] ${r.effect} ${r.paths.join(', ')}${r.reason ? ` (${r.reason})` : ''}`,
+          ),
+          ...listed.refused.map((r) => `refused: ${r.message}`),
+        ].join('\n'),
+      );
+    });
+  rules
+    .command('add')
+    .description('add organization rules: a JSON rule or array of rules, as docs/RULES.md shows')
+    .argument('<json>')
+    .option('--json', 'print JSON')
+    .action(async (json: string, options: JsonFlag) => {
+      await addRuleList(parseRulesText(json, 'the argument'), options);
+    });
+  rules
+    .command('import')
+    .description('add every rule of a rules file (a JSON array) to the organization, all or none')
+    .argument('<file>')
+    .option('--json', 'print JSON')
+    .action(async (file: string, options: JsonFlag) => {
+      await addRuleList(parseRulesText(readFileSync(file, 'utf8'), file), options);
+    });
+  rules
+    .command('remove')
+    .description('remove one organization rule by the id `svc rules list` shows')
+    .argument('<rule_id>')
+    .option('--json', 'print JSON')
+    .action(async (ruleId: string, options: JsonFlag) => {
+      const removed = await run(ops.removeRule, ownerKey(), { rule_id: ruleId });
+      print(options, removed, `removed ${removed.rule_id} (receipt ${removed.receipt_id})`);
+    });
+  for (const [name, description] of [
+    ['test', 'what the gate decides for an action on a path here; exit 0 allowed, 5 refused or asked'],
+    ['explain', 'the decision, every rule that covers the path, and the rules refused as loosening'],
+  ] as const) {
+    rules
+      .command(name)
+      .description(description)
+      .argument('<path>')
+      .option('--for <action>', `the action: ${ACTIONS.join(', ')}`, 'read')
+      .option('--agent <handle>', 'decide as this agent')
+      .option('--json', 'print JSON')
+      .action(async (path: string, options: JsonFlag & { for: string; agent?: string }) => {
+        if (!(ACTIONS as readonly string[]).includes(options.for)) {
+          throw new CommanderError(EXIT.usage, 'svc.usage', `--for must be one of ${ACTIONS.join(', ')}`);
+        }
+        const gate = await localGate();
+        const explained = gate.explain(path, options.for as Action, {
+          cwd: process.cwd(),
+          agent: options.agent,
+          client: 'svc',
+        });
+        const { decision } = explained;
+        const lines = [`${decision.outcome}: ${decision.explanation}`, `to change it: ${decision.to_change}`];
+        if (name === 'explain') {
+          for (const c of explained.covering)
+            lines.push(`  ${c.id} [${c.level}] ${c.effect}${c.reason ? ` (${c.reason})` : ''}`);
+          for (const r of explained.refused) lines.push(`refused: ${r.message}`);
+        }
+        print(
+          options,
+          name === 'explain' ? explained : { decision, project_root: explained.project_root },
+          lines.join('\n'),
+        );
+        if (decision.outcome !== 'allowed' && decision.outcome !== 'limited') process.exitCode = EXIT.deny;
+      });
+  }
 
   // `svc hook CLIENT` is answered by bin/svc.js before this framework loads (a hook starts in
   // the agent's critical path); this entry lists it in the help and answers the same way.

@@ -4,6 +4,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { Service } from '../backend/service.ts';
 import { remoteInvoker, type Invoker } from '../backend/invoke.ts';
 import { ConnectFlow } from '../backend/connect-flow.ts';
+import { GateCheck } from '../backend/gate-check.ts';
+import { openCore, type OpenedCore } from '../backend/core.ts';
 import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
 import { machineFacts } from '../config/machine.ts';
 import { ORG_KEY_CREDENTIAL, openVault, type KeyVault } from '../vault/index.ts';
@@ -63,6 +65,13 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
     storedKey ??= machineVault().getCredential(ORG_KEY_CREDENTIAL);
     return storedKey;
   };
+  // The gate of this computer, for svc's own tools: in remote mode decisions are still counted and
+  // recorded in this computer's store, as its hooks record them.
+  let ownCore: OpenedCore | undefined;
+  const gate = new GateCheck({
+    dataDir: resolveDataDir(),
+    core: () => (local ? local().ctx : (ownCore ??= openCore({ dataDir: resolveDataDir() })).ctx),
+  });
   const server = createMcpServer(() => {
     const fromEnv = bearer(process.env.SVC_API_KEY);
     return {
@@ -72,12 +81,15 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
       credentialSource: 'environment',
       connect: { flow, keyStore: machineVault().location },
+      gate,
     };
   });
   const stop = () => {
     void server.close().finally(async () => {
       if (pages) await (await pages).close();
+      await gate.close();
       opened?.close();
+      ownCore?.ctx.store.close();
       onStop();
     });
   };

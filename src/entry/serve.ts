@@ -3,6 +3,7 @@ import type { Service } from '../backend/service.ts';
 import { startServer, type RunningServer } from '../http/server.ts';
 import { mountConnectPages } from '../http/connect-pages.ts';
 import { mountMcp } from '../tools/http.ts';
+import { GateCheck } from '../backend/gate-check.ts';
 
 export function serve(options: {
   service: Service;
@@ -11,11 +12,13 @@ export function serve(options: {
   allowedHosts?: string[];
   closeService?: boolean;
 }): Promise<RunningServer> {
-  const { invoker, ctx } = options.service;
+  const { invoker, ctx, dataDir } = options.service;
+  // The gate of this machine, for svc's own tools served here; it watches rule files while it runs.
+  const gate = new GateCheck({ dataDir, core: () => ctx });
   return startServer({
     ...options,
     mounts: [
-      (app) => mountMcp(app, invoker, { clock: ctx.clock }),
+      (app) => mountMcp(app, invoker, { clock: ctx.clock, gate }),
       (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
     ],
   });

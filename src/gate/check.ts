@@ -67,6 +67,18 @@ export function decideAsk(
   usesSoFar: UsesSoFar,
 ): Decision {
   const { gate, ruleSet } = gateFor(setting, asker.cwd);
+  return decideWith({ gate, ruleSet, setting }, ask, asker, now, usesSoFar);
+}
+
+/** `decideAsk` over rules already compiled (a long-running process keeps them). */
+export function decideWith(
+  compiled: { gate: Gate; ruleSet: RuleSet; setting: GateSetting },
+  ask: GateAsk,
+  asker: Asker,
+  now: Date,
+  usesSoFar: UsesSoFar,
+): Decision {
+  const { gate, ruleSet, setting } = compiled;
   const dynamic = dynamicPolicy(setting.env);
   const { home } = setting;
   const base = { client: asker.client, agent: asker.agent, now };

@@ -158,6 +158,25 @@ export class Gate {
     };
   }
 
+  /**
+   * Every rule that covers the request now (its conditions met and one of its paths matched),
+   * whatever its effect, the most restrictive first: what `svc rules explain` lists.
+   */
+  covering(request: GateRequest): { placed: PlacedRule; path: string }[] {
+    const clock = localClock(request.now);
+    return this.rules
+      .flatMap((compiled) => {
+        if (!this.applies(compiled, request, clock)) return [];
+        const path = request.paths.find((p) => compiled.paths.matches(p));
+        return path === undefined ? [] : [{ placed: compiled.placed, path }];
+      })
+      .sort(
+        (a, b) =>
+          SEVERITY[b.placed.rule.effect] - SEVERITY[a.placed.rule.effect] ||
+          LEVEL_RANK[b.placed.level] - LEVEL_RANK[a.placed.level],
+      );
+  }
+
   /** The conditions other than the paths: action, who, project and time. */
   private applies({ placed, who }: Compiled, request: GateRequest, clock: LocalClock): boolean {
     const { rule } = placed;

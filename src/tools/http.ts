@@ -16,6 +16,7 @@ import type { Invoker } from '../backend/invoke.ts';
 import type { Clock } from '../backend/context.ts';
 import { API_KEY_PREFIX, AGENT_TOKEN_PREFIX } from '../backend/credentials.ts';
 import { createMcpServer } from './server.ts';
+import type { GateCheck } from '../backend/gate-check.ts';
 import type { ToolDeps } from './registry.ts';
 
 function bearerOf(header: string | undefined): AuthInfo | undefined {
@@ -23,9 +24,10 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
   return token ? { token, clientId: 'bearer', scopes: [] } : undefined;
 }
 
-function depsFor(invoker: Invoker) {
+function depsFor(invoker: Invoker, gate: GateCheck | undefined) {
   return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'> => ({
     invoker,
+    gate,
     credentialSource: 'request',
     ownerBearer: token?.startsWith(API_KEY_PREFIX) ? `Bearer ${token}` : undefined,
     agentBearer: token?.startsWith(AGENT_TOKEN_PREFIX) ? `Bearer ${token}` : undefined,
@@ -42,6 +44,8 @@ export const SESSION_IDLE_MS = 30 * 60 * 1000;
 export interface McpMountOptions {
   /** The time sessions' idleness is measured by: the service's clock, so tests can move it. */
   clock?: Clock;
+  /** The read gate of the machine the server runs on. */
+  gate?: GateCheck;
 }
 
 interface Session<T> {
@@ -124,9 +128,9 @@ const jsonRpcError = (code: number, message: string) => ({
 export function mountMcp(
   app: Hono,
   invoker: Invoker,
-  { clock = () => new Date() }: McpMountOptions = {},
+  { clock = () => new Date(), gate }: McpMountOptions = {},
 ): void {
-  const deps = depsFor(invoker);
+  const deps = depsFor(invoker, gate);
   const now = () => clock().getTime();
   const streams = new Sessions<WebStandardStreamableHTTPServerTransport>(MAX_SESSIONS, now);
   const sse = new Sessions<SSEServerTransport>(MAX_SSE_SESSIONS, now);

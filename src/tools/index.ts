@@ -3,6 +3,7 @@ import { CATALOG, type ToolDefinition } from './registry.ts';
 import { svcConnect, svcGetStarted, svcNode, svcTerms } from './setup.ts';
 import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
 import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
+import { svcRules } from './rules.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
 const implemented = [
@@ -13,6 +14,7 @@ const implemented = [
   svcGrant,
   svcRevoke,
   svcPolicy,
+  svcRules,
   svcRegisterTable,
   svcProofs,
   svcVerify,

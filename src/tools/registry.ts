@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { Invoker } from '../backend/invoke.ts';
 import type { ConnectFlow } from '../backend/connect-flow.ts';
+import type { GateCheck } from '../backend/gate-check.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -73,6 +74,8 @@ export interface ToolDeps {
   openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unsupported'>;
   /** Linking this computer (svc_connect) and where its key is kept; absent over HTTP. */
   connect?: { flow: ConnectFlow; keyStore: string } | undefined;
+  /** The read gate of the computer this server runs on: what svc's tools ask before touching a file. */
+  gate?: GateCheck | undefined;
 }
 
 export interface ToolResult<T> {

@@ -1,0 +1,174 @@
+// The gate as a long-running process uses it (`svc serve`, `svc mcp`): svc's own tools ask it
+// before they touch a file, and `svc_rules` tests and explains with it. Decisions are the hook's
+// (src/gate/check.ts), counted and recorded in the same store (gate-record.ts). The rules of each
+// project are compiled once and kept until a rule file changes: chokidar watches every rule file
+// a cached project read, so an edit is seen at once, without a restart.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { decideWith, gateFor, type Asker, type GateAsk, type GateSetting } from '../gate/check.ts';
+import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
+import type { RuleSet } from '../gate/local.ts';
+import { PROJECT_RULES_FILE, projectRootOf } from '../gate/local.ts';
+import { pathForms } from '../gate/resolve.ts';
+import type { Action, Rule } from '../gate/rules.ts';
+import type { Context } from './context.ts';
+import { decideAndRecord, type RecordedDecision } from './gate-record.ts';
+import { readOrganizationRules } from './rules-read.ts';
+
+export interface GateCheckOptions {
+  dataDir: string;
+  env?: NodeJS.ProcessEnv;
+  /** svc's core on this computer, opened when a decision must be counted or recorded. */
+  core: () => Context;
+  /** Watch rule files for changes (default true); off for one-shot processes such as the CLI. */
+  watch?: boolean;
+}
+
+/** A rule that covers a path, as `svc rules explain` lists it. */
+export interface Covering {
+  id: string;
+  level: string;
+  effect: string;
+  reason: string | null;
+  file: string | null;
+}
+
+export interface Explanation {
+  decision: Decision;
+  /** Every rule that covers the path for this action now, the deciding one among them. */
+  covering: Covering[];
+  /** Rules of this computer left out because they would loosen a rule above them. */
+  refused: { id: string; message: string }[];
+  project_root: string;
+}
+
+interface Compiled {
+  key: string;
+  gate: Gate;
+  ruleSet: RuleSet;
+}
+
+export class GateCheck {
+  private readonly options: GateCheckOptions;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly cache = new Map<string, Compiled>();
+  private watcher: FSWatcher | undefined;
+  private watching: Promise<void> = Promise.resolve();
+  private readonly reloaded = new Set<() => void>();
+
+  constructor(options: GateCheckOptions) {
+    this.options = options;
+    this.env = options.env ?? process.env;
+  }
+
+  private setting(): GateSetting {
+    return {
+      dataDir: this.options.dataDir,
+      home: this.env.HOME?.trim() || homedir(),
+      env: this.env,
+      organization: readOrganizationRules(join(this.options.dataDir, 'svc.db')),
+    };
+  }
+
+  /** The compiled rules for the project `cwd` is in: from the cache while no rule file changed. */
+  private compiled(setting: GateSetting, cwd: string): Compiled & { projectRoot: string } {
+    const projectRoot = projectRootOf(cwd);
+    // Organization rules are read at every check (a read of the store, about a millisecond), so
+    // a rule an owner adds holds at once; the cache entry is kept only while they are the same.
+    const key = JSON.stringify(setting.organization.map((r) => [r.id, r.rule]));
+    const hit = this.cache.get(projectRoot);
+    if (hit && hit.key === key) return { ...hit, projectRoot };
+    const { gate, ruleSet } = gateFor(setting, cwd);
+    this.cache.set(projectRoot, { key, gate, ruleSet });
+    this.watchFilesOf(projectRoot);
+    return { key, gate, ruleSet, projectRoot };
+  }
+
+  private watchFilesOf(projectRoot: string): void {
+    if (this.options.watch === false) return;
+    const files = [join(projectRoot, PROJECT_RULES_FILE)];
+    const named = this.env.SVC_RULES_FILE?.trim();
+    if (named) files.push(named);
+    if (!this.watcher) {
+      // Rule files are small and rarely written: a change drops every compiled project (a named
+      // file holds for all of them), and the next check compiles again.
+      // Not persistent: watching never keeps a process alive that has nothing else to do.
+      const watcher = watch(files, { ignoreInitial: true, persistent: false });
+      this.watcher = watcher;
+      this.watching = new Promise((resolve) => watcher.once('ready', () => resolve()));
+      this.watcher.on('all', () => {
+        this.cache.clear();
+        for (const listener of this.reloaded) listener();
+      });
+    } else {
+      this.watcher.add(files);
+    }
+  }
+
+  /** Called after a rule file changed and the cached rules were dropped (tests wait on it). */
+  onReload(listener: () => void): () => void {
+    this.reloaded.add(listener);
+    return () => this.reloaded.delete(listener);
+  }
+
+  /** Resolves once the rule files read so far are watched. */
+  ready(): Promise<void> {
+    return this.watching;
+  }
+
+  /**
+   * Decides what a tool is about to do, counted and recorded as the hook does. A decision that
+   * cannot be made (unreadable rules) throws: the caller refuses.
+   */
+  async check(ask: GateAsk, asker: Asker): Promise<RecordedDecision> {
+    const setting = this.setting();
+    const { gate, ruleSet } = this.compiled(setting, asker.cwd);
+    const now = new Date();
+    const decide = (usesSoFar: UsesSoFar) =>
+      decideWith({ gate, ruleSet, setting }, ask, asker, now, usesSoFar);
+    const first = decide(() => 0);
+    if (!first.rule && first.charges.length === 0) return { decision: first, receipt_id: null };
+    return decideAndRecord(this.options.core(), decide, asker);
+  }
+
+  /** Every rule the gate applies for the project `cwd` is in, and the refused ones. */
+  list(asker: Pick<Asker, 'cwd'>): {
+    rules: (Rule & { id: string; level: string; file: string | null })[];
+    refused: { id: string; message: string }[];
+    project_root: string;
+  } {
+    const { ruleSet, projectRoot } = this.compiled(this.setting(), asker.cwd);
+    return {
+      rules: ruleSet.rules.map((p) => ({ id: p.id, level: p.level, file: p.file ?? null, ...p.rule })),
+      refused: ruleSet.refused.map((r) => ({ id: r.rule.id, message: r.message })),
+      project_root: projectRoot,
+    };
+  }
+
+  /** What the gate would decide for `action` on `path` now, and every rule that covers it; records nothing. */
+  explain(path: string, action: Action, asker: Asker): Explanation {
+    const setting = this.setting();
+    const { gate, ruleSet, projectRoot } = this.compiled(setting, asker.cwd);
+    const paths = pathForms(path, { cwd: asker.cwd, home: setting.home });
+    const request = { action, paths, agent: asker.agent, client: asker.client, now: new Date() };
+    return {
+      decision: gate.decide(request, () => 0),
+      covering: gate.covering(request).map(({ placed }) => ({
+        id: placed.id,
+        level: placed.level,
+        effect: placed.rule.effect,
+        reason: placed.rule.reason ?? null,
+        file: placed.file ?? null,
+      })),
+      refused: ruleSet.refused.map((r) => ({ id: r.rule.id, message: r.message })),
+      project_root: projectRoot,
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.watcher?.close();
+    this.watcher = undefined;
+    this.cache.clear();
+  }
+}
