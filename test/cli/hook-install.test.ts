@@ -187,6 +187,15 @@ describe.each(clients)('svc hook install --client $name', (client) => {
     expect(svc(p.dir, client.name, '--uninstall').stdout).toMatch(/was not in .*nothing changed/);
   });
 
+  it(`writes what hooks/${client.name}.json shows, its placeholders filled in`, () => {
+    const p = project(client);
+    svc(p.dir, client.name);
+    const written = readFileSync(p.file, 'utf8')
+      .replaceAll(`'${process.execPath}'`, "'/path/to/node'")
+      .replaceAll(`'${BIN}'`, "'/path/to/svc/bin/svc.js'");
+    expect(written).toBe(readFileSync(new URL(`../../hooks/${client.name}.json`, import.meta.url), 'utf8'));
+  });
+
   it('the command it writes runs the hook from any folder: a read of a protected file is denied', () => {
     const p = project(client);
     mkdirSync(join(p.dir, '.svc'));
