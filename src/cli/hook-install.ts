@@ -17,7 +17,7 @@ export const CLAUDE_MATCHER = 'Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|
 /** Gemini CLI's file tools (with the older name of grep_search), its shell, MCP and discovered tools. */
 export const GEMINI_MATCHER =
   '^(read_file|read_many_files|write_file|replace|grep_search|search_file_content|glob|list_directory|run_shell_command|mcp_.*|discovered_tool_.*)$';
-/** Codex's shell (Bash to hooks), its patches, a Read tool, and every MCP tool. */
+/** Codex's shell (Bash to hooks), its patches, every MCP tool, and Read (which forks of Codex add). */
 export const CODEX_MATCHER = '^(Bash|apply_patch|Read|mcp__.*)$';
 
 interface ClientHooks {
