@@ -527,10 +527,14 @@ export function buildProgram(): Command {
     )
     .argument(
       '<client-or-install>',
-      'claude or cursor: decide the event on stdin; install: write the client settings',
+      `${INSTALL_CLIENTS.join(', ')}: decide the event on stdin; install: write the client's settings`,
     )
     .option('--client <client>', `with install: ${INSTALL_CLIENTS.join(', ')}`)
-    .option('--scope <scope>', 'with install: user (~/.claude) or project (./.claude)', 'project')
+    .option(
+      '--scope <scope>',
+      "with install: user (the client's folder in the home folder) or project (in the current folder)",
+      'project',
+    )
     .option('--uninstall', "with install: take svc's hook out again")
     .option('--json', 'with install: print the result as JSON')
     .action(
@@ -551,15 +555,23 @@ export function buildProgram(): Command {
           throw new CommanderError(EXIT.usage, 'svc.usage', '--scope must be user or project');
         }
         const client = options.client as InstallClient;
-        const file = settingsFile(client, options.scope, { home: homedir(), project: process.cwd() });
+        const where = { home: homedir(), project: process.cwd(), env: process.env };
+        const file = settingsFile(client, options.scope, where);
         const command = hookCommand(
           process.execPath,
           fileURLToPath(new URL('../../bin/svc.js', import.meta.url)),
           client,
         );
         try {
-          const result = install({ client, file, command, uninstall: options.uninstall ?? false });
-          print(options, result, result.summary);
+          const result = install({
+            client,
+            file,
+            command,
+            scope: options.scope,
+            project: where.project,
+            uninstall: options.uninstall ?? false,
+          });
+          print(options, result, [result.summary, ...result.notes].join('\n'));
         } catch (error) {
           if (!(error instanceof InstallError)) throw error;
           throw new CommanderError(EXIT.usage, 'svc.usage', error.message);

@@ -28,6 +28,8 @@ const block = (why: string): HookResult => ({ stdout: '', stderr: `svc hook: ${w
 const FORMATS: Record<string, () => Promise<HookFormat>> = {
   claude: async () => (await import('../hooks/claude.ts')).claude,
   cursor: async () => (await import('../hooks/cursor.ts')).cursor,
+  gemini: async () => (await import('../hooks/gemini.ts')).gemini,
+  codex: async () => (await import('../hooks/codex.ts')).codex,
 };
 export const HOOK_CLIENTS = Object.keys(FORMATS);
 

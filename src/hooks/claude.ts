@@ -1,9 +1,16 @@
 // Claude Code's PreToolUse hook: its event in, its answer out (docs/HOOKS.md). This file only
 // translates: which action and paths a tool call is, and how a decision is said back. The gate
-// decides.
+// decides. Codex sends the same event and reads the same answer (src/hooks/codex.ts builds on this).
 import { z } from 'zod';
 import type { Decision } from '../gate/engine.ts';
-import { mcpAsk, nonEmpty as text, reasonOf, type HookFormat, type ToolAsk } from './format.ts';
+import {
+  approvalReasonOf,
+  mcpAsk,
+  nonEmpty as text,
+  reasonOf,
+  type HookFormat,
+  type ToolAsk,
+} from './format.ts';
 
 /** The fields of a PreToolUse event svc reads; the rest (session, transcript) it leaves alone. */
 export const ClaudeEvent = z.looseObject({
@@ -55,15 +62,15 @@ export function askOf(event: ClaudeEvent): ToolAsk {
   }
 }
 
-/** The hook's answer: what goes to stdout, and the exit code. Allowed calls answer nothing. */
-export function answerOf(decision: Decision): { stdout: string; code: number } {
-  const say = (permissionDecision: 'deny' | 'ask') => ({
+/**
+ * The answer in PreToolUse's words: what goes to stdout, and the exit code. Allowed calls answer
+ * nothing. A client that cannot ask its person (`cannotAsk` names it) gets a refusal instead of a
+ * question, saying that a person must approve.
+ */
+export function answerOf(decision: Decision, cannotAsk?: string): { stdout: string; code: number } {
+  const say = (permissionDecision: 'deny' | 'ask', permissionDecisionReason: string) => ({
     stdout: JSON.stringify({
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision,
-        permissionDecisionReason: reasonOf(decision),
-      },
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason },
     }),
     code: 0,
   });
@@ -72,20 +79,34 @@ export function answerOf(decision: Decision): { stdout: string; code: number } {
     case 'limited':
       return { stdout: '', code: 0 };
     case 'ask':
-      return say('ask');
+      return cannotAsk ? say('deny', approvalReasonOf(decision, cannotAsk)) : say('ask', reasonOf(decision));
     case 'clean_copy':
     case 'denied':
       // Clean copies come with the redaction module; until then the file is not read at all.
-      return say('deny');
+      return say('deny', reasonOf(decision));
   }
 }
 
-export const claude: HookFormat = {
-  client: 'claude-code',
-  read(input) {
-    const parsed = ClaudeEvent.safeParse(input);
-    if (!parsed.success)
-      return `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message})`;
-    return { cwd: parsed.data.cwd, ask: askOf(parsed.data), answer: answerOf };
-  },
-};
+/** A format for a client that sends PreToolUse events: its name in rules, its tools, and whether it can ask. */
+export function preToolUseFormat(options: {
+  client: string;
+  askOf: (event: ClaudeEvent) => ToolAsk;
+  /** The client's name in a refusal, when it cannot ask its person. */
+  cannotAsk?: string;
+}): HookFormat {
+  return {
+    client: options.client,
+    read(input) {
+      const parsed = ClaudeEvent.safeParse(input);
+      if (!parsed.success)
+        return `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message})`;
+      return {
+        cwd: parsed.data.cwd,
+        ask: options.askOf(parsed.data),
+        answer: (decision) => answerOf(decision, options.cannotAsk),
+      };
+    },
+  };
+}
+
+export const claude = preToolUseFormat({ client: 'claude-code', askOf });

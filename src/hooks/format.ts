@@ -61,3 +61,11 @@ export function reasonOf(decision: Decision): string {
     return `${reason} The owner protects it: do not look for another way to read it.`;
   return reason;
 }
+
+/**
+ * The reason for a question put to a client that cannot ask its person: `gemini -p` waits forever
+ * on one, and Codex runs the tool. The call is refused instead, saying that a person must approve it.
+ */
+export function approvalReasonOf(decision: Decision, client: string): string {
+  return `${reasonOf(decision)} A person must approve this first, and ${client} cannot ask them here, so svc refused it: tell the person what you need and why.`;
+}

@@ -1,108 +1,278 @@
-// `svc hook install --client claude`: the real command on settings files as users have them.
-// Merged, never clobbering; a second run changes nothing; uninstall gives back what was there; a
-// file it cannot read is left alone; and the command it writes really runs the hook.
+// `svc hook install --client C`: the real command on settings files as users have them, for every
+// client. Merged, never clobbering; a second run changes nothing; uninstall gives back the file byte
+// for byte; a file it cannot read is left alone; and the command it writes really runs the hook.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
 const tmp = tempDir('svc-hook-install-');
 afterAll(() => tmp.cleanup());
+const home = join(tmp.dir, 'home');
+const COMMAND = /^'\/.+' '\/.+bin\/svc\.js' hook (claude|cursor|gemini|codex)$/;
 
-let n = 0;
-function project(settings?: string) {
-  const dir = join(tmp.dir, `p${n++}`);
-  mkdirSync(join(dir, '.claude'), { recursive: true });
-  if (settings !== undefined) writeFileSync(join(dir, '.claude', 'settings.json'), settings);
-  return { dir, file: join(dir, '.claude', 'settings.json') };
+interface Client {
+  name: 'claude' | 'cursor' | 'gemini' | 'codex';
+  /** The settings file, from the project's folder. */
+  file: string;
+  /** Settings as a user might have them, formatted their way. */
+  original: string;
+  /** Each event svc hooks, with its matcher (null: entries are bare handlers). */
+  events: Record<string, string | null>;
+  /** An event in the client's format that a rule denying .env must deny, and how to read the denial. */
+  denied: (project: string) => object;
+  isDenial: (stdout: string) => boolean;
 }
 
-function svc(cwd: string, ...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, 'hook', 'install', '--client', 'claude', ...args], {
+const clients: Client[] = [
+  {
+    name: 'claude',
+    file: '.claude/settings.json',
+    original: JSON.stringify(
+      {
+        permissions: { allow: ['Bash(ls)'] },
+        hooks: {
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'other-tool check' }] }],
+          PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'logger' }] }],
+        },
+      },
+      null,
+      4,
+    ),
+    events: { PreToolUse: 'Read|Edit|Write|MultiEdit|NotebookEdit|Grep|Glob|Bash|mcp__.*' },
+    denied: (cwd) => ({
+      hook_event_name: 'PreToolUse',
+      cwd,
+      tool_name: 'Read',
+      tool_input: { file_path: '.env' },
+    }),
+    isDenial: (out) => JSON.parse(out).hookSpecificOutput.permissionDecision === 'deny',
+  },
+  {
+    name: 'cursor',
+    file: '.cursor/hooks.json',
+    original:
+      '{\n\t"version": 1,\n\t"hooks": {\n\t\t"afterFileEdit": [{ "command": "./format.sh" }],\n\t\t"beforeShellExecution": [\n\t\t\t{ "command": "audit.sh" }\n\t\t]\n\t}\n}\n',
+    events: { beforeReadFile: null, beforeShellExecution: null, beforeMCPExecution: null },
+    denied: (root) => ({
+      hook_event_name: 'beforeReadFile',
+      workspace_roots: [root],
+      file_path: join(root, '.env'),
+    }),
+    isDenial: (out) => JSON.parse(out).permission === 'deny',
+  },
+  {
+    name: 'gemini',
+    file: '.gemini/settings.json',
+    original: `{
+  "security": { "auth": { "selectedType": "gemini-api-key" } },
+  "hooksConfig": { "enabled": true },
+  "hooks": {
+    "BeforeTool": [
+      {
+        "matcher": "write_file|replace",
+        "hooks": [{ "name": "lint", "type": "command", "command": "lint.sh", "timeout": 5000 }]
+      }
+    ]
+  }
+}
+`,
+    events: {
+      BeforeTool:
+        '^(read_file|read_many_files|write_file|replace|grep_search|search_file_content|glob|list_directory|run_shell_command|mcp_.*|discovered_tool_.*)$',
+    },
+    denied: (cwd) => ({
+      hook_event_name: 'BeforeTool',
+      cwd,
+      tool_name: 'read_file',
+      tool_input: { file_path: '.env' },
+    }),
+    isDenial: (out) => JSON.parse(out).decision === 'deny',
+  },
+  {
+    name: 'codex',
+    file: '.codex/hooks.json',
+    original: '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"notify.sh"}]}]}}',
+    events: { PreToolUse: '^(Bash|apply_patch|Read|mcp__.*)$' },
+    denied: (cwd) => ({
+      hook_event_name: 'PreToolUse',
+      cwd,
+      tool_name: 'Bash',
+      tool_input: { command: 'cat .env' },
+    }),
+    isDenial: (out) => JSON.parse(out).hookSpecificOutput.permissionDecision === 'deny',
+  },
+];
+
+let n = 0;
+function project(client: Client, settings?: string) {
+  const dir = join(tmp.dir, `p${n++}`);
+  const file = join(dir, client.file);
+  mkdirSync(join(file, '..'), { recursive: true });
+  if (settings !== undefined) writeFileSync(file, settings);
+  return { dir, file };
+}
+
+function svc(cwd: string, client: string, ...args: string[]) {
+  const run = spawnSync(process.execPath, [BIN, 'hook', 'install', '--client', client, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: join(tmp.dir, 'home') },
+    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: join(tmp.dir, 'codex-home') },
     encoding: 'utf8',
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-const ORIGINAL = JSON.stringify(
-  {
-    permissions: { allow: ['Bash(ls)'] },
-    hooks: {
-      PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'other-tool check' }] }],
-      PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'logger' }] }],
-    },
-  },
-  null,
-  4,
-);
+/** svc's entries in each event's list of the settings. */
+const oursIn = (settings: any, client: Client) =>
+  Object.keys(client.events).map((event) =>
+    (settings.hooks[event] as any[]).filter((e) => JSON.stringify(e).includes(`svc.js' hook ${client.name}`)),
+  );
 
-it('merges into existing settings, keeps every other hook and setting, and uninstall gives back the original', () => {
-  const p = project(ORIGINAL);
-  expect(svc(p.dir).code).toBe(0);
-  const installed = JSON.parse(readFileSync(p.file, 'utf8'));
-  expect(installed.permissions).toEqual({ allow: ['Bash(ls)'] });
-  expect(installed.hooks.PostToolUse).toEqual(JSON.parse(ORIGINAL).hooks.PostToolUse);
-  expect(installed.hooks.PreToolUse[0]).toEqual(JSON.parse(ORIGINAL).hooks.PreToolUse[0]);
-  expect(installed.hooks.PreToolUse[1].matcher).toContain('Bash');
-  expect(installed.hooks.PreToolUse[1].hooks[0].command).toMatch(/^'\/.+' '\/.+bin\/svc\.js' hook claude$/);
-  expect(svc(p.dir, '--uninstall').code).toBe(0);
-  expect(JSON.parse(readFileSync(p.file, 'utf8'))).toEqual(JSON.parse(ORIGINAL));
-});
-
-it('is idempotent: a second install leaves the file byte for byte as the first wrote it', () => {
-  const p = project(ORIGINAL);
-  svc(p.dir);
-  const first = readFileSync(p.file, 'utf8');
-  const again = svc(p.dir, '--json');
-  expect(JSON.parse(again.stdout)).toMatchObject({ changed: false });
-  expect(readFileSync(p.file, 'utf8')).toBe(first);
-});
-
-it('creates the settings file when there is none, and uninstall removes it again', () => {
-  const p = project();
-  svc(p.dir);
-  expect(existsSync(p.file)).toBe(true);
-  svc(p.dir, '--uninstall');
-  expect(existsSync(p.file)).toBe(false);
-  expect(svc(p.dir, '--uninstall').stdout).toMatch(/was not in .*nothing changed/);
-});
-
-it('a settings file that is not valid JSON is left untouched, with a usage error saying why', () => {
-  const p = project('{ "permissions": ');
-  const run = svc(p.dir);
-  expect(run.code).not.toBe(0);
-  expect(run.stderr).toMatch(/is not valid JSON: fix it first/);
-  expect(readFileSync(p.file, 'utf8')).toBe('{ "permissions": ');
-});
-
-it('--scope user writes the settings in the home folder', () => {
-  const p = project();
-  expect(svc(p.dir, '--scope', 'user').code).toBe(0);
-  expect(existsSync(join(tmp.dir, 'home', '.claude', 'settings.json'))).toBe(true);
-  expect(existsSync(p.file)).toBe(false);
-});
-
-it('the command it writes runs the hook from any folder: a Read of a protected file is denied', () => {
-  const p = project();
-  mkdirSync(join(p.dir, '.svc'));
-  writeFileSync(join(p.dir, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['.env'] }]));
-  svc(p.dir);
-  const command = JSON.parse(readFileSync(p.file, 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
-  const out = execFileSync('/bin/sh', ['-c', command], {
-    cwd: tmp.dir,
-    env: { PATH: process.env.PATH ?? '', HOME: join(tmp.dir, 'home'), SVC_HOME: join(tmp.dir, 'svc-home') },
-    input: JSON.stringify({
-      hook_event_name: 'PreToolUse',
-      cwd: p.dir,
-      tool_name: 'Read',
-      tool_input: { file_path: '.env' },
-    }),
-    encoding: 'utf8',
+describe.each(clients)('svc hook install --client $name', (client) => {
+  it('merges into existing settings, keeps everything else, and uninstall gives back the file byte for byte', () => {
+    const p = project(client, client.original);
+    const run = svc(p.dir, client.name);
+    expect(run.code, run.stderr).toBe(0);
+    const before = JSON.parse(client.original);
+    const installed = JSON.parse(readFileSync(p.file, 'utf8'));
+    for (const [key, value] of Object.entries(before))
+      if (key !== 'hooks') expect(installed[key], key).toEqual(value);
+    for (const [event, list] of Object.entries(before.hooks as Record<string, unknown[]>))
+      expect(installed.hooks[event].slice(0, list.length), event).toEqual(list);
+    for (const [i, [, matcher]] of Object.entries(client.events).entries()) {
+      const [entry] = oursIn(installed, client)[i]!;
+      const command = matcher === null ? entry.command : entry.hooks[0].command;
+      expect(command).toMatch(COMMAND);
+      expect(entry).toEqual(
+        matcher === null ? { command } : { matcher, hooks: [{ type: 'command', command }] },
+      );
+    }
+    expect(svc(p.dir, client.name, '--uninstall').code).toBe(0);
+    expect(readFileSync(p.file, 'utf8')).toBe(client.original);
   });
-  expect(JSON.parse(out).hookSpecificOutput.permissionDecision).toBe('deny');
+
+  it('is idempotent: a second install leaves the file byte for byte as the first wrote it', () => {
+    const p = project(client, client.original);
+    svc(p.dir, client.name);
+    const first = readFileSync(p.file, 'utf8');
+    const again = svc(p.dir, client.name, '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ changed: false });
+    expect(readFileSync(p.file, 'utf8')).toBe(first);
+    expect(oursIn(JSON.parse(first), client).every((entries) => entries.length === 1)).toBe(true);
+  });
+
+  it('an entry of an earlier install (another runtime path) is replaced, not doubled', () => {
+    const p = project(client, client.original);
+    svc(p.dir, client.name);
+    const moved = readFileSync(p.file, 'utf8').replaceAll(process.execPath, '/opt/old/node');
+    writeFileSync(p.file, moved);
+    expect(JSON.parse(svc(p.dir, client.name, '--json').stdout)).toMatchObject({ changed: true });
+    const entries = oursIn(JSON.parse(readFileSync(p.file, 'utf8')), client);
+    expect(entries.every((e) => e.length === 1 && !JSON.stringify(e).includes('/opt/old/node'))).toBe(true);
+    svc(p.dir, client.name, '--uninstall');
+    expect(readFileSync(p.file, 'utf8')).toBe(client.original);
+  });
+
+  it('creates the settings file when there is none, and uninstall removes it again', () => {
+    const p = project(client);
+    svc(p.dir, client.name);
+    const created = JSON.parse(readFileSync(p.file, 'utf8'));
+    if (client.name === 'cursor') expect(created.version).toBe(1);
+    expect(Object.keys(created.hooks)).toEqual(Object.keys(client.events));
+    svc(p.dir, client.name, '--uninstall');
+    expect(existsSync(p.file)).toBe(false);
+    expect(svc(p.dir, client.name, '--uninstall').stdout).toMatch(/was not in .*nothing changed/);
+  });
+
+  it(`writes what hooks/${client.name}.json shows, its placeholders filled in`, () => {
+    const p = project(client);
+    svc(p.dir, client.name);
+    const written = readFileSync(p.file, 'utf8')
+      .replaceAll(`'${process.execPath}'`, "'/path/to/node'")
+      .replaceAll(`'${BIN}'`, "'/path/to/svc/bin/svc.js'");
+    expect(written).toBe(readFileSync(new URL(`../../hooks/${client.name}.json`, import.meta.url), 'utf8'));
+  });
+
+  it('the command it writes runs the hook from any folder: a read of a protected file is denied', () => {
+    const p = project(client);
+    mkdirSync(join(p.dir, '.svc'));
+    writeFileSync(join(p.dir, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['.env'] }]));
+    writeFileSync(join(p.dir, '.env'), 'K=1');
+    svc(p.dir, client.name);
+    const settings = JSON.parse(readFileSync(p.file, 'utf8'));
+    const [entry] = oursIn(settings, client)[0]!;
+    const command = (entry.command ?? entry.hooks[0].command) as string;
+    const out = execFileSync('/bin/sh', ['-c', command], {
+      cwd: tmp.dir,
+      env: { PATH: process.env.PATH ?? '', HOME: home, SVC_HOME: join(tmp.dir, 'svc-home') },
+      input: JSON.stringify(client.denied(p.dir)),
+      encoding: 'utf8',
+    });
+    expect(client.isDenial(out), out).toBe(true);
+  });
+});
+
+it('a settings file that is not valid JSON (or holds comments) is left untouched, with a usage error saying why', () => {
+  for (const [client, text] of [
+    [clients[0]!, '{ "permissions": '],
+    [clients[2]!, '{\n  // mine\n  "ui": {}\n}\n'],
+  ] as const) {
+    const p = project(client, text);
+    const run = svc(p.dir, client.name);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/is not valid JSON: fix it first/);
+    expect(readFileSync(p.file, 'utf8')).toBe(text);
+  }
+});
+
+it('settings whose hooks are not an object are left untouched too', () => {
+  const p = project(clients[3]!, '{"hooks": []}');
+  expect(svc(p.dir, 'codex').stderr).toMatch(/"hooks" is not an object/);
+  expect(readFileSync(p.file, 'utf8')).toBe('{"hooks": []}');
+});
+
+it('uninstall takes out only svc: a hook of its put by hand into another group goes, the group stays', () => {
+  const p = project(clients[0]!);
+  svc(p.dir, 'claude');
+  const ours = JSON.parse(readFileSync(p.file, 'utf8')).hooks.PreToolUse[0].hooks[0];
+  const shared = JSON.stringify(
+    { hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'mine' }, ours] }] } },
+    null,
+    2,
+  );
+  writeFileSync(p.file, shared);
+  svc(p.dir, 'claude', '--uninstall');
+  expect(JSON.parse(readFileSync(p.file, 'utf8'))).toEqual({
+    hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'mine' }] }] },
+  });
+});
+
+it('--scope user writes in the home folder, and for Codex in CODEX_HOME', () => {
+  const p = project(clients[0]!);
+  expect(svc(p.dir, 'claude', '--scope', 'user').code).toBe(0);
+  expect(existsSync(join(home, '.claude', 'settings.json'))).toBe(true);
+  expect(existsSync(p.file)).toBe(false);
+  expect(svc(p.dir, 'gemini', '--scope', 'user').code).toBe(0);
+  expect(existsSync(join(home, '.gemini', 'settings.json'))).toBe(true);
+  expect(svc(p.dir, 'codex', '--scope', 'user').code).toBe(0);
+  expect(existsSync(join(tmp.dir, 'codex-home', 'hooks.json'))).toBe(true);
+});
+
+it('says what the person must still do: Codex reviews hooks and trusts projects, Gemini CLI trusts folders', () => {
+  const codex = project(clients[3]!);
+  const run = svc(codex.dir, 'codex', '--json');
+  expect(JSON.parse(run.stdout).notes).toEqual([
+    expect.stringMatching(/reviewed: trust it in Codex under \/hooks/),
+    expect.stringContaining(`[projects."${codex.dir}"] with trust_level = "trusted"`),
+  ]);
+  expect(svc(project(clients[2]!).dir, 'gemini').stdout).toMatch(/only in a folder it trusts/);
+});
+
+it('an unknown client is a usage error', () => {
+  const run = svc(tmp.dir, 'vim');
+  expect(run.code).toBe(2);
+  expect(run.stderr).toMatch(/--client must be one of claude, cursor, gemini, codex/);
 });
