@@ -3,6 +3,7 @@
 // (src/gate/check.ts), counted and recorded in the same store (gate-record.ts). The rules of each
 // project are compiled once and kept until a rule file changes: chokidar watches every rule file
 // a cached project read, so an edit is seen at once, without a restart.
+import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -45,8 +46,19 @@ export interface Explanation {
 
 interface Compiled {
   key: string;
+  /** Size, mtime and inode of each rule file when it was read. */
+  stamp: string;
   gate: Gate;
   ruleSet: RuleSet;
+}
+
+function stampOf(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.size}:${stat.mtimeMs}:${stat.ino}`;
+  } catch {
+    return 'none';
+  }
 }
 
 export class GateCheck {
@@ -56,6 +68,7 @@ export class GateCheck {
   private watcher: FSWatcher | undefined;
   private watching: Promise<void> = Promise.resolve();
   private readonly reloaded = new Set<() => void>();
+  private readonly watched = new Set<string>();
 
   constructor(options: GateCheckOptions) {
     this.options = options;
@@ -77,19 +90,28 @@ export class GateCheck {
     // Organization rules are read at every check (a read of the store, about a millisecond), so
     // a rule an owner adds holds at once; the cache entry is kept only while they are the same.
     const key = JSON.stringify(setting.organization.map((r) => [r.id, r.rule]));
+    // chokidar reports an edit at once, but drops a second change to a file within 50 ms of the
+    // first; the files' stamps are compared at each check as well (a stat each), so an edit it
+    // missed can never leave stale rules in force.
+    const stamp = this.ruleFiles(projectRoot).map(stampOf).join('|');
     const hit = this.cache.get(projectRoot);
-    if (hit && hit.key === key) return { ...hit, projectRoot };
+    if (hit && hit.key === key && hit.stamp === stamp) return { ...hit, projectRoot };
     const { gate, ruleSet } = gateFor(setting, cwd);
-    this.cache.set(projectRoot, { key, gate, ruleSet });
+    this.cache.set(projectRoot, { key, stamp, gate, ruleSet });
     this.watchFilesOf(projectRoot);
-    return { key, gate, ruleSet, projectRoot };
+    return { key, stamp, gate, ruleSet, projectRoot };
+  }
+
+  private ruleFiles(projectRoot: string): string[] {
+    const named = this.env.SVC_RULES_FILE?.trim();
+    return [join(projectRoot, PROJECT_RULES_FILE), ...(named ? [named] : [])];
   }
 
   private watchFilesOf(projectRoot: string): void {
     if (this.options.watch === false) return;
-    const files = [join(projectRoot, PROJECT_RULES_FILE)];
-    const named = this.env.SVC_RULES_FILE?.trim();
-    if (named) files.push(named);
+    const files = this.ruleFiles(projectRoot).filter((file) => !this.watched.has(file));
+    if (files.length === 0) return;
+    for (const file of files) this.watched.add(file);
     if (!this.watcher) {
       // Rule files are small and rarely written: a change drops every compiled project (a named
       // file holds for all of them), and the next check compiles again.
@@ -169,6 +191,7 @@ export class GateCheck {
   async close(): Promise<void> {
     await this.watcher?.close();
     this.watcher = undefined;
+    this.watched.clear();
     this.cache.clear();
   }
 }

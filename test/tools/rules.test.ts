@@ -1,0 +1,151 @@
+// svc_rules through a real MCP client on an in-process server: an owner's list, add and remove
+// over the core's operations; test and explain under every level; a rule file edited while the
+// server runs is seen at once (chokidar), with no restart.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { GateCheck } from '../../src/backend/gate-check.ts';
+import { createMcpServer } from '../../src/tools/server.ts';
+
+const home = tempDir('svc-rules-tool-');
+const project = join(home.dir, 'shop');
+let service: Service;
+let gate: GateCheck;
+let mcp: Client;
+
+type Structured = Record<string, any>;
+
+async function rules(
+  args: Record<string, unknown>,
+): Promise<{ error: boolean; text: string; data: Structured }> {
+  const result = await mcp.callTool({ name: 'svc_rules', arguments: args });
+  return {
+    error: result.isError === true,
+    text: (result.content as { text: string }[]).map((c) => c.text).join('\n'),
+    data: (result.structuredContent ?? {}) as Structured,
+  };
+}
+
+beforeAll(async () => {
+  mkdirSync(join(project, '.git'), { recursive: true });
+  mkdirSync(join(project, '.svc'), { recursive: true });
+  writeFileSync(join(project, '.svc', 'rules.json'), '[]');
+  writeFileSync(join(project, 'orders.csv'), 'id\n1\n');
+  service = new Service({ dataDir: join(home.dir, 'svc') });
+  const { api_key } = await service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+  gate = new GateCheck({ dataDir: service.dataDir, env: { HOME: home.dir }, core: () => service.ctx });
+  const server = createMcpServer(() => ({
+    invoker: service.invoker,
+    ownerBearer: `Bearer ${api_key}`,
+    agentBearer: undefined,
+    credentialSource: 'environment',
+    gate,
+  }));
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await server.connect(s);
+  mcp = new Client({ name: 'rules', version: '1' });
+  await mcp.connect(c);
+});
+afterAll(async () => {
+  await mcp.close();
+  await gate.close();
+  service.close();
+  home.cleanup();
+});
+
+describe('svc_rules', () => {
+  let ruleId = '';
+
+  it('add, then list: the organization rule with its id and a receipt', async () => {
+    const added = await rules({
+      action: 'add',
+      rules: [{ effect: 'ask', paths: ['*.csv'], reason: 'customer data' }],
+    });
+    expect(added.error, added.text).toBe(false);
+    expect(added.data).toMatchObject({
+      action: 'add',
+      count: 1,
+      receipt_id: expect.stringMatching(/^rcpt_/),
+    });
+    ruleId = added.data.rules[0].rule_id;
+    const listed = await rules({ action: 'list' });
+    expect(listed.data.rules).toEqual([
+      expect.objectContaining({ rule_id: ruleId, effect: 'ask', level: 'organization' }),
+    ]);
+    expect(listed.data.next).toContain('test');
+  });
+
+  it('test: the decision for a path, with what would change it, as next step', async () => {
+    const tested = await rules({ action: 'test', path: 'orders.csv', cwd: project });
+    expect(tested.data.decision).toMatchObject({
+      outcome: 'ask',
+      rule: { id: ruleId, level: 'organization' },
+    });
+    expect(tested.data.next).toContain(`rule ${ruleId}`);
+    expect(
+      (await rules({ action: 'test', path: 'orders.csv', for: 'write', cwd: project })).data.decision.outcome,
+    ).toBe('ask');
+  });
+
+  it('a rule file edited while the server runs holds at once; a loosening one is refused and explained', async () => {
+    expect((await rules({ action: 'explain', path: 'orders.csv', cwd: project })).data.covering).toHaveLength(
+      1,
+    );
+    await gate.ready();
+    const reloaded = new Promise<void>((resolve) => {
+      const stop = gate.onReload(() => {
+        stop();
+        resolve();
+      });
+    });
+    writeFileSync(
+      join(project, '.svc', 'rules.json'),
+      JSON.stringify([
+        { effect: 'deny', paths: ['orders.csv'] },
+        { effect: 'allow', paths: ['*.csv'] },
+      ]),
+    );
+    await reloaded;
+    const explained = await rules({ action: 'explain', path: 'orders.csv', cwd: project });
+    expect(explained.data.decision.outcome).toBe('denied');
+    expect(explained.data.covering.map((c: Structured) => [c.level, c.effect])).toEqual([
+      ['computer', 'deny'],
+      ['organization', 'ask'],
+    ]);
+    expect(explained.data.refused).toEqual([
+      {
+        id: `${join(project, '.svc', 'rules.json')}#2`,
+        message: expect.stringContaining(`would loosen ${ruleId}`),
+      },
+    ]);
+  });
+
+  it('a rule file rewritten at once, faster than its watcher reports, is still read afresh', async () => {
+    writeFileSync(join(project, '.svc', 'rules.json'), '[{"effect":"deny"}]');
+    const broken = await rules({ action: 'test', path: 'orders.csv', cwd: project });
+    expect(broken.error).toBe(true);
+    expect(broken.text).toContain(join(project, '.svc', 'rules.json'));
+  });
+
+  it('missing arguments and loosening organization rules are tool errors that say what to do', async () => {
+    expect((await rules({ action: 'remove' })).text).toContain('needs `rule_id`');
+    expect((await rules({ action: 'test' })).text).toContain('needs `path`');
+    const loosening = await rules({
+      action: 'add',
+      rules: [{ effect: 'allow', paths: [`${service.dataDir}/`] }],
+    });
+    expect(loosening.error).toBe(true);
+    expect(loosening.text).toContain('would loosen builtin:svc-data');
+  });
+
+  it('remove: receipted, and the rule no longer lists', async () => {
+    const removed = await rules({ action: 'remove', rule_id: ruleId });
+    expect(removed.data).toMatchObject({ rule_id: ruleId, receipt_id: expect.stringMatching(/^rcpt_/) });
+    expect((await rules({ action: 'list' })).data.count).toBe(0);
+  });
+});
