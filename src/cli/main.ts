@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { resolveDataDir } from '../config/paths.ts';
+import { svcCommand } from '../config/command.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ACTIONS, RuleListSchema, type Action, type Rule } from '../gate/rules.ts';
@@ -200,7 +201,7 @@ export function buildProgram(): Command {
           `  OpenAPI:   ${where.openapi}`,
           `  keys:      ${where.keys}`,
           `  MCP:       ${where.mcp} (Streamable HTTP), ${server.url}/sse (SSE)`,
-          '  first run: npx svc org create --name "My Org" --json   (prints an organization key)',
+          `  first run: ${svcCommand('org', 'create', '--name', 'My Org', '--json')}   (prints an organization key)`,
         ].join('\n'),
       );
       const stop = (signal: string) => {

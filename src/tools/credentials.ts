@@ -1,5 +1,6 @@
 // Where a tool's credential comes from, and the tool error that says what to do without one.
 import type { ToolDeps } from './registry.ts';
+import { svcCommand } from '../config/command.ts';
 
 export class MissingCredential extends Error {}
 
@@ -7,7 +8,7 @@ export class MissingCredential extends Error {}
 export function ownerOf(deps: ToolDeps): string {
   if (!deps.ownerBearer) {
     throw new MissingCredential(
-      'This tool needs an organization key. Run svc_connect to link this computer to your organization, or set SVC_API_KEY in the MCP server environment to a key that `npx svc org create --name NAME` printed.',
+      `This tool needs an organization key. Run svc_connect to link this computer to your organization, or set SVC_API_KEY in the MCP server environment to a key that \`${svcCommand('org', 'create', '--name', 'NAME')}\` printed.`,
     );
   }
   return deps.ownerBearer;

@@ -7,6 +7,7 @@ import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { machineFacts } from '../config/machine.ts';
+import { svcCommand } from '../config/command.ts';
 
 const CredentialState = z.object({
   present: z.boolean(),
@@ -80,7 +81,7 @@ export const svcGetStarted = defineTool({
     const next: string[] = [];
     if (!deps.ownerBearer && deps.connect) {
       next.push(
-        'Link this computer to your organization with svc_connect (browser approval). No organization yet? `npx svc org create --name NAME` makes one.',
+        `Link this computer to your organization with svc_connect (browser approval). No organization yet? \`${svcCommand('org', 'create', '--name', 'NAME')}\` makes one.`,
       );
     }
     if (owner.problem) next.push(`Fix the organization key: ${owner.problem}`);

@@ -1,6 +1,7 @@
 // svc_rules through a real MCP client on an in-process server: an owner's list, add and remove
 // over the core's operations; test and explain under every level; a rule file edited while the
 // server runs is seen at once (chokidar), with no restart.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,5 +148,39 @@ describe('svc_rules', () => {
     const removed = await rules({ action: 'remove', rule_id: ruleId });
     expect(removed.data).toMatchObject({ rule_id: ruleId, receipt_id: expect.stringMatching(/^rcpt_/) });
     expect((await rules({ action: 'list' })).data.count).toBe(0);
+  });
+});
+
+describe('what svc tells a model to run', () => {
+  it('works from any folder: the command in the missing-key message creates an organization', async () => {
+    const server = createMcpServer(() => ({
+      invoker: service.invoker,
+      ownerBearer: undefined,
+      agentBearer: undefined,
+      credentialSource: 'environment',
+    }));
+    const [c, s] = InMemoryTransport.createLinkedPair();
+    await server.connect(s);
+    const keyless = new Client({ name: 'keyless', version: '1' });
+    await keyless.connect(c);
+    const answer = await keyless.callTool({ name: 'svc_rules', arguments: { action: 'list' } });
+    await keyless.close();
+    const text = (answer.content as { text: string }[])[0]!.text;
+    const command = /`([^`]+org create --name NAME)`/.exec(text)?.[1];
+    expect(command, text).toBeDefined();
+    const elsewhere = join(home.dir, 'elsewhere');
+    mkdirSync(elsewhere);
+    const run = spawnSync('sh', ['-c', `${command!.replace('NAME', 'Elsewhere')} --json`], {
+      cwd: elsewhere,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home.dir,
+        SVC_HOME: join(home.dir, 'svc-elsewhere'),
+        SVC_VAULT: 'file',
+      },
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ api_key: expect.stringMatching(/^ndp_/) });
   });
 });
