@@ -92,7 +92,10 @@ export async function startStandIn(wire: Wire): Promise<StandIn> {
   };
 }
 
-/** A temp project: `.env` with a fresh canary, rules denying it, a harmless file; a fresh home. */
+/**
+ * A temp project: `.env` and `secrets/token.txt` holding a fresh canary, rules denying both, a
+ * harmless file; a fresh home.
+ */
 export function clientProject(prefix: string) {
   const tmp = tempDir(prefix);
   const project = join(tmp.dir, 'shop');
@@ -106,10 +109,11 @@ export function clientProject(prefix: string) {
   mkdirSync(join(project, '.git'), { recursive: true });
   mkdirSync(home, { recursive: true });
   file(join(project, '.env'), `API_TOKEN=${canary}\n`);
+  file(join(project, 'secrets', 'token.txt'), `${canary}\n`);
   file(join(project, 'notes.txt'), `${harmless}\n`);
   file(
     join(project, '.svc', 'rules.json'),
-    JSON.stringify([{ effect: 'deny', paths: ['.env'], reason: 'keys and tokens' }]),
+    JSON.stringify([{ effect: 'deny', paths: ['.env', 'secrets/'], reason: 'keys and tokens' }]),
   );
   return { dir: tmp.dir, project, home, canary, harmless, file, cleanup: tmp.cleanup };
 }
@@ -158,7 +162,7 @@ export function runClient(
   args: string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
-  timeoutMs = 60_000,
+  timeoutMs = 45_000,
 ): Promise<ClientExit> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
