@@ -13,6 +13,7 @@ import {
   seenByModel,
   sse,
   startStandIn,
+  suiteTitle,
   type StandIn,
   type ToolCall,
   type Wire,
@@ -71,7 +72,7 @@ const messagesApi: Wire = {
   },
 };
 
-describe.skipIf(!CLAUDE)('Claude Code with svc hook claude', () => {
+describe.skipIf(!CLAUDE)(suiteTitle('Claude Code with svc hook claude', CLAUDE, 'claude'), () => {
   let standIn: StandIn;
   let fixture: ReturnType<typeof clientProject>;
 

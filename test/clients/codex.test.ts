@@ -16,6 +16,7 @@ import {
   seenByModel,
   sse,
   startStandIn,
+  suiteTitle,
   type StandIn,
   type ToolCall,
   type Wire,
@@ -73,7 +74,7 @@ const responsesApi: Wire = {
 /** Codex's shell tool, as the model calls it (hooks see it as Bash). */
 const shell = (cmd: string): ToolCall => ({ name: 'exec_command', args: { cmd } });
 
-describe.skipIf(!CODEX)('Codex with svc hook codex', () => {
+describe.skipIf(!CODEX)(suiteTitle('Codex with svc hook codex', CODEX, 'codex'), () => {
   let standIn: StandIn;
   let fixture: ReturnType<typeof clientProject>;
   let codexHome: string;

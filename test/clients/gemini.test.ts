@@ -15,6 +15,7 @@ import {
   seenByModel,
   sse,
   startStandIn,
+  suiteTitle,
   type StandIn,
   type ToolCall,
   type Wire,
@@ -53,7 +54,7 @@ const geminiApi: Wire = {
   },
 };
 
-describe.skipIf(!GEMINI)('Gemini CLI with svc hook gemini', () => {
+describe.skipIf(!GEMINI)(suiteTitle('Gemini CLI with svc hook gemini', GEMINI, 'gemini'), () => {
   let standIn: StandIn;
   let fixture: ReturnType<typeof clientProject>;
 

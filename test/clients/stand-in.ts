@@ -149,6 +149,11 @@ export function clientBin(name: string): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
+/** A suite's title, saying why it is skipped when the client's binary is missing. */
+export function suiteTitle(title: string, bin: string | undefined, name: string): string {
+  return bin ? title : `${title} (skipped: node_modules/.bin/${name} is missing; run npm install)`;
+}
+
 export interface ClientExit {
   code: number | null;
   timedOut: boolean;
