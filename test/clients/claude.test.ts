@@ -1,0 +1,133 @@
+// The real Claude Code (`@anthropic-ai/claude-code`), offline against a stand-in of the Anthropic
+// Messages API, with svc's hook installed by `svc hook install`: a protected file never reaches the
+// model through Read, cat, grep -r or python -c, and a harmless read still does.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clientBin,
+  clientEnv,
+  clientProject,
+  FINAL_TEXT,
+  installHook,
+  requestsHolding,
+  runClient,
+  seenByModel,
+  sse,
+  startStandIn,
+  suiteTitle,
+  type StandIn,
+  type ToolCall,
+  type Wire,
+} from './stand-in.ts';
+
+const CLAUDE = clientBin('claude');
+
+/** The Messages API: a tool_use block streamed as input_json_delta, or one text block. */
+const messagesApi: Wire = {
+  wantsToolCall: (body) =>
+    Array.isArray(body.tools) &&
+    body.tools.length > 0 &&
+    !JSON.stringify(body.messages ?? []).includes('"tool_result"'),
+  answer(req, res, body, call) {
+    if (!req.url?.startsWith('/v1/messages')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'not here' } }));
+      return;
+    }
+    if (req.url.startsWith('/v1/messages/count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 1 }));
+      return;
+    }
+    const block = call
+      ? { type: 'tool_use', id: 'toolu_standin_1', name: call.name, input: {} }
+      : { type: 'text', text: '' };
+    const delta = call
+      ? { type: 'input_json_delta', partial_json: JSON.stringify(call.args) }
+      : { type: 'text_delta', text: FINAL_TEXT };
+    const usage = { input_tokens: 1, output_tokens: 1 };
+    const message = { id: 'msg_standin', type: 'message', role: 'assistant', model: body.model ?? 'x' };
+    const stop = call ? 'tool_use' : 'end_turn';
+    if (!body.stream) {
+      const content = call ? [{ ...block, input: call.args }] : [{ type: 'text', text: FINAL_TEXT }];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...message, content, stop_reason: stop, stop_sequence: null, usage }));
+      return;
+    }
+    sse(res, [
+      {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage },
+        },
+      },
+      { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: block } },
+      { event: 'content_block_delta', data: { type: 'content_block_delta', index: 0, delta } },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+      {
+        event: 'message_delta',
+        data: { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage },
+      },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ]);
+  },
+};
+
+describe.skipIf(!CLAUDE)(suiteTitle('Claude Code with svc hook claude', CLAUDE, 'claude'), () => {
+  let standIn: StandIn;
+  let fixture: ReturnType<typeof clientProject>;
+
+  beforeAll(async () => {
+    standIn = await startStandIn(messagesApi);
+    fixture = clientProject('svc-claude-client-');
+    installHook('claude', 'project', fixture.project, clientEnv(fixture.home, {}));
+  });
+
+  afterAll(async () => {
+    await standIn?.close();
+    fixture?.cleanup();
+  });
+
+  async function run(call: ToolCall) {
+    standIn.requests.length = 0;
+    standIn.script(call);
+    const exit = await runClient(
+      CLAUDE!,
+      ['-p', 'Do what the tool call says.', '--output-format', 'json', '--allowedTools', call.name],
+      fixture.project,
+      clientEnv(fixture.home, {
+        ANTHROPIC_BASE_URL: standIn.url,
+        ANTHROPIC_API_KEY: 'standin-key',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ENABLE_TOOL_SEARCH: 'false',
+      }),
+    );
+    const detail = `exit ${exit.code}${exit.timedOut ? ' (timed out)' : ''}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+    expect(standIn.called(), `the stand-in never asked for the tool call: ${detail}`).toBe(true);
+    expect(exit.timedOut, detail).toBe(false);
+    return { exit, detail, seen: seenByModel(standIn) };
+  }
+
+  it.each<[string, ToolCall]>([
+    ['Read', { name: 'Read', args: { file_path: '.env' } }],
+    ['cat', { name: 'Bash', args: { command: 'cat .env' } }],
+    ['grep -r', { name: 'Bash', args: { command: 'grep -r SVC_CANARY .' } }],
+    ['python -c', { name: 'Bash', args: { command: `python3 -c "print(open('.env').read())"` } }],
+  ])('%s of .env: denied, and the canary never reaches the model', async (_route, call) => {
+    const { exit, detail, seen } = await run(call);
+    expect(requestsHolding(standIn, fixture.canary), 'requests that carried the canary').toEqual([]);
+    // The model is told svc refused, and Claude Code lists the denial.
+    expect(seen, detail).toContain('svc:');
+    const result = JSON.parse(exit.stdout);
+    expect(result.permission_denials, detail).toEqual([
+      expect.objectContaining({ tool_name: call.name, tool_use_id: 'toolu_standin_1' }),
+    ]);
+  });
+
+  it('a harmless read still runs: its content reaches the model', async () => {
+    const { exit, detail, seen } = await run({ name: 'Bash', args: { command: 'cat notes.txt' } });
+    expect(seen, detail).toContain(fixture.harmless);
+    expect(JSON.parse(exit.stdout).permission_denials, detail).toEqual([]);
+  });
+});

@@ -1,0 +1,149 @@
+// The real Codex CLI (`@openai/codex`), offline against a stand-in of the OpenAI Responses API as a
+// custom model provider, with svc's hook installed by `svc hook install`: a protected file never
+// reaches the model through cat, grep -r or python -c (its shell is its only tool that reads
+// files), and a harmless cat still does.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clientBin,
+  clientEnv,
+  clientProject,
+  FINAL_TEXT,
+  installHook,
+  requestsHolding,
+  runClient,
+  seenByModel,
+  sse,
+  startStandIn,
+  suiteTitle,
+  type StandIn,
+  type ToolCall,
+  type Wire,
+} from './stand-in.ts';
+
+const CODEX = clientBin('codex');
+
+/** The Responses API: one output item, a function_call or an assistant message, then completed. */
+const responsesApi: Wire = {
+  wantsToolCall: (body) =>
+    Array.isArray(body.tools) &&
+    body.tools.length > 0 &&
+    !JSON.stringify(body.input ?? []).includes('"function_call_output"'),
+  answer(req, res, _body, call) {
+    if (!req.url?.startsWith('/v1/responses')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'not here', type: 'invalid_request_error' } }));
+      return;
+    }
+    const item = call
+      ? {
+          type: 'function_call',
+          id: 'fc_standin_1',
+          call_id: 'call_standin_1',
+          name: call.name,
+          arguments: JSON.stringify(call.args),
+        }
+      : {
+          type: 'message',
+          id: 'msg_standin_1',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: FINAL_TEXT, annotations: [] }],
+        };
+    const usage = {
+      input_tokens: 1,
+      input_tokens_details: null,
+      output_tokens: 1,
+      output_tokens_details: null,
+      total_tokens: 2,
+    };
+    sse(res, [
+      { event: 'response.created', data: { type: 'response.created', response: { id: 'resp_standin' } } },
+      {
+        event: 'response.output_item.done',
+        data: { type: 'response.output_item.done', output_index: 0, item },
+      },
+      {
+        event: 'response.completed',
+        data: { type: 'response.completed', response: { id: 'resp_standin', usage } },
+      },
+    ]);
+  },
+};
+
+/** Codex's shell tool, as the model calls it (hooks see it as Bash). */
+const shell = (cmd: string): ToolCall => ({ name: 'exec_command', args: { cmd } });
+
+describe.skipIf(!CODEX)(suiteTitle('Codex with svc hook codex', CODEX, 'codex'), () => {
+  let standIn: StandIn;
+  let fixture: ReturnType<typeof clientProject>;
+  let codexHome: string;
+
+  beforeAll(async () => {
+    standIn = await startStandIn(responsesApi);
+    fixture = clientProject('svc-codex-client-');
+    codexHome = join(fixture.home, '.codex');
+    mkdirSync(codexHome, { recursive: true });
+    // Codex skips a project's hooks unless the project is trusted.
+    writeFileSync(
+      join(codexHome, 'config.toml'),
+      `[projects.${JSON.stringify(fixture.project)}]\ntrust_level = "trusted"\n`,
+    );
+    installHook('codex', 'project', fixture.project, clientEnv(fixture.home, { CODEX_HOME: codexHome }));
+  });
+
+  afterAll(async () => {
+    await standIn?.close();
+    fixture?.cleanup();
+  });
+
+  async function run(call: ToolCall) {
+    standIn.requests.length = 0;
+    standIn.script(call);
+    const provider = [
+      'model_provider=standin',
+      'model_providers.standin.name=standin',
+      `model_providers.standin.base_url=${standIn.url}/v1`,
+      'model_providers.standin.wire_api=responses',
+      'model_providers.standin.env_key=STANDIN_API_KEY',
+      'model=gpt-standin',
+    ].flatMap((setting) => ['-c', setting]);
+    const exit = await runClient(
+      CODEX!,
+      [
+        'exec',
+        ...provider,
+        '--dangerously-bypass-approvals-and-sandbox',
+        // A new hook runs only once reviewed in Codex's /hooks view, which a test cannot open.
+        '--dangerously-bypass-hook-trust',
+        '--json',
+        'Do what the tool call says.',
+      ],
+      fixture.project,
+      clientEnv(fixture.home, { CODEX_HOME: codexHome, STANDIN_API_KEY: 'standin-key' }),
+      45_000,
+    );
+    const detail = `exit ${exit.code}${exit.timedOut ? ' (timed out)' : ''}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+    expect(standIn.called(), `the stand-in never asked for the tool call: ${detail}`).toBe(true);
+    expect(exit.timedOut, detail).toBe(false);
+    return { exit, detail, seen: seenByModel(standIn) };
+  }
+
+  it.each<[string, ToolCall]>([
+    ['cat', shell('cat .env')],
+    ['grep -r', shell('grep -r SVC_CANARY .')],
+    ['python -c', shell(`python3 -c "print(open('.env').read())"`)],
+  ])('%s of .env: denied, and the canary never reaches the model', async (_route, call) => {
+    const { exit, detail, seen } = await run(call);
+    expect(requestsHolding(standIn, fixture.canary), 'requests that carried the canary').toEqual([]);
+    // The call's output the model gets is svc's refusal, and Codex ran no command.
+    expect(seen, detail).toMatch(/"call_id":"call_standin_1","output":"[^"]*svc:/);
+    expect(exit.stdout, detail).not.toContain('"type":"command_execution"');
+  });
+
+  it('a harmless cat still runs: its content reaches the model', async () => {
+    const { exit, detail, seen } = await run(shell('cat notes.txt'));
+    expect(seen, detail).toContain(fixture.harmless);
+    expect(exit.stdout, detail).toContain('"type":"command_execution"');
+  });
+});

@@ -1,0 +1,139 @@
+// The real Gemini CLI (`@google/gemini-cli`), offline against a stand-in of the Gemini API, with
+// svc's hook installed by `svc hook install`: a protected file never reaches the model through
+// read_file, cat, grep -r or python -c, and a harmless read still does.
+
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clientBin,
+  clientEnv,
+  clientProject,
+  FINAL_TEXT,
+  installHook,
+  requestsHolding,
+  runClient,
+  seenByModel,
+  sse,
+  startStandIn,
+  suiteTitle,
+  type StandIn,
+  type ToolCall,
+  type Wire,
+} from './stand-in.ts';
+
+const GEMINI = clientBin('gemini');
+
+/** generateContent and streamGenerateContent: one candidate with a functionCall part, or text. */
+const geminiApi: Wire = {
+  wantsToolCall: (body) =>
+    Array.isArray(body.tools) &&
+    body.tools.length > 0 &&
+    !JSON.stringify(body.contents ?? []).includes('"functionResponse"'),
+  answer(req, res, _body, call) {
+    const url = req.url ?? '';
+    if (url.includes(':countTokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 1 }));
+      return;
+    }
+    if (!url.includes(':generateContent') && !url.includes(':streamGenerateContent')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 404, message: 'not here', status: 'NOT_FOUND' } }));
+      return;
+    }
+    const part = call ? { functionCall: { name: call.name, args: call.args } } : { text: FINAL_TEXT };
+    const chunk = {
+      candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+      modelVersion: 'stand-in',
+    };
+    if (url.includes(':streamGenerateContent')) {
+      sse(res, [{ data: chunk }]);
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk));
+  },
+};
+
+describe.skipIf(!GEMINI)(suiteTitle('Gemini CLI with svc hook gemini', GEMINI, 'gemini'), () => {
+  let standIn: StandIn;
+  let fixture: ReturnType<typeof clientProject>;
+
+  beforeAll(async () => {
+    standIn = await startStandIn(geminiApi);
+    fixture = clientProject('svc-gemini-client-');
+    // The API key is the auth Gemini CLI uses (without this it stops at "Invalid auth method").
+    fixture.file(
+      join(fixture.home, '.gemini', 'settings.json'),
+      JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }),
+    );
+    installHook('gemini', 'project', fixture.project, clientEnv(fixture.home, {}));
+  });
+
+  afterAll(async () => {
+    await standIn?.close();
+    fixture?.cleanup();
+  });
+
+  async function run(call: ToolCall) {
+    standIn.requests.length = 0;
+    standIn.script(call);
+    const exit = await runClient(
+      GEMINI!,
+      // A named model: with none, a router first asks the API to pick one, which the stand-in does not.
+      [
+        '-p',
+        'Do what the tool call says.',
+        '--approval-mode',
+        'yolo',
+        '-o',
+        'json',
+        '-m',
+        'gemini-2.5-flash',
+      ],
+      fixture.project,
+      clientEnv(fixture.home, {
+        GOOGLE_GEMINI_BASE_URL: standIn.url,
+        GEMINI_API_KEY: 'standin-key',
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      }),
+      45_000,
+    );
+    const detail = `exit ${exit.code}${exit.timedOut ? ' (timed out)' : ''}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+    expect(standIn.called(), `the stand-in never asked for the tool call: ${detail}`).toBe(true);
+    expect(exit.timedOut, detail).toBe(false);
+    return { exit, detail, seen: seenByModel(standIn) };
+  }
+
+  it.each<[string, ToolCall]>([
+    // Gemini CLI refuses a path with a `.env` segment by itself, so its own file tool is shown
+    // refused by svc on the other protected file.
+    ['read_file of secrets/token.txt', { name: 'read_file', args: { file_path: 'secrets/token.txt' } }],
+    ['cat .env', { name: 'run_shell_command', args: { command: 'cat .env' } }],
+    ['grep -r', { name: 'run_shell_command', args: { command: 'grep -r SVC_CANARY .' } }],
+    [
+      'python -c on .env',
+      { name: 'run_shell_command', args: { command: `python3 -c "print(open('.env').read())"` } },
+    ],
+  ])('%s: denied by svc, and the canary never reaches the model', async (_route, call) => {
+    const { exit, detail, seen } = await run(call);
+    expect(requestsHolding(standIn, fixture.canary), 'requests that carried the canary').toEqual([]);
+    // The tool's answer to the model is svc's refusal, and Gemini CLI counts the call as failed.
+    expect(seen, detail).toContain('svc:');
+    expect(JSON.parse(exit.stdout).stats.tools, detail).toMatchObject({ totalCalls: 1, totalFail: 1 });
+  });
+
+  it('read_file of .env: refused, by Gemini CLI itself or by svc', async () => {
+    const { exit, detail } = await run({ name: 'read_file', args: { file_path: '.env' } });
+    expect(requestsHolding(standIn, fixture.canary), 'requests that carried the canary').toEqual([]);
+    expect(JSON.parse(exit.stdout).stats.tools, detail).toMatchObject({ totalCalls: 1, totalFail: 1 });
+  });
+
+  it('a harmless read still runs: its content reaches the model', async () => {
+    const { exit, detail, seen } = await run({
+      name: 'run_shell_command',
+      args: { command: 'cat notes.txt' },
+    });
+    expect(seen, detail).toContain(fixture.harmless);
+    expect(JSON.parse(exit.stdout).stats.tools, detail).toMatchObject({ totalCalls: 1, totalSuccess: 1 });
+  });
+});
