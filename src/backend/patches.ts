@@ -176,6 +176,7 @@ export async function submitPatch(ctx: Context, agent: AgentPrincipal, input: Su
         org_id: agent.orgId,
         signed_at: submittedAt,
         body: {
+          org_id: agent.orgId,
           ...actorOf(agent),
           patch_id: patchId,
           summary: input.summary,
@@ -390,6 +391,7 @@ export async function approvePatch(ctx: Context, caller: OrgCaller, input: { pat
         org_id: caller.orgId,
         signed_at: decidedAt,
         body: {
+          org_id: caller.orgId,
           ...actorOf(caller),
           patch_id: row.patch_id,
           project_root: row.project_root,
@@ -431,6 +433,7 @@ export async function rejectPatch(
         org_id: caller.orgId,
         signed_at: decidedAt,
         body: {
+          org_id: caller.orgId,
           ...actorOf(caller),
           patch_id: row.patch_id,
           diff_sha256: row.diff_sha256,
