@@ -24,6 +24,7 @@ import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { ServiceError } from './errors.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { readOrganizationRules } from './rules-read.ts';
+import { findSecretAssignments, type SecretFinding } from '../scan/secret-assignment.ts';
 import { DiffError, applyFileDiff, parseUnifiedDiff, pathOf, type FileDiff } from './unified-diff.ts';
 
 /** The largest diff a patch may carry, in characters. */
@@ -458,4 +459,27 @@ export async function rejectPatch(
       };
     }),
   );
+}
+
+/**
+ * Added lines of a diff that look like a credential written into code, by file and new line
+ * number (the interim check of src/scan/secret-assignment.ts); values are never returned.
+ */
+export function credentialsAdded(
+  files: readonly FileDiff[],
+): ({ path: string; line: number } & SecretFinding)[] {
+  const found: ({ path: string; line: number } & SecretFinding)[] = [];
+  for (const file of files) {
+    for (const hunk of file.hunks) {
+      let line = hunk.newStart;
+      for (const { op, text } of hunk.lines) {
+        if (op === '-') continue;
+        if (op === '+') {
+          for (const f of findSecretAssignments(text)) found.push({ path: pathOf(file), line, ...f });
+        }
+        line++;
+      }
+    }
+  }
+  return found;
 }

@@ -16,14 +16,13 @@ import {
   SubmitPatchRequest,
   SubmittedPatch,
 } from '../backend/operations/patches.ts';
-import { BLOCKS_WRITE, filesOf } from '../backend/patches.ts';
-import { pathOf, type FileDiff } from '../backend/unified-diff.ts';
+import { BLOCKS_WRITE, credentialsAdded, filesOf } from '../backend/patches.ts';
+import { pathOf } from '../backend/unified-diff.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { OUTCOMES } from '../gate/engine.ts';
 import { GateUnavailable } from '../gate/check.ts';
 import { RulesUnreadable, projectRootOf } from '../gate/local.ts';
 import { ACTIONS } from '../gate/rules.ts';
-import { findSecretAssignments } from '../scan/secret-assignment.ts';
 import { agentOf, ownerOf } from './credentials.ts';
 import { requireGate } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
@@ -93,24 +92,6 @@ const AdviseOutput = z.object({
   credentials: z.array(Credential),
   next: z.string(),
 });
-
-/** Added lines that look like a credential written into code, by file and new line number. */
-export function credentialsAdded(files: readonly FileDiff[]): z.infer<typeof Credential>[] {
-  const found: z.infer<typeof Credential>[] = [];
-  for (const file of files) {
-    for (const hunk of file.hunks) {
-      let line = hunk.newStart;
-      for (const { op, text } of hunk.lines) {
-        if (op === '-') continue;
-        if (op === '+') {
-          for (const f of findSecretAssignments(text)) found.push({ path: pathOf(file), line, ...f });
-        }
-        line++;
-      }
-    }
-  }
-  return found;
-}
 
 function adviseNext(out: Omit<z.infer<typeof AdviseOutput>, 'next'>, diff: boolean): string {
   const steps: string[] = [];

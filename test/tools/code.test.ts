@@ -13,6 +13,7 @@ import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
 import { GateCheck } from '../../src/backend/gate-check.ts';
+import type { ServiceError } from '../../src/backend/errors.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
 
 const home = tempDir('svc-code-tool-');
@@ -184,12 +185,15 @@ describe('svc_code_patch', () => {
         diff: CHANGE_SECRET,
         project_root: project,
       })
-      .catch((e: unknown) => e as { code: string; details: Record<string, unknown> });
+      .then(
+        () => undefined,
+        (e: unknown) => e as ServiceError,
+      );
     expect(error).toMatchObject({
       code: 'forbidden',
       details: { receipt_id: expect.stringMatching(/^rcpt_/) },
     });
-    const receipt = await service.invoke(ops.getProof, undefined, { id: String(error.details.receipt_id) });
+    const receipt = await service.invoke(ops.getProof, undefined, { id: String(error?.details.receipt_id) });
     expect(receipt.payload).toMatchObject({ kind: 'patch.submit.deny', reason: 'protected' });
   });
 
