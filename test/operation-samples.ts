@@ -74,6 +74,17 @@ export const SAMPLES: Record<string, Sample> = {
   listRules: { input: () => ({}) },
   addRules: { input: () => ({ rules: [{ effect: 'deny', paths: ['*.secret'] }] }) },
   removeRule: { input: (i) => ({ rule_id: i.rule }), owned: 'hidden' },
+  submitPatch: {
+    input: () => ({
+      summary: 'a greeting',
+      diff: '--- /dev/null\n+++ b/hello.txt\n@@ -0,0 +1 @@\n+hello\n',
+      project_root: '/nonexistent/svc-sample-project',
+    }),
+  },
+  listPatches: { input: () => ({}) },
+  // A patch id no organization has: another organization's key is answered 404 as for its own.
+  approvePatch: { input: () => ({ patch_id: 'patch_000000000000' }), owned: 'hidden' },
+  rejectPatch: { input: () => ({ patch_id: 'patch_000000000000' }), owned: 'hidden' },
   getPolicyBoard: { input: () => ({}) },
   listProofs: { input: () => ({}) },
   registerNode: {

@@ -50,6 +50,12 @@ import type { Operation } from './operation.ts';
 import { CONNECT_STARTS_PER_CLIENT } from './connect.ts';
 import { ops } from './operations/index.ts';
 import { AddRulesRequest, RuleIdParam } from './operations/rules.ts';
+import {
+  PatchIdParam,
+  PatchListQuery,
+  RejectPatchRequest,
+  SubmitPatchRequest,
+} from './operations/patches.ts';
 
 export interface RouteRequest {
   params: Record<string, unknown>;
@@ -451,6 +457,47 @@ export const ROUTES: readonly Route[] = [
     params: RuleIdParam,
     ok: { status: 200, description: 'removed, with a receipt' },
     errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.submitPatch,
+    method: 'post',
+    path: '/api/v1/patches',
+    tag: 'patches',
+    extension: true,
+    body: SubmitPatchRequest,
+    ok: { status: 201, description: 'queued for the owner, with a receipt' },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.listPatches,
+    method: 'get',
+    path: '/api/v1/patches',
+    tag: 'patches',
+    extension: true,
+    query: PatchListQuery,
+    ok: { status: 200, description: "the organization's patches" },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.approvePatch,
+    method: 'post',
+    path: '/api/v1/patches/{patch_id}/approve',
+    tag: 'patches',
+    extension: true,
+    params: PatchIdParam,
+    ok: { status: 200, description: 'applied, with a receipt' },
+    errors: [400, 401, 403, 404, 409],
+  }),
+  route({
+    operation: ops.rejectPatch,
+    method: 'post',
+    path: '/api/v1/patches/{patch_id}/reject',
+    tag: 'patches',
+    extension: true,
+    params: PatchIdParam,
+    body: RejectPatchRequest,
+    ok: { status: 200, description: 'rejected, with a receipt' },
+    errors: [400, 401, 403, 404, 409],
   }),
   route({
     operation: ops.startConnect,

@@ -306,6 +306,7 @@ export function openApiDocument(app: OpenAPIHono<Env>) {
       'tables',
       'sources',
       'rules',
+      'patches',
       'documents',
       'proofs',
       'capsules',

@@ -4,6 +4,7 @@ import { svcConnect, svcGetStarted, svcNode, svcTerms } from './setup.ts';
 import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
 import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
 import { svcRules } from './rules.ts';
+import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
 const implemented = [
@@ -22,6 +23,8 @@ const implemented = [
   svcRead,
   svcRetrieve,
   svcUse,
+  svcCodeAdvise,
+  svcCodePatch,
   svcConnectSource,
   svcApiList,
   svcApiRead,

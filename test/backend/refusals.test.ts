@@ -1149,6 +1149,113 @@ const TABLE: Record<string, Entry> = {
       },
     ],
   },
+  submitPatch: {
+    refusals: [
+      {
+        name: 'a file the read gate does not let be written (svc\u2019s own data dir, the built-in rule)',
+        chain: 'service',
+        kind: 'patch.submit.deny',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.submitPatch, agent.bearer, {
+                summary: 'x',
+                diff: '--- /dev/null\n+++ b/planted.txt\n@@ -0,0 +1 @@\n+x\n',
+                project_root: h.service.dataDir,
+              }),
+            record: {
+              ...agentNamed(agent),
+              reason: 'protected',
+              project_root: h.service.dataDir,
+              paths: [{ path: 'planted.txt', outcome: 'denied', rule_id: 'builtin:svc-data' }],
+            },
+          };
+        },
+      },
+    ],
+  },
+  listPatches: { none: "it lists the caller's own organization's patches" },
+  approvePatch: {
+    refusals: [
+      {
+        name: "a patch id the organization does not have (another organization's included)",
+        chain: 'service',
+        kind: 'patch.approve.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.approvePatch, org.bearer, { patch_id: 'patch_000000000000' }),
+            record: { ...keyNamed(org), patch_id: 'patch_000000000000', reason: 'unknown_patch' },
+          };
+        },
+      },
+      {
+        name: 'a patch decided already',
+        chain: 'service',
+        kind: 'patch.approve.deny',
+        code: 'conflict',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          const queued = await h.service.invoke(ops.submitPatch, agent.bearer, {
+            summary: 'x',
+            diff: '--- /dev/null\n+++ b/x.txt\n@@ -0,0 +1 @@\n+x\n',
+            project_root: '/nonexistent/svc-refusal-project',
+          });
+          await h.service.invoke(ops.rejectPatch, org.bearer, { patch_id: queued.patch_id });
+          return {
+            call: () => h.service.invoke(ops.approvePatch, org.bearer, { patch_id: queued.patch_id }),
+            record: { ...keyNamed(org), patch_id: queued.patch_id, reason: 'decided', status: 'rejected' },
+          };
+        },
+      },
+      {
+        name: 'a patch whose project is not a folder on this computer',
+        chain: 'service',
+        kind: 'patch.approve.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          const queued = await h.service.invoke(ops.submitPatch, agent.bearer, {
+            summary: 'x',
+            diff: '--- /dev/null\n+++ b/x.txt\n@@ -0,0 +1 @@\n+x\n',
+            project_root: '/nonexistent/svc-refusal-project',
+          });
+          return {
+            call: () => h.service.invoke(ops.approvePatch, org.bearer, { patch_id: queued.patch_id }),
+            record: {
+              ...keyNamed(org),
+              patch_id: queued.patch_id,
+              reason: 'no_project',
+              project_root: '/nonexistent/svc-refusal-project',
+            },
+          };
+        },
+      },
+    ],
+  },
+  rejectPatch: {
+    refusals: [
+      {
+        name: "a patch id the organization does not have (another organization's included)",
+        chain: 'service',
+        kind: 'patch.reject.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.rejectPatch, org.bearer, { patch_id: 'patch_000000000000' }),
+            record: { ...keyNamed(org), patch_id: 'patch_000000000000', reason: 'unknown_patch' },
+          };
+        },
+      },
+    ],
+  },
   removeRule: {
     refusals: [
       {

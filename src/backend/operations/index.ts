@@ -9,6 +9,7 @@ import * as sources from './sources.ts';
 import * as proofs from './proofs.ts';
 import * as owner from './owner.ts';
 import * as rules from './rules.ts';
+import * as patches from './patches.ts';
 
 /** The operations among a domain file's exports: the file exports its schemas beside them. */
 type OperationsOf<M> = { [K in keyof M as M[K] extends Operation ? K : never]: M[K] };
@@ -32,6 +33,7 @@ export const ops = {
   ...operationsOf(sources),
   ...operationsOf(proofs),
   ...operationsOf(rules),
+  ...operationsOf(patches),
   ...operationsOf(owner),
 };
 
