@@ -133,6 +133,9 @@ export class Chains {
       const id = `${ID_PREFIX[chain]}_${chainIndex}_${randomUUID().replaceAll('-', '')}`;
       const payload: ProofPayload = {
         ...entry.body,
+        // The payload names the organization the entry is filed under, so a verifier can hold
+        // the stored row to it (a body that left it out would otherwise never verify).
+        org_id: entry.org_id,
         v: PROOF_FORMAT_VERSION,
         id,
         kind: entry.kind,

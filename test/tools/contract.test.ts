@@ -188,6 +188,10 @@ describe('every operation, walked from the registry', () => {
                 : owner;
           seen[kind]![op.name] = await outcome(w, op.name, bearer, sample!.input(ids));
         }
+        // Every receipt and audit row the registry's operations left checks out, field by field.
+        for (const chain of ['service', 'audit'] as const) {
+          expect(w.service.ctx.chains.verifyAll(chain), `${kind} ${chain} chain`).toMatchObject({ ok: true });
+        }
       } finally {
         await w.close();
       }

@@ -74,6 +74,14 @@ describe('svc_rules', () => {
       receipt_id: expect.stringMatching(/^rcpt_/),
     });
     ruleId = added.data.rules[0].rule_id;
+    // The receipt checks out as any third party would check it.
+    expect(
+      await service.invoke(ops.verifyProof, undefined, { proof_id: added.data.receipt_id }),
+    ).toMatchObject({
+      authentic: true,
+      unaltered: true,
+      kind: 'rules.add',
+    });
     const listed = await rules({ action: 'list' });
     expect(listed.data.rules).toEqual([
       expect.objectContaining({ rule_id: ruleId, effect: 'ask', level: 'organization' }),
