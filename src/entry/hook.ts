@@ -1,11 +1,13 @@
 // `svc hook <client>`: one event on stdin, one answer on stdout, in the client's format. A hook runs
-// in the client's critical path, so this loads the gate, the client's format and (only when a
-// daily limit applies) the store: no CLI framework, no service, no HTTP. It fails closed: an event
+// in the client's critical path, so this loads the gate and the clients' formats, the store only
+// when a daily limit applies and zod only to say why an event or a rules file is refused: no CLI
+// framework, no service, no HTTP (docs/HOOKS.md, Speed). It fails closed: an event
 // it cannot read, rules it cannot read or an error of its own blocks the call (exit 2, the reason
 // on stderr), as Claude Code understands.
+import { readFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { resolveDataDir } from '../config/paths.ts';
+import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
 import { Gate, type Charge, type Decision } from '../gate/engine.ts';
 import {
   DYNAMIC_POLICIES,
@@ -16,6 +18,8 @@ import {
   type DynamicPolicy,
 } from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
+import { claude } from '../hooks/claude.ts';
+import { cursor } from '../hooks/cursor.ts';
 import type { HookCall, HookFormat } from '../hooks/format.ts';
 
 export interface HookResult {
@@ -29,22 +33,18 @@ const BLOCK = 2;
 
 const block = (why: string): HookResult => ({ stdout: '', stderr: `svc hook: ${why}\n`, code: BLOCK });
 
-/** Each client's format loads only when its hook runs: a Claude Code hook never builds Cursor's schemas. */
-const FORMATS: Record<string, () => Promise<HookFormat>> = {
-  claude: async () => (await import('../hooks/claude.ts')).claude,
-  cursor: async () => (await import('../hooks/cursor.ts')).cursor,
-};
+/** The clients' formats: each checks its event without zod, so none builds a schema at start. */
+const FORMATS: Record<string, HookFormat> = { claude, cursor };
 export const HOOK_CLIENTS = Object.keys(FORMATS);
 
 export async function runHook(client: string, input: string, env: NodeJS.ProcessEnv): Promise<HookResult> {
-  const load = Object.hasOwn(FORMATS, client) ? FORMATS[client] : undefined;
-  if (!load) {
+  const format = Object.hasOwn(FORMATS, client) ? FORMATS[client] : undefined;
+  if (!format) {
     return block(`no hook for client "${client}"; svc has: ${HOOK_CLIENTS.join(', ')}`);
   }
-  const format = await load();
   let call: HookCall;
   try {
-    const read = format.read(JSON.parse(input));
+    const read = await format.read(JSON.parse(input));
     if (typeof read === 'string') return block(`${read}; the call is blocked`);
     call = read;
   } catch {
@@ -56,7 +56,7 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
     const home = env.HOME?.trim() || homedir();
     const projectRoot = projectRootOf(cwd);
     const dataDir = resolveDataDir(env);
-    const rules = localRules({ projectRoot, dataDir, env });
+    const rules = await localRules({ projectRoot, dataDir, env });
     const gate = new Gate(rules, { projectRoot, home });
     const dynamic = (env.SVC_GATE_DYNAMIC?.trim() || 'ask') as DynamicPolicy;
     if (!DYNAMIC_POLICIES.includes(dynamic)) {
@@ -110,7 +110,6 @@ async function withCounts(
   decide: (usesSoFar: (c: Charge) => number) => Decision,
 ): Promise<Decision> {
   const { Store } = await import('../backend/store/db.ts');
-  const { ensureDataDir } = await import('../config/paths.ts');
   const store = new Store(join(ensureDataDir(dataDir), 'svc.db'));
   try {
     return store.writeAtStartup(() => {
@@ -139,12 +138,25 @@ async function withCounts(
   }
 }
 
-/** The process: reads stdin whole, answers, exits. */
+/**
+ * The process: reads stdin whole, answers, exits. stdin and stdout are read and written directly:
+ * their stream objects take longer to set up than the whole decision.
+ */
 export async function main(client: string): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const result = await runHook(client, Buffer.concat(chunks).toString('utf8'), process.env);
-  if (result.stdout) process.stdout.write(`${result.stdout}\n`);
-  if (result.stderr) process.stderr.write(result.stderr);
+  const result = await runHook(client, await readStdin(), process.env);
+  if (result.stdout) writeSync(1, `${result.stdout}\n`);
+  if (result.stderr) writeSync(2, result.stderr);
   process.exitCode = result.code;
+}
+
+async function readStdin(): Promise<string> {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (error) {
+    // A stdin set non-blocking by the parent cannot be read in one call: take the stream then.
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
 }

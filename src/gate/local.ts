@@ -5,7 +5,7 @@ import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from '
 import { dirname, join, resolve } from 'node:path';
 import { builtinRules } from './builtin.ts';
 import { Gate, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
-import { RuleListSchema, type PlacedRule } from './rules.ts';
+import { validRules, type PlacedRule } from './rules.ts';
 import { pathForms } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
 import { reachOf } from './shell/reads.ts';
@@ -29,7 +29,7 @@ export function projectRootOf(cwd: string): string {
   }
 }
 
-function readRuleFile(file: string, label: string): PlacedRule[] {
+async function readRuleFile(file: string, label: string): Promise<PlacedRule[]> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -44,29 +44,35 @@ function readRuleFile(file: string, label: string): PlacedRule[] {
       `the rules in ${file} are not JSON: fix the file (docs/RULES.md shows the format)`,
     );
   }
-  const parsed = RuleListSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new RulesUnreadable(
-      `the rules in ${file} are not valid: rule ${issue.path.join('.') || '(the list)'}: ${issue.message}`,
-    );
+  let rules = validRules(json);
+  if (!rules) {
+    // Refused: the schema says which rule and why (zod loads only here, off the hook's usual path).
+    const { RuleListSchema } = await import('./rules-schema.ts');
+    const parsed = RuleListSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new RulesUnreadable(
+        `the rules in ${file} are not valid: rule ${issue.path.join('.') || '(the list)'}: ${issue.message}`,
+      );
+    }
+    rules = parsed.data;
   }
-  return parsed.data.map((rule, index) => ({ id: `${label}#${index + 1}`, level: 'computer', rule, file }));
+  return rules.map((rule, index) => ({ id: `${label}#${index + 1}`, level: 'computer', rule, file }));
 }
 
 /** The rules that hold on this computer for a project, built-in first. */
-export function localRules(options: {
+export async function localRules(options: {
   projectRoot: string;
   dataDir: string;
   env: NodeJS.ProcessEnv;
-}): PlacedRule[] {
+}): Promise<PlacedRule[]> {
   const rules = builtinRules(options.dataDir);
   const projectFile = join(options.projectRoot, PROJECT_RULES_FILE);
   // The file's path names its rules, so two projects' rule 1 never share a daily count.
-  if (existsSync(projectFile)) rules.push(...readRuleFile(projectFile, projectFile));
+  if (existsSync(projectFile)) rules.push(...(await readRuleFile(projectFile, projectFile)));
   const named = options.env.SVC_RULES_FILE?.trim();
   // A file named on purpose and missing is an error, not "no rules".
-  if (named) rules.push(...readRuleFile(named, 'SVC_RULES_FILE'));
+  if (named) rules.push(...(await readRuleFile(named, 'SVC_RULES_FILE')));
   return rules;
 }
 
