@@ -19,6 +19,9 @@ if (
   try {
     const { startHook } = await import('../src/entry/hook-launch.js');
     await startHook(process.argv[3]);
+    // The answer is written (synchronously): end now rather than tear the runtime down in order,
+    // a millisecond of every tool call. Not after an error, whose message may still be in flight.
+    process.exit();
   } catch (error) {
     process.stderr.write(`svc hook: could not run (${error?.message ?? error}); the call is blocked\n`);
     process.exitCode = 2;

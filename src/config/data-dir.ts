@@ -4,12 +4,19 @@
 // env-paths: its `import process from 'node:process'` has the runtime build a namespace of the
 // process object, which sets up stdin, stdout and stderr, about 9 ms before the first line of
 // every hook process (docs/HOOKS.md, Speed).
-import { homedir } from 'node:os';
 import { join, win32 } from 'node:path';
 
 export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.SVC_HOME?.trim();
-  return fromEnv ? fromEnv : perUserDataDir(process.platform, env, homedir());
+  return fromEnv ? fromEnv : perUserDataDir(process.platform, env, homeDir(env));
+}
+
+/**
+ * The user's home folder: HOME, where the runtime itself would read it from (not on Windows), else
+ * the runtime's answer. node:os loads only then: loading it costs a hook half a millisecond.
+ */
+export function homeDir(env: NodeJS.ProcessEnv): string {
+  return (process.platform !== 'win32' && env.HOME) || process.getBuiltinModule('node:os').homedir();
 }
 
 /** The per-user data folder for svc on a platform. */

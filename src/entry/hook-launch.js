@@ -11,7 +11,7 @@
 // and as TypeScript it would need the compile cache and the type stripper first, about 2 ms of a
 // hook's 10. For the same reason node:fs comes through process.getBuiltinModule: for an import, the
 // ESM loader builds a namespace of every export of node:fs, fs.promises included, another 4 ms.
-const { readFileSync } = process.getBuiltinModule('node:fs');
+const { closeSync, openSync, readFileSync, readSync } = process.getBuiltinModule('node:fs');
 const { join, win32 } = process.getBuiltinModule('node:path');
 const vm = process.getBuiltinModule('node:vm');
 
@@ -30,7 +30,9 @@ export const BUNDLE_SWITCH = 'SVC_HOOK_BUNDLE';
  */
 export function dataDirOf(env) {
   const fromEnv = env.SVC_HOME?.trim();
-  return fromEnv || perUserDataDir(process.platform, env, process.getBuiltinModule('node:os').homedir());
+  if (fromEnv) return fromEnv;
+  const home = (process.platform !== 'win32' && env.HOME) || process.getBuiltinModule('node:os').homedir();
+  return perUserDataDir(process.platform, env, home);
 }
 
 export function perUserDataDir(platform, env, home) {
@@ -85,6 +87,27 @@ export function evaluateBundle(script, filename) {
 }
 
 /**
+ * Whether every file holds the bytes it held when the bundle was built, `built` being those bytes
+ * one after another: compared whole, not hashed, since node:crypto alone takes longer to load than
+ * reading them all. Each file is read into its place in one buffer, asking for a byte more than it
+ * held (a file that grew returns it), and the whole is compared once.
+ */
+function unchanged(files, built) {
+  const now = Buffer.allocUnsafe(built.length + 1);
+  let at = 0;
+  for (const { path, bytes } of files) {
+    const fd = openSync(path, 'r');
+    try {
+      if (readSync(fd, now, at, bytes + 1, null) !== bytes) return false;
+    } finally {
+      closeSync(fd);
+    }
+    at += bytes;
+  }
+  return at === built.length && now.subarray(0, at).equals(built);
+}
+
+/**
  * The bundle in `dir` when it is there, whole, made by this runtime for this copy of svc, and built
  * from the sources as they are now; undefined otherwise.
  */
@@ -99,16 +122,7 @@ export function loadBundle(dir) {
     ) {
       return undefined;
     }
-    // Every file the bundle was built from must hold the same bytes now: compared whole, not
-    // hashed, since node:crypto alone takes longer to load than reading them all.
-    const built = readFileSync(join(dir, manifest.sources.file));
-    let at = 0;
-    for (const { path, bytes } of manifest.sources.files) {
-      const now = readFileSync(path);
-      if (now.length !== bytes || !now.equals(built.subarray(at, at + bytes))) return undefined;
-      at += bytes;
-    }
-    if (at !== built.length) return undefined;
+    if (!unchanged(manifest.sources.files, readFileSync(join(dir, manifest.sources.file)))) return undefined;
     const scriptFile = join(dir, manifest.script.file);
     const code = readFileSync(scriptFile);
     const cache = readFileSync(join(dir, manifest.cache.file));

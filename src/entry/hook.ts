@@ -5,8 +5,8 @@
 // it cannot read, rules it cannot read or an error of its own blocks the call (exit 2, the reason
 // on stderr), as Claude Code understands.
 import { readFileSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { homeDir } from '../config/data-dir.ts';
 import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
 import { Gate, type Charge, type Decision } from '../gate/engine.ts';
 import {
@@ -53,7 +53,7 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
   try {
     const { ask, cwd } = call;
     if (ask.kind === 'ungated') return { stdout: '', stderr: '', code: 0 };
-    const home = env.HOME?.trim() || homedir();
+    const home = env.HOME?.trim() || homeDir(env);
     const projectRoot = projectRootOf(cwd);
     const dataDir = resolveDataDir(env);
     const rules = await localRules({ projectRoot, dataDir, env });

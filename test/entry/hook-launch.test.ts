@@ -41,12 +41,14 @@ describe("the launcher's data dir", () => {
     expect(dataDirInTypeScript(platform, env, '/home/ann')).toBe(expected);
   });
 
-  it.each([{ SVC_HOME: '/srv/svc' }, { SVC_HOME: '  ' }, {}])(
-    'follows SVC_HOME as the sources do: %o',
-    (env) => {
-      expect(dataDirOf(env)).toBe(resolveDataDir(env));
-    },
-  );
+  it.each([
+    { SVC_HOME: '/srv/svc' },
+    { SVC_HOME: '  ', HOME: '/home/ann' },
+    { HOME: '/home/ann', XDG_DATA_HOME: '/data/ann' },
+    {},
+  ])('follows SVC_HOME and HOME as the sources do: %o', (env) => {
+    expect(dataDirOf(env)).toBe(resolveDataDir(env));
+  });
 });
 
 describe('a hook of a copy of svc', () => {
