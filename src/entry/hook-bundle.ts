@@ -119,9 +119,17 @@ async function bundle(): Promise<{ code: string; read: Map<string, Buffer>; modu
       return code;
     },
   };
-  const build = await rolldown({ input: ENTRY, platform: 'node', plugins: [plugin], logLevel: 'silent' });
+  // Without tsconfig.json, as Node's type stripping reads none: the script is what the sources say.
+  const build = await rolldown({
+    input: ENTRY,
+    platform: 'node',
+    tsconfig: false,
+    plugins: [plugin],
+    logLevel: 'silent',
+  });
   try {
-    const { output } = await build.generate({ format: 'cjs', dynamicImportInCjs: true });
+    // Strict, as the ES modules it is made from are.
+    const { output } = await build.generate({ format: 'cjs', strict: true, dynamicImportInCjs: true });
     const [chunk, ...others] = output;
     if (!chunk || chunk.type !== 'chunk' || others.length > 0)
       throw new Error('the hook bundle is not one script');

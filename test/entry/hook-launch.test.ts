@@ -150,6 +150,16 @@ describe('a hook of a copy of svc', () => {
     expect(reason()).toMatch(/^svc: /);
   });
 
+  it('holds strict code, as the ES modules it is made from are, and requires builtins only', () => {
+    const { dir } = build();
+    const code = readFileSync(join(dir, manifestOf(dir).script.file), 'utf8');
+    expect(code.startsWith('"use strict";')).toBe(true);
+    expect([...code.matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1])).toEqual(
+      expect.arrayContaining(['node:fs', 'node:path']),
+    );
+    expect([...code.matchAll(/\brequire\("([^"]+)"\)/g)].every((m) => m[1]!.startsWith('node:'))).toBe(true);
+  });
+
   it('with a source edited since the build, answers from the sources and builds a new bundle', async () => {
     const { dir } = build();
     const before = manifestOf(dir).script.file;
