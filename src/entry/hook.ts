@@ -6,6 +6,7 @@
 // on stderr), as Claude Code understands.
 import { readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { enableCompileCache } from '../config/compile-cache.ts';
 import { homeDir } from '../config/data-dir.ts';
 import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
 import { Gate, type Charge, type Decision } from '../gate/engine.ts';
@@ -109,6 +110,7 @@ async function withCounts(
   dataDir: string,
   decide: (usesSoFar: (c: Charge) => number) => Decision,
 ): Promise<Decision> {
+  enableCompileCache();
   const { Store } = await import('../backend/store/db.ts');
   const store = new Store(join(ensureDataDir(dataDir), 'svc.db'));
   try {

@@ -3,6 +3,7 @@
 // of the protected files inside them. Rules that cannot be read fail closed: the caller refuses.
 import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { enableCompileCache } from '../config/compile-cache.ts';
 import { builtinRules } from './builtin.ts';
 import { Gate, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
 import { validRules, type PlacedRule } from './rules.ts';
@@ -47,6 +48,7 @@ async function readRuleFile(file: string, label: string): Promise<PlacedRule[]> 
   let rules = validRules(json);
   if (!rules) {
     // Refused: the schema says which rule and why (zod loads only here, off the hook's usual path).
+    enableCompileCache();
     const { RuleListSchema } = await import('./rules-schema.ts');
     const parsed = RuleListSchema.safeParse(json);
     if (!parsed.success) {

@@ -1,6 +1,7 @@
 // Claude Code's PreToolUse hook: its event in, its answer out (docs/HOOKS.md). This file only
 // translates: which action and paths a tool call is, and how a decision is said back. The gate
 // decides.
+import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
 import type { ClaudeEvent } from './claude-event.ts';
 import { isRecord, mcpAsk, nonEmpty as text, reasonOf, type HookFormat, type ToolAsk } from './format.ts';
@@ -86,6 +87,7 @@ export const claude: HookFormat = {
     let event = eventOf(input);
     if (!event) {
       // Not the usual shape: the schema, loaded only now, decides and says why.
+      enableCompileCache();
       const { ClaudeEventSchema } = await import('./claude-event.ts');
       const parsed = ClaudeEventSchema.safeParse(input);
       if (!parsed.success)

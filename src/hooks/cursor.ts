@@ -2,6 +2,7 @@
 // answered with `permission` (allow, deny or ask; beforeReadFile knows only allow and deny) and a
 // message for the person and one for the agent. Tested against Cursor's documentation only: no
 // Cursor client runs here.
+import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
 import type { CursorEvent } from './cursor-event.ts';
 import { isRecord, mcpAsk, nonEmpty, reasonOf, type HookFormat, type ToolAsk } from './format.ts';
@@ -55,6 +56,7 @@ export const cursor: HookFormat = {
     let event = eventOf(input);
     if (!event) {
       // Not the usual shape: the schema, loaded only now, decides and says why.
+      enableCompileCache();
       const { CursorEventSchema } = await import('./cursor-event.ts');
       const parsed = CursorEventSchema.safeParse(input);
       if (!parsed.success)
