@@ -5,7 +5,8 @@
 // asks for the figure, not a target.
 import { performance } from 'node:perf_hooks';
 import { Gate } from '../src/gate/engine.ts';
-import { RuleSchema, type PlacedRule } from '../src/gate/rules.ts';
+import type { PlacedRule } from '../src/gate/rules.ts';
+import { RuleSchema } from '../src/gate/rules-schema.ts';
 import { measure, type Benchmark } from './lib.ts';
 
 const RULES = 1000;

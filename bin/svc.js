@@ -7,25 +7,28 @@ if (major < 22 || (major === 22 && minor < 13)) {
   );
   process.exit(2);
 }
-// Cache compiled (and type-stripped) modules between runs: `svc mcp` and hook processes start in
-// a client's critical path. A cache that cannot be written is skipped silently.
-const { enableCompileCache } = await import('node:module');
-enableCompileCache?.();
 if (
   process.argv[2] === 'hook' &&
   process.argv[3] &&
   !process.argv[3].startsWith('-') &&
-  process.argv[3] !== 'install'
+  !['install', 'bundle'].includes(process.argv[3])
 ) {
-  // A hook runs before every tool call of an agent: it loads the gate alone, never the command
-  // line's framework, and anything that stops it blocks the call (fail closed).
+  // A hook runs before every tool call of an agent: it loads the gate alone (from its bundle when
+  // one fits, src/entry/hook-launch.js), never the command line's framework, and anything that
+  // stops it blocks the call (fail closed).
   try {
-    const { main } = await import('../src/entry/hook.ts');
-    await main(process.argv[3]);
+    const { startHook } = await import('../src/entry/hook-launch.js');
+    await startHook(process.argv[3]);
+    // The answer is written (synchronously): end now rather than tear the runtime down in order,
+    // a millisecond of every tool call. Not after an error, whose message may still be in flight.
+    process.exit();
   } catch (error) {
     process.stderr.write(`svc hook: could not run (${error?.message ?? error}); the call is blocked\n`);
     process.exitCode = 2;
   }
 } else {
+  // Cache compiled (and type-stripped) modules between runs: `svc mcp` starts in a client's
+  // critical path too. A cache that cannot be written is skipped silently.
+  process.getBuiltinModule('node:module').enableCompileCache?.();
   await import('../src/cli/main.ts');
 }

@@ -85,7 +85,7 @@ export class GateCheck {
   }
 
   /** The compiled rules for the project `cwd` is in: from the cache while no rule file changed. */
-  private compiled(setting: GateSetting, cwd: string): Compiled & { projectRoot: string } {
+  private async compiled(setting: GateSetting, cwd: string): Promise<Compiled & { projectRoot: string }> {
     const projectRoot = projectRootOf(cwd);
     // Organization rules are read at every check (a read of the store, about a millisecond), so
     // a rule an owner adds holds at once; the cache entry is kept only while they are the same.
@@ -96,7 +96,7 @@ export class GateCheck {
     const stamp = this.ruleFiles(projectRoot).map(stampOf).join('|');
     const hit = this.cache.get(projectRoot);
     if (hit && hit.key === key && hit.stamp === stamp) return { ...hit, projectRoot };
-    const { gate, ruleSet } = gateFor(setting, cwd);
+    const { gate, ruleSet } = await gateFor(setting, cwd);
     this.cache.set(projectRoot, { key, stamp, gate, ruleSet });
     this.watchFilesOf(projectRoot);
     return { key, stamp, gate, ruleSet, projectRoot };
@@ -145,7 +145,7 @@ export class GateCheck {
    */
   async check(ask: GateAsk, asker: Asker): Promise<RecordedDecision> {
     const setting = this.setting();
-    const { gate, ruleSet } = this.compiled(setting, asker.cwd);
+    const { gate, ruleSet } = await this.compiled(setting, asker.cwd);
     const now = new Date();
     const decide = (usesSoFar: UsesSoFar) =>
       decideWith({ gate, ruleSet, setting }, ask, asker, now, usesSoFar);
@@ -155,12 +155,12 @@ export class GateCheck {
   }
 
   /** Every rule the gate applies for the project `cwd` is in, and the refused ones. */
-  list(asker: Pick<Asker, 'cwd'>): {
+  async list(asker: Pick<Asker, 'cwd'>): Promise<{
     rules: (Rule & { id: string; level: string; file: string | null })[];
     refused: { id: string; message: string }[];
     project_root: string;
-  } {
-    const { ruleSet, projectRoot } = this.compiled(this.setting(), asker.cwd);
+  }> {
+    const { ruleSet, projectRoot } = await this.compiled(this.setting(), asker.cwd);
     return {
       rules: ruleSet.rules.map((p) => ({ id: p.id, level: p.level, file: p.file ?? null, ...p.rule })),
       refused: ruleSet.refused.map((r) => ({ id: r.rule.id, message: r.message })),
@@ -169,9 +169,9 @@ export class GateCheck {
   }
 
   /** What the gate would decide for `action` on `path` now, and every rule that covers it; records nothing. */
-  explain(path: string, action: Action, asker: Asker): Explanation {
+  async explain(path: string, action: Action, asker: Asker): Promise<Explanation> {
     const setting = this.setting();
-    const { gate, ruleSet, projectRoot } = this.compiled(setting, asker.cwd);
+    const { gate, ruleSet, projectRoot } = await this.compiled(setting, asker.cwd);
     const paths = pathForms(path, { cwd: asker.cwd, home: setting.home });
     const request = { action, paths, agent: asker.agent, client: asker.client, now: new Date() };
     return {

@@ -17,7 +17,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { decideAsk } from '../gate/check.ts';
+import { decideWith, gateFor } from '../gate/check.ts';
 import type { Outcome } from '../gate/engine.ts';
 import { nowIso, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
@@ -94,12 +94,12 @@ export function filesOf(diff: string): FileDiff[] {
  * would (built-in, organization and this computer's rules). Nothing is counted or recorded here:
  * the receipts of a patch are its own.
  */
-export function writeDecisions(
+export async function writeDecisions(
   ctx: Context,
   projectRoot: string,
   paths: readonly string[],
   agent: string | undefined,
-): PathDecision[] {
+): Promise<PathDecision[]> {
   const setting = {
     dataDir: dirname(ctx.store.file),
     home: process.env.HOME?.trim() || homedir(),
@@ -107,9 +107,10 @@ export function writeDecisions(
     organization: readOrganizationRules(ctx.store.file),
   };
   const now = ctx.clock();
+  const compiled = { ...(await gateFor(setting, projectRoot)), setting };
   return paths.map((path) => {
-    const decision = decideAsk(
-      setting,
+    const decision = decideWith(
+      compiled,
       { kind: 'paths', action: 'write', paths: [join(projectRoot, path)] },
       { cwd: projectRoot, agent, client: 'svc' },
       now,
@@ -149,7 +150,7 @@ export async function submitPatch(ctx: Context, agent: AgentPrincipal, input: Su
   const files = filesOf(input.diff);
   const paths = files.map(pathOf);
   return await receiptRefusals(ctx, async () => {
-    const decisions = writeDecisions(ctx, input.project_root, paths, agent.handle);
+    const decisions = await writeDecisions(ctx, input.project_root, paths, agent.handle);
     const blocks = blocked(decisions);
     if (blocks.length > 0) {
       throw new Refusal(
@@ -350,7 +351,7 @@ export async function approvePatch(ctx: Context, caller: OrgCaller, input: { pat
         });
       const files = parseUnifiedDiff(row.diff);
       // The rules may have changed since the patch was queued: the gate decides again now.
-      const blocks = blocked(writeDecisions(ctx, row.project_root, files.map(pathOf), row.handle));
+      const blocks = blocked(await writeDecisions(ctx, row.project_root, files.map(pathOf), row.handle));
       if (blocks.length > 0) {
         throw refuse(
           'forbidden',

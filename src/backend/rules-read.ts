@@ -2,7 +2,7 @@
 // hook process reads them at every call and loads this alone (no chains, no keys, no operations).
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { RuleSchema, type PlacedRule, type Rule } from '../gate/rules.ts';
+import { validRules, type PlacedRule, type Rule } from '../gate/rules.ts';
 
 export interface StoredRuleRow {
   rule_id: string;
@@ -10,7 +10,10 @@ export interface StoredRuleRow {
   created_at: string;
 }
 
-/** A stored rule, checked again on the way out: a row altered by hand fails closed, it is never skipped. */
+/**
+ * A stored rule, checked again on the way out (by plain code: a hook reads these at every call and
+ * does not load zod): a row altered by hand fails closed, it is never skipped.
+ */
 export function parseStoredRule(row: Pick<StoredRuleRow, 'rule_id' | 'rule'>): Rule {
   let json: unknown;
   try {
@@ -18,9 +21,9 @@ export function parseStoredRule(row: Pick<StoredRuleRow, 'rule_id' | 'rule'>): R
   } catch {
     json = undefined;
   }
-  const parsed = RuleSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`organization rule ${row.rule_id} in the store is not a valid rule`);
-  return parsed.data;
+  const rule = validRules([json])?.[0];
+  if (!rule) throw new Error(`organization rule ${row.rule_id} in the store is not a valid rule`);
+  return rule;
 }
 
 /**

@@ -1,12 +1,8 @@
-// Where svc keeps its data (SVC_HOME when set, else the per-user data dir of this OS), and the
-// file modes that keep it private: keys and the store live there.
+// Where svc keeps its data (SVC_HOME when set, else the per-user data dir of this OS; data-dir.ts),
+// and the file modes that keep it private: keys and the store live there.
 import { chmodSync, closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
-import envPaths from 'env-paths';
 
-export function resolveDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.SVC_HOME?.trim();
-  return fromEnv ? fromEnv : envPaths('svc', { suffix: '' }).data;
-}
+export { resolveDataDir } from './data-dir.ts';
 
 /** Group and other bits: none of them may be set on what svc keeps. */
 const SHARED_BITS = 0o077;

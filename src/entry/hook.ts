@@ -1,16 +1,21 @@
 // `svc hook <client>`: one event on stdin, one answer on stdout, in the client's format. A hook runs
-// in the client's critical path, so this loads the gate and the client's format, reads the
-// organization rules from the store without a lock, and opens svc's core (store and keys) only
-// when a rule covers what is touched, to count and record the decision: no CLI framework, no
-// operations, no HTTP. It fails closed: an event
+// in the client's critical path, so this loads the gate and the clients' formats, reads the
+// organization rules from the store without a lock, opens svc's core (store and keys) only when a
+// rule covers what is touched, to count and record the decision, and loads zod only to say why an
+// event or a rules file is refused: no CLI framework, no operations, no HTTP (docs/HOOKS.md,
+// Speed). It fails closed: an event
 // it cannot read, rules it cannot read or an error of its own blocks the call (exit 2, the reason
 // on stderr), as Claude Code understands.
-import { homedir } from 'node:os';
+import { readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { enableCompileCache } from '../config/compile-cache.ts';
+import { homeDir } from '../config/data-dir.ts';
 import { resolveDataDir } from '../config/paths.ts';
 import type { Decision, UsesSoFar } from '../gate/engine.ts';
-import { decideAsk } from '../gate/check.ts';
+import { decideWith, gateFor } from '../gate/check.ts';
 import { readOrganizationRules } from '../backend/rules-read.ts';
+import { claude } from '../hooks/claude.ts';
+import { cursor } from '../hooks/cursor.ts';
 import type { HookCall, HookFormat } from '../hooks/format.ts';
 
 export interface HookResult {
@@ -24,10 +29,13 @@ const BLOCK = 2;
 
 const block = (why: string): HookResult => ({ stdout: '', stderr: `svc hook: ${why}\n`, code: BLOCK });
 
-/** Each client's format loads only when its hook runs: a Claude Code hook never builds Cursor's schemas. */
-const FORMATS: Record<string, () => Promise<HookFormat>> = {
-  claude: async () => (await import('../hooks/claude.ts')).claude,
-  cursor: async () => (await import('../hooks/cursor.ts')).cursor,
+/**
+ * The clients' formats. Claude Code's and Cursor's check their event without zod and are part of
+ * the hook bundle; Gemini CLI's and Codex's load from the sources when their hook runs.
+ */
+const FORMATS: Record<string, () => HookFormat | Promise<HookFormat>> = {
+  claude: () => claude,
+  cursor: () => cursor,
   gemini: async () => (await import('../hooks/gemini.ts')).gemini,
   codex: async () => (await import('../hooks/codex.ts')).codex,
 };
@@ -41,7 +49,7 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
   const format = await load();
   let call: HookCall;
   try {
-    const read = format.read(JSON.parse(input));
+    const read = await format.read(JSON.parse(input));
     if (typeof read === 'string') return block(`${read}; the call is blocked`);
     call = read;
   } catch {
@@ -53,13 +61,14 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
     const dataDir = resolveDataDir(env);
     const setting = {
       dataDir,
-      home: env.HOME?.trim() || homedir(),
+      home: env.HOME?.trim() || homeDir(env),
       env,
       organization: readOrganizationRules(join(dataDir, 'svc.db')),
     };
     const now = new Date();
+    const compiled = { ...(await gateFor(setting, cwd)), setting };
     const decide = (usesSoFar: UsesSoFar): Decision =>
-      decideAsk(setting, ask, { cwd, client: format.client }, now, usesSoFar);
+      decideWith(compiled, ask, { cwd, client: format.client }, now, usesSoFar);
     let decision = decide(() => 0);
     // A decision no rule made (nothing protects what is touched) needs no store and no keys: the
     // common call stays fast. Any other is decided again with the store's counts and recorded.
@@ -82,6 +91,7 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
 
 /** Opens svc's core on this computer's data dir (only now: it loads the store and the keys) and records. */
 async function recordInStore(dataDir: string, decide: (usesSoFar: UsesSoFar) => Decision, client: string) {
+  enableCompileCache();
   const [{ openCore }, { decideAndRecord }] = await Promise.all([
     import('../backend/core.ts'),
     import('../backend/gate-record.ts'),
@@ -94,12 +104,25 @@ async function recordInStore(dataDir: string, decide: (usesSoFar: UsesSoFar) => 
   }
 }
 
-/** The process: reads stdin whole, answers, exits. */
+/**
+ * The process: reads stdin whole, answers, exits. stdin and stdout are read and written directly:
+ * their stream objects take longer to set up than the whole decision.
+ */
 export async function main(client: string): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const result = await runHook(client, Buffer.concat(chunks).toString('utf8'), process.env);
-  if (result.stdout) process.stdout.write(`${result.stdout}\n`);
-  if (result.stderr) process.stderr.write(result.stderr);
+  const result = await runHook(client, await readStdin(), process.env);
+  if (result.stdout) writeSync(1, `${result.stdout}\n`);
+  if (result.stderr) writeSync(2, result.stderr);
   process.exitCode = result.code;
+}
+
+async function readStdin(): Promise<string> {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (error) {
+    // A stdin set non-blocking by the parent cannot be read in one call: take the stream then.
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
 }

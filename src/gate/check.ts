@@ -49,24 +49,24 @@ export function dynamicPolicy(env: NodeJS.ProcessEnv): DynamicPolicy {
 }
 
 /** The rules for the asker's project, and the gate over them. Rule files that cannot be read throw. */
-export function gateFor(
+export async function gateFor(
   setting: GateSetting,
   cwd: string,
-): { gate: Gate; ruleSet: RuleSet; projectRoot: string } {
+): Promise<{ gate: Gate; ruleSet: RuleSet; projectRoot: string }> {
   const projectRoot = projectRootOf(cwd);
-  const ruleSet = computerRules({ ...setting, projectRoot });
+  const ruleSet = await computerRules({ ...setting, projectRoot });
   return { gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }), ruleSet, projectRoot };
 }
 
 /** Decides what is asked, the most restrictive outcome over everything it reaches. */
-export function decideAsk(
+export async function decideAsk(
   setting: GateSetting,
   ask: GateAsk,
   asker: Asker,
   now: Date,
   usesSoFar: UsesSoFar,
-): Decision {
-  const { gate, ruleSet } = gateFor(setting, asker.cwd);
+): Promise<Decision> {
+  const { gate, ruleSet } = await gateFor(setting, asker.cwd);
   return decideWith({ gate, ruleSet, setting }, ask, asker, now, usesSoFar);
 }
 

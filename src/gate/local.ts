@@ -3,9 +3,10 @@
 // of the protected files inside them. Rules that cannot be read fail closed: the caller refuses.
 import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { enableCompileCache } from '../config/compile-cache.ts';
 import { builtinRules } from './builtin.ts';
 import { Gate, loosenings, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
-import { RuleListSchema, type PlacedRule } from './rules.ts';
+import { validRules, type PlacedRule } from './rules.ts';
 import { pathForms } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
 import { reachOf } from './shell/reads.ts';
@@ -29,7 +30,7 @@ export function projectRootOf(cwd: string): string {
   }
 }
 
-function readRuleFile(file: string, label: string): PlacedRule[] {
+async function readRuleFile(file: string, label: string): Promise<PlacedRule[]> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -44,14 +45,21 @@ function readRuleFile(file: string, label: string): PlacedRule[] {
       `the rules in ${file} are not JSON: fix the file (docs/RULES.md shows the format)`,
     );
   }
-  const parsed = RuleListSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new RulesUnreadable(
-      `the rules in ${file} are not valid: rule ${issue.path.join('.') || '(the list)'}: ${issue.message}`,
-    );
+  let rules = validRules(json);
+  if (!rules) {
+    // Refused: the schema says which rule and why (zod loads only here, off the hook's usual path).
+    enableCompileCache();
+    const { RuleListSchema } = await import('./rules-schema.ts');
+    const parsed = RuleListSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new RulesUnreadable(
+        `the rules in ${file} are not valid: rule ${issue.path.join('.') || '(the list)'}: ${issue.message}`,
+      );
+    }
+    rules = parsed.data;
   }
-  return parsed.data.map((rule, index) => ({ id: `${label}#${index + 1}`, level: 'computer', rule, file }));
+  return rules.map((rule, index) => ({ id: `${label}#${index + 1}`, level: 'computer', rule, file }));
 }
 
 /** A rule of this computer left out because it would loosen a rule above it, and which one. */
@@ -74,21 +82,21 @@ export interface RuleSet {
  * A file rule that would loosen a rule above it is refused: left out, and named in `refused`
  * (evaluation takes the most restrictive outcome, so it could never have opened anything anyway).
  */
-export function computerRules(options: {
+export async function computerRules(options: {
   projectRoot: string;
   dataDir: string;
   home: string;
   env: NodeJS.ProcessEnv;
   organization?: readonly PlacedRule[];
-}): RuleSet {
+}): Promise<RuleSet> {
   const above = [...builtinRules(options.dataDir), ...(options.organization ?? [])];
   const files: PlacedRule[] = [];
   const projectFile = join(options.projectRoot, PROJECT_RULES_FILE);
   // The file's path names its rules, so two projects' rule 1 never share a daily count.
-  if (existsSync(projectFile)) files.push(...readRuleFile(projectFile, projectFile));
+  if (existsSync(projectFile)) files.push(...(await readRuleFile(projectFile, projectFile)));
   const named = options.env.SVC_RULES_FILE?.trim();
   // A file named on purpose and missing is an error, not "no rules".
-  if (named) files.push(...readRuleFile(named, 'SVC_RULES_FILE'));
+  if (named) files.push(...(await readRuleFile(named, 'SVC_RULES_FILE')));
   const anchors = { projectRoot: options.projectRoot, home: options.home };
   const refused: RefusedRule[] = [];
   const kept = files.filter((placed) => {

@@ -22,7 +22,13 @@ interface CompiledPattern {
   literal: string | undefined;
   /** 'fs': matched against the path from the file-system root; 'project': from the project root. */
   base: 'fs' | 'project';
-  matcher: Ignore;
+  /** The .gitignore line the matcher is made from. */
+  line: string;
+  /**
+   * Made the first time a path gets past `literal`: making one costs more than most decisions
+   * (a hook process makes them anew for every tool call), and most patterns are never run.
+   */
+  matcher?: Ignore;
 }
 
 /** A rule's path list, compiled once per set of anchors. */
@@ -45,7 +51,7 @@ export class PathPattern {
         // `./name` is anchored at the project root, as `/name` is in a .gitignore file.
         line = pattern.startsWith('./') ? `/${pattern.slice(2)}` : pattern;
       }
-      return { negated, base, literal: literalOf(line), matcher: ignore().add(line) };
+      return { negated, base, line, literal: literalOf(line) };
     });
   }
 
@@ -55,7 +61,8 @@ export class PathPattern {
     let lower: string | undefined;
     let fromRoot: string | undefined;
     let fromProject: string | null | undefined;
-    for (const { negated, base, literal, matcher } of this.patterns) {
+    for (const pattern of this.patterns) {
+      const { negated, base, literal } = pattern;
       // A negation can only change the answer for a path some earlier pattern covered, and a
       // plain pattern only one not covered yet.
       if (negated !== covered) continue;
@@ -65,8 +72,10 @@ export class PathPattern {
       else
         candidate =
           fromProject === undefined ? (fromProject = projectRelative(this.projectRoot, path)) : fromProject;
+      if (!candidate) continue;
+      const matcher = (pattern.matcher ??= ignore().add(pattern.line));
       // A path may name a folder: `secrets/` covers the folder itself too.
-      if (candidate && (matcher.ignores(candidate) || matcher.ignores(`${candidate}/`))) covered = !negated;
+      if (matcher.ignores(candidate) || matcher.ignores(`${candidate}/`)) covered = !negated;
     }
     return covered;
   }

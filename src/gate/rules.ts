@@ -1,6 +1,8 @@
-// The rules format (docs/RULES.md): what an owner writes, validated with zod wherever rules come
-// in (the store, a project's .svc/rules.json, SVC_RULES_FILE, svc_rules). Pure: no I/O here.
-import { z } from 'zod';
+// The rules format (docs/RULES.md): its words, the shape of a rule, and a check of a rules file
+// written without zod. A hook process reads rule files before every tool call of an agent, and
+// loading zod alone takes longer than the runtime's own start, so the hook checks a file here and
+// loads the zod schema (rules-schema.ts, used at every other boundary) only to say why a file is
+// refused. test/gate/rules.test.ts holds the two to the same verdict and the same rules. Pure: no I/O.
 
 /** What a rule does, from the least to the most restrictive. */
 export const EFFECTS = ['allow', 'limit', 'redact', 'ask', 'deny'] as const;
@@ -20,10 +22,22 @@ export type Weekday = (typeof WEEKDAYS)[number];
 export const LEVELS = ['builtin', 'organization', 'computer'] as const;
 export type Level = (typeof LEVELS)[number];
 
-const HOURS = /^([01]\d|2[0-3]):[0-5]\d-(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** The sizes a rule may have (docs/RULES.md), shared by this check and the schema. */
+export const RULE_LIMITS = {
+  rules: 10_000,
+  paths: 256,
+  pathLength: 1024,
+  who: 64,
+  whoLength: 128,
+  projectLength: 1024,
+  reasonLength: 512,
+  perDay: 1_000_000,
+} as const;
 
-function isTimeZone(name: string): boolean {
+export const HOURS = /^([01]\d|2[0-3]):[0-5]\d-(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+export const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export function isTimeZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name });
     return true;
@@ -32,54 +46,19 @@ function isTimeZone(name: string): boolean {
   }
 }
 
-const When = z
-  .object({
-    tz: z.string().refine(isTimeZone, 'tz must be an IANA time zone name, for example Europe/Paris or UTC'),
-    hours: z
-      .string()
-      .regex(HOURS, 'hours is a local range "HH:MM-HH:MM", for example "09:00-17:30" (it may wrap midnight)')
-      .optional(),
-    weekdays: z.array(z.enum(WEEKDAYS)).min(1).max(7).optional(),
-    from: z.string().regex(DATE, 'from is a local date YYYY-MM-DD').optional(),
-    until: z.string().regex(DATE, 'until is a local date YYYY-MM-DD (the day itself included)').optional(),
-  })
-  .strict()
-  .refine((w) => !w.from || !w.until || w.from <= w.until, 'from must not be after until');
-
-export const RuleSchema = z
-  .object({
-    effect: z.enum(EFFECTS),
-    paths: z
-      .array(
-        z
-          .string()
-          .trim()
-          .min(1)
-          .max(1024)
-          .refine((p) => p !== '!', 'a path pattern is more than "!"'),
-      )
-      .min(1)
-      .max(256),
-    actions: z.array(z.enum(ACTIONS)).min(1).optional(),
-    who: z.array(z.string().trim().min(1).max(128)).min(1).max(64).optional(),
-    project: z.string().trim().min(1).max(1024).optional(),
-    limit_per_day: z.number().int().min(1).max(1_000_000).optional(),
-    when: When.optional(),
-    reason: z.string().trim().min(1).max(512).optional(),
-  })
-  .strict()
-  .refine((r) => (r.effect === 'limit') === (r.limit_per_day !== undefined), {
-    message: 'limit_per_day goes with effect "limit", and effect "limit" needs it',
-    path: ['limit_per_day'],
-  })
-  .refine((r) => r.paths.some((p) => !p.startsWith('!')), {
-    message: 'a rule needs at least one path that is not a negation (!)',
-    path: ['paths'],
-  });
-
-export type Rule = z.infer<typeof RuleSchema>;
-
-export const RuleListSchema = z.array(RuleSchema).max(10_000);
+/** One rule, as rules-schema.ts outputs it (that file checks the two shapes are the same). */
+export interface Rule {
+  effect: Effect;
+  /** Patterns, trimmed; at least one is not a negation. */
+  paths: string[];
+  actions?: Action[];
+  who?: string[];
+  project?: string;
+  /** With effect "limit" only, and required by it. */
+  limit_per_day?: number;
+  when?: { tz: string; hours?: string; weekdays?: Weekday[]; from?: string; until?: string };
+  reason?: string;
+}
 
 /** A rule with where it came from: its level and an id that names it in every decision. */
 export interface PlacedRule {
@@ -88,4 +67,135 @@ export interface PlacedRule {
   rule: Rule;
   /** The file a computer rule was read from, when it came from one. */
   file?: string;
+}
+
+/**
+ * The rules of a parsed rules file when every one is valid, as the schema would give them (strings
+ * trimmed); undefined when any is not: then the schema says which and why.
+ */
+export function validRules(json: unknown): Rule[] | undefined {
+  if (!Array.isArray(json) || json.length > RULE_LIMITS.rules) return undefined;
+  const rules: Rule[] = [];
+  for (const item of json) {
+    const rule = validRule(item);
+    if (!rule) return undefined;
+    rules.push(rule);
+  }
+  return rules;
+}
+
+const RULE_FIELDS = new Set([
+  'effect',
+  'paths',
+  'actions',
+  'who',
+  'project',
+  'limit_per_day',
+  'when',
+  'reason',
+]);
+const WHEN_FIELDS = new Set(['tz', 'hours', 'weekdays', 'from', 'until']);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const onlyFields = (value: Record<string, unknown>, fields: Set<string>) =>
+  Object.keys(value).every((key) => fields.has(key));
+
+const oneOf = <T extends string>(words: readonly T[], value: unknown): value is T =>
+  typeof value === 'string' && (words as readonly string[]).includes(value);
+
+/** The string trimmed, when it is one and its trimmed length is within bounds. */
+function trimmed(value: unknown, max: number): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  return text.length >= 1 && text.length <= max ? text : undefined;
+}
+
+/** The list, when it is one of `min` to `max` items each of which `item` accepts (and maps). */
+function list<T>(
+  value: unknown,
+  min: number,
+  max: number,
+  item: (v: unknown) => T | undefined,
+): T[] | undefined {
+  if (!Array.isArray(value) || value.length < min || value.length > max) return undefined;
+  const out: T[] = [];
+  for (const v of value) {
+    const mapped = item(v);
+    if (mapped === undefined) return undefined;
+    out.push(mapped);
+  }
+  return out;
+}
+
+function validRule(value: unknown): Rule | undefined {
+  if (!isObject(value) || !onlyFields(value, RULE_FIELDS)) return undefined;
+  const { effect, limit_per_day } = value;
+  if (!oneOf(EFFECTS, effect)) return undefined;
+  const paths = list(value.paths, 1, RULE_LIMITS.paths, (p) => {
+    const text = trimmed(p, RULE_LIMITS.pathLength);
+    return text === '!' ? undefined : text;
+  });
+  if (!paths || !paths.some((p) => !p.startsWith('!'))) return undefined;
+  const rule: Rule = { effect, paths };
+  if (value.actions !== undefined) {
+    const actions = list(value.actions, 1, Infinity, (a) => (oneOf(ACTIONS, a) ? a : undefined));
+    if (!actions) return undefined;
+    rule.actions = actions;
+  }
+  if (value.who !== undefined) {
+    const who = list(value.who, 1, RULE_LIMITS.who, (w) => trimmed(w, RULE_LIMITS.whoLength));
+    if (!who) return undefined;
+    rule.who = who;
+  }
+  if (value.project !== undefined) {
+    const project = trimmed(value.project, RULE_LIMITS.projectLength);
+    if (project === undefined) return undefined;
+    rule.project = project;
+  }
+  if ((effect === 'limit') !== (limit_per_day !== undefined)) return undefined;
+  if (limit_per_day !== undefined) {
+    if (!Number.isInteger(limit_per_day)) return undefined;
+    const n = limit_per_day as number;
+    if (n < 1 || n > RULE_LIMITS.perDay) return undefined;
+    rule.limit_per_day = n;
+  }
+  if (value.when !== undefined) {
+    const when = validWhen(value.when);
+    if (!when) return undefined;
+    rule.when = when;
+  }
+  if (value.reason !== undefined) {
+    const reason = trimmed(value.reason, RULE_LIMITS.reasonLength);
+    if (reason === undefined) return undefined;
+    rule.reason = reason;
+  }
+  return rule;
+}
+
+function validWhen(value: unknown): Rule['when'] {
+  if (!isObject(value) || !onlyFields(value, WHEN_FIELDS)) return undefined;
+  const { tz, hours, weekdays, from, until } = value;
+  if (typeof tz !== 'string' || !isTimeZone(tz)) return undefined;
+  const when: NonNullable<Rule['when']> = { tz };
+  if (hours !== undefined) {
+    if (typeof hours !== 'string' || !HOURS.test(hours)) return undefined;
+    when.hours = hours;
+  }
+  if (weekdays !== undefined) {
+    const days = list(weekdays, 1, 7, (d) => (oneOf(WEEKDAYS, d) ? d : undefined));
+    if (!days) return undefined;
+    when.weekdays = days;
+  }
+  for (const [key, date] of [
+    ['from', from],
+    ['until', until],
+  ] as const) {
+    if (date === undefined) continue;
+    if (typeof date !== 'string' || !DATE.test(date)) return undefined;
+    when[key] = date;
+  }
+  if (when.from && when.until && when.from > when.until) return undefined;
+  return when;
 }

@@ -1,10 +1,12 @@
 // Claude Code's PreToolUse hook: its event in, its answer out (docs/HOOKS.md). This file only
 // translates: which action and paths a tool call is, and how a decision is said back. The gate
 // decides. Codex sends the same event and reads the same answer (src/hooks/codex.ts builds on this).
-import { z } from 'zod';
+import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
+import type { ClaudeEvent } from './claude-event.ts';
 import {
   approvalReasonOf,
+  isRecord,
   mcpAsk,
   nonEmpty as text,
   reasonOf,
@@ -12,14 +14,16 @@ import {
   type ToolAsk,
 } from './format.ts';
 
-/** The fields of a PreToolUse event svc reads; the rest (session, transcript) it leaves alone. */
-export const ClaudeEvent = z.looseObject({
-  hook_event_name: z.literal('PreToolUse'),
-  cwd: z.string().min(1),
-  tool_name: z.string().min(1),
-  tool_input: z.record(z.string(), z.unknown()),
-});
-export type ClaudeEvent = z.infer<typeof ClaudeEvent>;
+export type { ClaudeEvent } from './claude-event.ts';
+
+/** The event when it is a PreToolUse event svc can read (claude-event.ts says the same, with zod). */
+export function eventOf(input: unknown): ClaudeEvent | undefined {
+  if (!isRecord(input)) return undefined;
+  const { hook_event_name, cwd, tool_name, tool_input } = input;
+  return hook_event_name === 'PreToolUse' && text(cwd) && text(tool_name) && isRecord(tool_input)
+    ? (input as ClaudeEvent)
+    : undefined;
+}
 
 export function askOf(event: ClaudeEvent): ToolAsk {
   const input = event.tool_input;
@@ -96,13 +100,20 @@ export function preToolUseFormat(options: {
 }): HookFormat {
   return {
     client: options.client,
-    read(input) {
-      const parsed = ClaudeEvent.safeParse(input);
-      if (!parsed.success)
-        return `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message})`;
+    async read(input) {
+      let event = eventOf(input);
+      if (!event) {
+        // Not the usual shape: the schema, loaded only now, decides and says why.
+        enableCompileCache();
+        const { ClaudeEventSchema } = await import('./claude-event.ts');
+        const parsed = ClaudeEventSchema.safeParse(input);
+        if (!parsed.success)
+          return `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message})`;
+        event = parsed.data;
+      }
       return {
-        cwd: parsed.data.cwd,
-        ask: options.askOf(parsed.data),
+        cwd: event.cwd,
+        ask: options.askOf(event),
         answer: (decision) => answerOf(decision, options.cannotAsk),
       };
     },

@@ -2,29 +2,29 @@
 // answered with `permission` (allow, deny or ask; beforeReadFile knows only allow and deny) and a
 // message for the person and one for the agent. Tested against Cursor's documentation only: no
 // Cursor client runs here.
-import { z } from 'zod';
+import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
-import { mcpAsk, reasonOf, type HookFormat, type ToolAsk } from './format.ts';
+import type { CursorEvent } from './cursor-event.ts';
+import { isRecord, mcpAsk, nonEmpty, reasonOf, type HookFormat, type ToolAsk } from './format.ts';
 
-const Common = { workspace_roots: z.array(z.string().min(1)).optional() };
+const EVENT_NAMES = new Set(['beforeReadFile', 'beforeShellExecution', 'beforeMCPExecution']);
 
-export const CursorEvent = z.discriminatedUnion('hook_event_name', [
-  z.looseObject({ hook_event_name: z.literal('beforeReadFile'), file_path: z.string().min(1), ...Common }),
-  z.looseObject({
-    hook_event_name: z.literal('beforeShellExecution'),
-    command: z.string(),
-    cwd: z.string().min(1).optional(),
-    ...Common,
-  }),
-  z.looseObject({
-    hook_event_name: z.literal('beforeMCPExecution'),
-    tool_name: z.string().min(1),
-    // An object, or the same as JSON text, depending on Cursor's version.
-    tool_input: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
-    ...Common,
-  }),
-]);
-type CursorEvent = z.infer<typeof CursorEvent>;
+/** The event when it is one svc can read (cursor-event.ts says the same, with zod). */
+export function eventOf(input: unknown): CursorEvent | undefined {
+  if (!isRecord(input) || !EVENT_NAMES.has(input.hook_event_name as string)) return undefined;
+  const { workspace_roots: roots } = input;
+  if (roots !== undefined && !(Array.isArray(roots) && roots.every((r) => nonEmpty(r)))) return undefined;
+  const fits =
+    input.hook_event_name === 'beforeReadFile'
+      ? nonEmpty(input.file_path)
+      : input.hook_event_name === 'beforeShellExecution'
+        ? typeof input.command === 'string' && (input.cwd === undefined || nonEmpty(input.cwd))
+        : nonEmpty(input.tool_name) &&
+          (input.tool_input === undefined ||
+            typeof input.tool_input === 'string' ||
+            isRecord(input.tool_input));
+  return fits ? (input as CursorEvent) : undefined;
+}
 
 function askOf(event: CursorEvent): ToolAsk | string {
   switch (event.hook_event_name) {
@@ -52,11 +52,17 @@ function askOf(event: CursorEvent): ToolAsk | string {
 
 export const cursor: HookFormat = {
   client: 'cursor',
-  read(input) {
-    const parsed = CursorEvent.safeParse(input);
-    if (!parsed.success)
-      return `the event is not a Cursor event svc can read (${parsed.error.issues[0]!.message})`;
-    const event = parsed.data;
+  async read(input) {
+    let event = eventOf(input);
+    if (!event) {
+      // Not the usual shape: the schema, loaded only now, decides and says why.
+      enableCompileCache();
+      const { CursorEventSchema } = await import('./cursor-event.ts');
+      const parsed = CursorEventSchema.safeParse(input);
+      if (!parsed.success)
+        return `the event is not a Cursor event svc can read (${parsed.error.issues[0]!.message})`;
+      event = parsed.data;
+    }
     const ask = askOf(event);
     if (typeof ask === 'string') return ask;
     const named = event.hook_event_name === 'beforeShellExecution' ? event.cwd : undefined;

@@ -17,12 +17,20 @@ export interface HookCall {
 export interface HookFormat {
   /** The client's name in decisions and rules' `who`. */
   client: string;
-  /** Reads the event; a string says why it is not an event this format can read. */
-  read(event: unknown): HookCall | string;
+  /**
+   * Reads the event; a string says why it is not an event this format can read. A format checks
+   * the usual event without zod and loads its zod schema only to say why one is refused: a hook
+   * starts before every tool call, and loading zod takes longer than the runtime's own start.
+   */
+  read(event: unknown): HookCall | string | Promise<HookCall | string>;
 }
 
 const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value : undefined);
 export { text as nonEmpty };
+
+/** A JSON object (not an array, not null). */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Argument names MCP servers use for files and folders. */
 const MCP_PATH_ARGUMENTS = [

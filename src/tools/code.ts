@@ -150,20 +150,22 @@ export const svcCodeAdvise = defineTool({
         input.diff === undefined
           ? [{ path: input.path!, at: input.path!, action: 'read' as const }]
           : files.map((f) => ({ path: pathOf(f), at: join(root, pathOf(f)), action: 'write' as const }));
-      const paths = targets.map(({ path, at, action }) => {
-        const explained = gate.explain(at, action, { cwd, client: 'svc' });
-        const { decision } = explained;
-        return {
-          path,
-          action,
-          outcome: decision.outcome,
-          protected: BLOCKS_WRITE.has(decision.outcome),
-          rule: decision.rule,
-          covering: explained.covering.map(({ file: _file, ...c }) => c),
-          explanation: decision.explanation,
-          to_change: decision.to_change,
-        };
-      });
+      const paths = await Promise.all(
+        targets.map(async ({ path, at, action }) => {
+          const explained = await gate.explain(at, action, { cwd, client: 'svc' });
+          const { decision } = explained;
+          return {
+            path,
+            action,
+            outcome: decision.outcome,
+            protected: BLOCKS_WRITE.has(decision.outcome),
+            rule: decision.rule,
+            covering: explained.covering.map(({ file: _file, ...c }) => c),
+            explanation: decision.explanation,
+            to_change: decision.to_change,
+          };
+        }),
+      );
       const advice = {
         project_root: root,
         paths,

@@ -153,7 +153,7 @@ async function run(input: In, deps: ToolDeps): Promise<{ text: string; structure
     case 'test':
     case 'explain': {
       const path = need(input, 'path', input.action);
-      const explained = gateOf(deps).explain(path, input.for ?? 'read', {
+      const explained = await gateOf(deps).explain(path, input.for ?? 'read', {
         cwd: input.cwd ?? process.cwd(),
         agent: input.agent,
         client: 'svc',

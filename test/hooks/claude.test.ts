@@ -1,12 +1,13 @@
 // The real `svc hook claude` process on Claude Code PreToolUse events: what must be denied or
 // asked (direct file tools, other MCP servers' file arguments, searches over folders holding
 // protected files, paths through `..` and symlinks, svc's own data dir), what must pass
-// (look-alikes), daily limits counted in the store, and the fail-closed cases.
-import { spawn } from 'node:child_process';
+// (look-alikes), daily limits counted in the store, and the fail-closed cases. Events go through
+// the hook's bundle, as an installed hook's do; a sample also through the sources, alike.
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
@@ -58,6 +59,12 @@ file(join(home, '.ssh', 'id_ed25519'));
 file(join(outside, 'private', 'payroll.csv'));
 file(join(outside, 'public', 'menu.txt'));
 
+const ENV = { PATH: process.env.PATH ?? '', HOME: home, SVC_HOME: svcHome, SVC_VAULT: 'file' };
+// As `svc hook install` does: the hook starts from its bundle from then on.
+beforeAll(() => {
+  execFileSync(process.execPath, [BIN, 'hook', 'bundle'], { env: ENV });
+});
+
 interface Answer {
   code: number;
   decision: 'deny' | 'ask' | 'allow';
@@ -67,9 +74,7 @@ interface Answer {
 
 function hook(event: object | string, env: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'hook', 'claude'], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, SVC_HOME: svcHome, SVC_VAULT: 'file', ...env },
-    });
+    const child = spawn(process.execPath, [BIN, 'hook', 'claude'], { env: { ...ENV, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -418,6 +423,20 @@ describe('svc hook claude', () => {
   });
 });
 
+describe('from the sources, without the bundle', () => {
+  // Every third event of each table: the same answer, word for word, from either start.
+  const sample = [
+    ...blocked.map(([name, input]) => [name, input] as const),
+    ...shellBlocked.map(([command]) => [`Bash ${command}`, event('Bash', { command })] as const),
+    ...shellPassing.map((command) => [`Bash ${command}`, event('Bash', { command })] as const),
+    ...passing,
+  ].filter((_, i) => i % 3 === 0);
+  it.concurrent.each(sample)('%s', async (_name, input) => {
+    const [bundled, sources] = await Promise.all([hook(input), hook(input, { SVC_HOOK_BUNDLE: 'off' })]);
+    expect(sources).toEqual(bundled);
+  });
+});
+
 describe('fails closed', () => {
   it.each([
     ['an event that is not JSON', 'not json', /not JSON/],
@@ -455,9 +474,7 @@ describe('fails closed', () => {
 
   it('a client svc has no hook for blocks', async () => {
     const answer = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, 'hook', 'nonesuch'], {
-        env: { PATH: process.env.PATH ?? '' },
-      });
+      const child = spawn(process.execPath, [BIN, 'hook', 'nonesuch'], { env: ENV });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.on('close', (code) => resolve({ code, stderr }));

@@ -1,11 +1,11 @@
 // The real `svc hook cursor` process on Cursor's hook events, in the formats its documentation
 // gives (no Cursor client runs here): beforeReadFile (allow or deny only), beforeShellExecution and
-// beforeMCPExecution (allow, deny or ask), and the fail-closed cases.
-import { spawnSync } from 'node:child_process';
+// beforeMCPExecution (allow, deny or ask), and the fail-closed cases; through the hook's bundle.
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
@@ -25,10 +25,20 @@ writeFileSync(
   ]),
 );
 
+const ENV = {
+  PATH: process.env.PATH ?? '',
+  HOME: join(tmp.dir, 'home'),
+  SVC_HOME: join(tmp.dir, 'svc-home'),
+};
+// As an installed hook does, the hook starts from its bundle.
+beforeAll(() => {
+  execFileSync(process.execPath, [BIN, 'hook', 'bundle'], { env: ENV });
+});
+
 function hook(event: object | string) {
   const run = spawnSync(process.execPath, [BIN, 'hook', 'cursor'], {
     input: typeof event === 'string' ? event : JSON.stringify(event),
-    env: { PATH: process.env.PATH ?? '', HOME: join(tmp.dir, 'home'), SVC_HOME: join(tmp.dir, 'svc-home') },
+    env: ENV,
     encoding: 'utf8',
   });
   return {

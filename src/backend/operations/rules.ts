@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
 import { defineOperation } from '../operation.ts';
-import { RuleSchema } from '../../gate/rules.ts';
+import { RuleSchema } from '../../gate/rules-schema.ts';
 import * as rules from '../rules.ts';
 import { MAX_ORGANIZATION_RULES } from '../rules.ts';
 
