@@ -72,10 +72,25 @@ export function compileBundle(code, filename, cachedData) {
 }
 
 /**
+ * The runtime warns, once, that the loader constant the bundle's dynamic imports use is
+ * experimental. A hook's stderr is read by its client (and shown to its person), so that one
+ * warning is dropped; every other passes.
+ */
+function quietLoaderWarning() {
+  const emit = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    const message = typeof warning === 'string' ? warning : warning?.message;
+    if (typeof message === 'string' && message.includes('USE_MAIN_CONTEXT_DEFAULT_LOADER')) return;
+    return emit.call(this, warning, ...rest);
+  };
+}
+
+/**
  * Runs a compiled bundle's top level and gives its exports. The bundle requires Node's builtins
  * only (the builder checks), so its `require` is the runtime's table of them.
  */
 export function evaluateBundle(script, filename) {
+  quietLoaderWarning();
   const module = { exports: {} };
   const require = (id) => {
     const builtin = process.getBuiltinModule(id);

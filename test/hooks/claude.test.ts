@@ -432,8 +432,13 @@ describe('from the sources, without the bundle', () => {
     ...passing,
   ].filter((_, i) => i % 3 === 0);
   it.concurrent.each(sample)('%s', async (_name, input) => {
+    // Each decision a rule makes has an audit row of its own: the rows' ids differ, nothing else.
+    const row = (answer: Answer) => ({
+      ...answer,
+      reason: answer.reason.replace(/aud_\d+_[0-9a-f]{32}/, 'aud_…'),
+    });
     const [bundled, sources] = await Promise.all([hook(input), hook(input, { SVC_HOOK_BUNDLE: 'off' })]);
-    expect(sources).toEqual(bundled);
+    expect(row(sources)).toEqual(row(bundled));
   });
 });
 
