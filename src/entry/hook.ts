@@ -16,6 +16,8 @@ import { decideWith, gateFor } from '../gate/check.ts';
 import { readOrganizationRules } from '../backend/rules-read.ts';
 import { claude } from '../hooks/claude.ts';
 import { cursor } from '../hooks/cursor.ts';
+import { gemini } from '../hooks/gemini.ts';
+import { codex } from '../hooks/codex.ts';
 import type { HookCall, HookFormat } from '../hooks/format.ts';
 
 export interface HookResult {
@@ -29,24 +31,15 @@ const BLOCK = 2;
 
 const block = (why: string): HookResult => ({ stdout: '', stderr: `svc hook: ${why}\n`, code: BLOCK });
 
-/**
- * The clients' formats. Claude Code's and Cursor's check their event without zod and are part of
- * the hook bundle; Gemini CLI's and Codex's load from the sources when their hook runs.
- */
-const FORMATS: Record<string, () => HookFormat | Promise<HookFormat>> = {
-  claude: () => claude,
-  cursor: () => cursor,
-  gemini: async () => (await import('../hooks/gemini.ts')).gemini,
-  codex: async () => (await import('../hooks/codex.ts')).codex,
-};
+/** The clients' formats: each checks its event without zod, so none builds a schema at start. */
+const FORMATS: Record<string, HookFormat> = { claude, cursor, gemini, codex };
 export const HOOK_CLIENTS = Object.keys(FORMATS);
 
 export async function runHook(client: string, input: string, env: NodeJS.ProcessEnv): Promise<HookResult> {
-  const load = Object.hasOwn(FORMATS, client) ? FORMATS[client] : undefined;
-  if (!load) {
+  const format = Object.hasOwn(FORMATS, client) ? FORMATS[client] : undefined;
+  if (!format) {
     return block(`no hook for client "${client}"; svc has: ${HOOK_CLIENTS.join(', ')}`);
   }
-  const format = await load();
   let call: HookCall;
   try {
     const read = await format.read(JSON.parse(input));

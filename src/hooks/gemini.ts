@@ -2,10 +2,12 @@
 // `decision` and `reason` (Claude Code's fields are ignored and the tool runs), and an `ask` makes
 // `gemini -p` wait forever, so a question is refused, saying that a person must approve.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
+import type { GeminiEvent } from './gemini-event.ts';
 import {
   approvalReasonOf,
+  isRecord,
   mcpAsk,
   nonEmpty as text,
   reasonOf,
@@ -13,16 +15,18 @@ import {
   type ToolAsk,
 } from './format.ts';
 
-/** The fields of a BeforeTool event svc reads; the rest (session, transcript, time) it leaves alone. */
-export const GeminiEvent = z.looseObject({
-  hook_event_name: z.literal('BeforeTool'),
-  cwd: z.string().min(1),
-  tool_name: z.string().min(1),
-  tool_input: z.record(z.string(), z.unknown()),
-  /** Sent for MCP tools: the server's name as configured. */
-  mcp_context: z.looseObject({ server_name: z.string().optional() }).optional(),
-});
-type GeminiEvent = z.infer<typeof GeminiEvent>;
+/** The event when it is a BeforeTool event svc can read (gemini-event.ts says the same, with zod). */
+export function eventOf(input: unknown): GeminiEvent | undefined {
+  if (!isRecord(input)) return undefined;
+  const { hook_event_name, cwd, tool_name, tool_input, mcp_context } = input;
+  const context =
+    mcp_context === undefined ||
+    (isRecord(mcp_context) &&
+      (mcp_context.server_name === undefined || typeof mcp_context.server_name === 'string'));
+  return hook_event_name === 'BeforeTool' && text(cwd) && text(tool_name) && isRecord(tool_input) && context
+    ? (input as GeminiEvent)
+    : undefined;
+}
 
 /** Every string among the named arguments: tools renamed theirs across releases, and each is decided. */
 const stringsOf = (input: Record<string, unknown>, names: string[]) =>
@@ -156,11 +160,17 @@ function answerOf(decision: Decision): { stdout: string; code: number } {
 
 export const gemini: HookFormat = {
   client: 'gemini-cli',
-  read(input) {
-    const parsed = GeminiEvent.safeParse(input);
-    if (!parsed.success)
-      return `the event is not a BeforeTool event svc can read (${parsed.error.issues[0]!.message})`;
-    const event = parsed.data;
+  async read(input) {
+    let event = eventOf(input);
+    if (!event) {
+      // Not the usual shape: the schema, loaded only now, decides and says why.
+      enableCompileCache();
+      const { GeminiEventSchema } = await import('./gemini-event.ts');
+      const parsed = GeminiEventSchema.safeParse(input);
+      if (!parsed.success)
+        return `the event is not a BeforeTool event svc can read (${parsed.error.issues[0]!.message})`;
+      event = parsed.data;
+    }
     // A command runs in its `dir_path` (a folder of the workspace Gemini has checked), the working folder without one.
     const dir =
       event.tool_name === 'run_shell_command'

@@ -7,6 +7,8 @@ import { ClaudeEventSchema } from '../../src/hooks/claude-event.ts';
 import { eventOf as claudeEventOf } from '../../src/hooks/claude.ts';
 import { CursorEventSchema } from '../../src/hooks/cursor-event.ts';
 import { eventOf as cursorEventOf } from '../../src/hooks/cursor.ts';
+import { GeminiEventSchema } from '../../src/hooks/gemini-event.ts';
+import { eventOf as geminiEventOf } from '../../src/hooks/gemini.ts';
 
 const junk = fc.constantFrom(null, 0, true, '', 'x', [], ['x'], {}, { a: 1 });
 /** A field of the right kind most of the time, else an odd value; now and then left out. */
@@ -21,6 +23,18 @@ const claudeEvents = fc.record(
     tool_name: field(fc.constantFrom('Read', 'Bash', 'mcp__x__y', '')),
     tool_input: field(fc.dictionary(fc.constantFrom('file_path', 'command', 'path'), fc.jsonValue())),
     session_id: fc.string(),
+  },
+  { requiredKeys: ['hook_event_name', 'cwd', 'tool_name', 'tool_input'] },
+);
+
+const geminiEvents = fc.record(
+  {
+    hook_event_name: field(fc.constantFrom('BeforeTool', 'AfterTool')),
+    cwd: field(path),
+    tool_name: field(fc.constantFrom('read_file', 'run_shell_command', 'mcp_x_y', '')),
+    tool_input: field(fc.dictionary(fc.constantFrom('file_path', 'command', 'dir_path'), fc.jsonValue())),
+    mcp_context: field(fc.record({ server_name: field(fc.constantFrom('x', '')) }, { requiredKeys: [] })),
+    timestamp: fc.string(),
   },
   { requiredKeys: ['hook_event_name', 'cwd', 'tool_name', 'tool_input'] },
 );
@@ -54,6 +68,7 @@ const cursorEvents = fc.oneof(
 it.each([
   ['Claude Code', claudeEvents, claudeEventOf, ClaudeEventSchema],
   ['Cursor', cursorEvents, cursorEventOf, CursorEventSchema],
+  ['Gemini CLI', geminiEvents, geminiEventOf, GeminiEventSchema],
 ] as const)('%s: the check without zod and the schema agree', (_client, events, quick, schema) => {
   let accepted = 0;
   fc.assert(
