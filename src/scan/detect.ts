@@ -1,0 +1,178 @@
+// The detection core: rules as data, and one pass over a text that runs only the rules whose
+// keywords the text holds. A finding carries where it is, what it is and how sure the rule is,
+// a masked preview and a keyed fingerprint; never the value itself. Pure: no I/O and no `node:`
+// imports (the fingerprint's keyed hash is given by the caller, which holds the key).
+
+export type Category = 'secret' | 'pii';
+
+/** What a rule's `check` sees beside the value: the line it is on and the file's name. */
+export interface Context {
+  /** The whole line the value is on. */
+  line: string;
+  /** The file's path as the scan names it (relative to the scanned folder), or '' for loose text. */
+  file: string;
+}
+
+export interface DetectionRule {
+  /** Stable id, lowercase words with `-`: `aws-access-key-id`. Feedback and plans name rules by it. */
+  id: string;
+  category: Category;
+  /** The kind of value, upper case: the token a clean copy puts in its place (`[AWS_ACCESS_KEY_1]`). */
+  type: string;
+  /**
+   * Lowercase text that any match must have nearby: the rule runs only on a text holding one of
+   * them (the prefilter). An empty list runs the rule on every text: keep such rules few and cheap.
+   */
+  keywords: readonly string[];
+  /**
+   * Global (`g`) expression. The value is the named group `value` when there is one, else the whole
+   * match. Written from the provider's documented format; never copied from another scanner.
+   */
+  pattern: RegExp;
+  /** How sure a match is, in [0, 1], before `check`. */
+  confidence: number;
+  /**
+   * A second look at a match: false drops it (a placeholder, a failed checksum), a number replaces
+   * the confidence. Absent: every match stands.
+   */
+  check?(value: string, context: Context): boolean | number;
+}
+
+export interface Finding {
+  /** 1-based. */
+  line: number;
+  /** 1-based, in UTF-16 code units of the line, where the value starts. */
+  column: number;
+  category: Category;
+  type: string;
+  rule: string;
+  confidence: number;
+  /** A keyed hash of the rule's type and the value: the same value is the same fingerprint, across files and scans. */
+  fingerprint: string;
+  /** The value masked: enough to recognise it, never enough to use it. */
+  preview: string;
+}
+
+/** A finding before it is described: where the value lies in the text. */
+export interface Match {
+  rule: DetectionRule;
+  /** Offsets of the value in the text, in UTF-16 code units. */
+  start: number;
+  end: number;
+  confidence: number;
+}
+
+export interface Detector {
+  /** Every match in `text`, the best per overlapping span, in text order. */
+  matches(text: string, file?: string): Match[];
+}
+
+/** Builds a detector over `rules`: each rule's keywords index it, so a text runs only the rules it may match. */
+export function detector(rules: readonly DetectionRule[]): Detector {
+  const ids = new Set<string>();
+  for (const rule of rules) {
+    if (ids.has(rule.id)) throw new Error(`two detection rules are named ${rule.id}`);
+    ids.add(rule.id);
+    if (!rule.pattern.global) throw new Error(`detection rule ${rule.id}: its pattern needs the g flag`);
+  }
+  const always = rules.filter((r) => r.keywords.length === 0);
+  const byKeyword = new Map<string, DetectionRule[]>();
+  for (const rule of rules) {
+    for (const keyword of rule.keywords) {
+      const key = keyword.toLowerCase();
+      byKeyword.set(key, [...(byKeyword.get(key) ?? []), rule]);
+    }
+  }
+  return {
+    matches(text, file = '') {
+      const lower = text.toLowerCase();
+      const chosen = new Set(always);
+      for (const [keyword, keyed] of byKeyword) {
+        if (lower.includes(keyword)) for (const rule of keyed) chosen.add(rule);
+      }
+      const found: Match[] = [];
+      for (const rule of chosen) {
+        rule.pattern.lastIndex = 0;
+        for (const m of text.matchAll(rule.pattern)) {
+          const value = m.groups?.value ?? m[0];
+          if (!value) continue;
+          const start = m.index + (m.groups?.value === undefined ? 0 : m[0].indexOf(value));
+          const end = start + value.length;
+          let confidence = rule.confidence;
+          if (rule.check) {
+            const verdict = rule.check(value, { line: lineAt(text, start), file });
+            if (verdict === false) continue;
+            if (typeof verdict === 'number') confidence = verdict;
+          }
+          found.push({ rule, start, end, confidence });
+        }
+      }
+      return bestPerSpan(found);
+    },
+  };
+}
+
+/** Of matches that overlap, the most confident stays (ties: the longer, then the more specific rule). */
+function bestPerSpan(found: Match[]): Match[] {
+  const ranked = [...found].sort(
+    (a, b) =>
+      b.confidence - a.confidence ||
+      b.end - b.start - (a.end - a.start) ||
+      b.rule.keywords.length - a.rule.keywords.length,
+  );
+  const kept: Match[] = [];
+  for (const match of ranked) {
+    if (!kept.some((k) => match.start < k.end && k.start < match.end)) kept.push(match);
+  }
+  return kept.sort((a, b) => a.start - b.start);
+}
+
+function lineAt(text: string, offset: number): string {
+  const from = text.lastIndexOf('\n', offset - 1) + 1;
+  const to = text.indexOf('\n', offset);
+  return text.slice(from, to === -1 ? text.length : to);
+}
+
+/**
+ * The value masked for a report: its first characters when they name the kind (a documented
+ * prefix such as `AKIA` or `ghp_`, at most 4, and never more than a quarter of it), the rest as
+ * `*`, and its length. Personal data shows its shape only: its first character, every other letter
+ * and digit as `*`, punctuation kept (`j***@*******.***`).
+ */
+export function preview(value: string, category: Category): string {
+  if (category === 'pii') return value.replace(/[A-Za-z0-9]/g, (c, i: number) => (i === 0 ? c : '*'));
+  const shown = Math.min(4, Math.floor(value.length / 4));
+  return `${value.slice(0, shown)}${'*'.repeat(Math.min(12, value.length - shown))} (${value.length} chars)`;
+}
+
+/** Turns matches into findings: line and column, preview, and the caller's keyed fingerprint. */
+export function describe(
+  text: string,
+  matches: readonly Match[],
+  fingerprint: (type: string, value: string) => string,
+): Finding[] {
+  const findings: Finding[] = [];
+  let line = 1;
+  let lineStart = 0;
+  let scanned = 0;
+  for (const match of matches) {
+    for (; scanned < match.start; scanned++) {
+      if (text.charCodeAt(scanned) === 10) {
+        line++;
+        lineStart = scanned + 1;
+      }
+    }
+    const value = text.slice(match.start, match.end);
+    findings.push({
+      line,
+      column: match.start - lineStart + 1,
+      category: match.rule.category,
+      type: match.rule.type,
+      rule: match.rule.id,
+      confidence: Math.round(match.confidence * 100) / 100,
+      fingerprint: fingerprint(match.rule.type, value),
+      preview: preview(value, match.rule.category),
+    });
+  }
+  return findings;
+}
