@@ -1,0 +1,175 @@
+// Scanning files on this computer with the detection core (src/scan/detect.ts): which files a
+// scan reads (a folder walked with its `.gitignore` files and a `.svcignore` honoured, binaries and
+// oversized files skipped), and one file scanned in constant memory, however large: it is read in
+// chunks that end at a line break, so a value is never cut in two and line numbers run on.
+import { closeSync, openSync, readSync, type Dirent } from 'node:fs';
+import { lstat, opendir, readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { describe, type Detector, type Finding } from '../scan/detect.ts';
+
+/** Files larger than this are not scanned (reported as skipped): 100 MiB. */
+export const MAX_SCAN_FILE_BYTES = 100 * 1024 * 1024;
+/** Files up to this size are read whole; larger ones in chunks of about this size. */
+export const SCAN_CHUNK_BYTES = 1024 * 1024;
+/** A line longer than this is cut where a chunk ends (a value across the cut can be missed). */
+export const MAX_CARRIED_LINE_BYTES = 64 * 1024;
+/** How much of a file's start is looked at to tell a binary file (one with a NUL byte) apart. */
+const BINARY_PROBE_BYTES = 8 * 1024;
+/** The files whose patterns a walk honours, in every folder it enters. */
+export const IGNORE_FILES = ['.gitignore', '.svcignore'] as const;
+
+export interface FileToScan {
+  /** Absolute. */
+  path: string;
+  /** Relative to the scanned folder, with `/` between parts: what findings name. */
+  file: string;
+  bytes: number;
+}
+
+export interface Skipped {
+  file: string;
+  reason: 'binary' | 'too_large' | 'unreadable';
+}
+
+/** The rules of one folder's ignore files, matched against paths relative to that folder. */
+interface Rules {
+  dir: string;
+  matcher: Ignore;
+}
+
+async function rulesOf(dir: string): Promise<Rules | undefined> {
+  const matcher = ignore();
+  let any = false;
+  for (const name of IGNORE_FILES) {
+    try {
+      matcher.add(await readFile(join(dir, name), 'utf8'));
+      any = true;
+    } catch {
+      // No such file here (or unreadable): nothing to honour from it.
+    }
+  }
+  return any ? { dir, matcher } : undefined;
+}
+
+const ignoredBy = (stack: readonly Rules[], path: string, isDir: boolean) =>
+  stack.some((rules) => {
+    const rel = relative(rules.dir, path).split(sep).join('/');
+    return rel !== '' && rules.matcher.ignores(isDir ? `${rel}/` : rel);
+  });
+
+/**
+ * The files of `root` a scan reads, in a stable order: folders and files the ignore files name
+ * are left out (with their patterns anchored where each file lies, as git does), `.git` always,
+ * and symbolic links are not followed (what they lead to is scanned where it lies, if inside).
+ * Files it cannot scan are handed to `skip`.
+ */
+export async function* filesToScan(
+  root: string,
+  skip: (skipped: Skipped) => void = () => {},
+): AsyncGenerator<FileToScan> {
+  const pending: { dir: string; stack: Rules[] }[] = [{ dir: root, stack: [] }];
+  while (pending.length > 0) {
+    const { dir, stack: above } = pending.shift()!;
+    const own = await rulesOf(dir);
+    const stack = own ? [...above, own] : above;
+    let entries: Dirent[] = [];
+    try {
+      const handle = await opendir(dir);
+      for await (const entry of handle) entries.push(entry);
+    } catch {
+      skip({ file: relative(root, dir).split(sep).join('/') || '.', reason: 'unreadable' });
+      continue;
+    }
+    entries = entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const path = join(dir, entry.name);
+      const file = relative(root, path).split(sep).join('/');
+      if (entry.isDirectory()) {
+        if (entry.name === '.git' || ignoredBy(stack, path, true)) continue;
+        pending.push({ dir: path, stack });
+      } else if (entry.isFile()) {
+        if (ignoredBy(stack, path, false)) continue;
+        const { size } = await lstat(path);
+        if (size > MAX_SCAN_FILE_BYTES) {
+          skip({ file, reason: 'too_large' });
+          continue;
+        }
+        yield { path, file, bytes: size };
+      }
+    }
+  }
+}
+
+/** Whether a file's start holds a NUL byte: text files never do. */
+function looksBinary(fd: number): boolean {
+  const probe = Buffer.alloc(BINARY_PROBE_BYTES);
+  const read = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
+  return probe.subarray(0, read).includes(0);
+}
+
+export type ScanOutcome = { findings: Finding[]; bytes: number } | { skipped: Skipped['reason'] };
+
+/**
+ * Scans one file. A file up to SCAN_CHUNK_BYTES is read whole; a larger one chunk by chunk, each
+ * chunk ending after its last line break (the rest carried into the next, up to
+ * MAX_CARRIED_LINE_BYTES), so memory stays about two chunks whatever the file's size.
+ */
+export function scanFile(
+  target: Pick<FileToScan, 'path' | 'file'>,
+  detector: Detector,
+  fingerprint: (type: string, value: string) => string,
+): ScanOutcome {
+  let fd: number;
+  try {
+    fd = openSync(target.path, 'r');
+  } catch {
+    return { skipped: 'unreadable' };
+  }
+  try {
+    if (looksBinary(fd)) return { skipped: 'binary' };
+    const findings: Finding[] = [];
+    const decoder = new TextDecoder('utf-8');
+    const buffer = Buffer.alloc(SCAN_CHUNK_BYTES);
+    let carried = '';
+    let linesBefore = 0;
+    /** Characters of the current line already scanned, when a piece ended inside a line. */
+    let columnsBefore = 0;
+    let bytes = 0;
+    let position = 0;
+    const scanText = (text: string) => {
+      for (const finding of describe(text, detector.matches(text, target.file), fingerprint)) {
+        const first = finding.line === 1;
+        findings.push({
+          ...finding,
+          line: finding.line + linesBefore,
+          column: first ? finding.column + columnsBefore : finding.column,
+        });
+      }
+      let last = -1;
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+        linesBefore++;
+        last = i;
+      }
+      columnsBefore = last === -1 ? columnsBefore + text.length : text.length - last - 1;
+    };
+    for (;;) {
+      const read = readSync(fd, buffer, 0, SCAN_CHUNK_BYTES, position);
+      position += read;
+      bytes += read;
+      const text = carried + decoder.decode(buffer.subarray(0, read), { stream: read > 0 });
+      if (read === 0) {
+        if (text) scanText(text);
+        break;
+      }
+      const cut = text.lastIndexOf('\n') + 1;
+      // A line that never ends is scanned in pieces rather than held whole.
+      const keep = cut === 0 && text.length > MAX_CARRIED_LINE_BYTES ? text.length : cut;
+      if (keep > 0) scanText(text.slice(0, keep));
+      carried = text.slice(keep);
+    }
+    return { findings, bytes };
+  } finally {
+    closeSync(fd);
+  }
+}

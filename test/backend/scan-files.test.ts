@@ -1,0 +1,109 @@
+// Which files a scan reads, and one file scanned whole or in chunks: ignore files honoured where
+// they lie, `.git` and symlinks passed over, binaries and oversized files skipped; a large file
+// gives the same findings, at the same lines and columns, as the same text scanned at once.
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe as group, expect, it } from 'vitest';
+import { detector, describe, type DetectionRule } from '../../src/scan/detect.ts';
+import { SCAN_CHUNK_BYTES, filesToScan, scanFile, type Skipped } from '../../src/backend/scan-files.ts';
+import { tempDir } from '../helpers.ts';
+
+const tmp = tempDir('svc-scan-files-');
+afterAll(() => tmp.cleanup());
+
+const rules: DetectionRule[] = [
+  {
+    id: 'test-token',
+    category: 'secret',
+    type: 'TEST_TOKEN',
+    keywords: ['tok_'],
+    pattern: /\btok_[a-z0-9]{16}\b/g,
+    confidence: 0.9,
+  },
+];
+const find = detector(rules);
+const fingerprint = (type: string, value: string) => `${type}:${value.length}`;
+
+function tree(files: Record<string, string>): string {
+  const root = join(tmp.dir, `t${Math.random().toString(36).slice(2)}`);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+async function walk(root: string) {
+  const skipped: Skipped[] = [];
+  const files: string[] = [];
+  for await (const f of filesToScan(root, (s) => skipped.push(s))) files.push(f.file);
+  return { files, skipped };
+}
+
+group('filesToScan', () => {
+  it('honours .gitignore and .svcignore where each lies, and never enters .git', async () => {
+    const root = tree({
+      '.gitignore': 'build/\n*.log\n',
+      'src/app.ts': 'x',
+      'src/.svcignore': 'generated.ts\n',
+      'src/generated.ts': 'x',
+      'src/deep/generated.ts': 'x',
+      'build/out.js': 'x',
+      'debug.log': 'x',
+      'notes/a.log': 'x',
+      '.git/config': 'x',
+      'README.md': 'x',
+    });
+    expect((await walk(root)).files).toEqual(['.gitignore', 'README.md', 'src/.svcignore', 'src/app.ts']);
+  });
+
+  it('a negation in an ignore file brings a file back', async () => {
+    const root = tree({ '.gitignore': '*.env\n!example.env\n', 'prod.env': 'x', 'example.env': 'x' });
+    expect((await walk(root)).files).toEqual(['.gitignore', 'example.env']);
+  });
+
+  it('symbolic links are not followed', async () => {
+    const root = tree({ 'real/a.txt': 'x' });
+    symlinkSync(join(root, 'real'), join(root, 'link'));
+    symlinkSync(join(root, 'real', 'a.txt'), join(root, 'b.txt'));
+    expect((await walk(root)).files).toEqual(['real/a.txt']);
+  });
+});
+
+group('scanFile', () => {
+  const token = () =>
+    `tok_${Array.from({ length: 16 }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(Math.random() * 36)]).join('')}`;
+
+  it('a binary file is skipped, not scanned', () => {
+    const root = tree({});
+    mkdirSync(root, { recursive: true });
+    writeFileSync(join(root, 'x.bin'), Buffer.from([0x74, 0x6f, 0x6b, 0x5f, 0x00, 0x01]));
+    expect(scanFile({ path: join(root, 'x.bin'), file: 'x.bin' }, find, fingerprint)).toEqual({
+      skipped: 'binary',
+    });
+  });
+
+  it('a file of several chunks gives the findings of its whole text, lines and columns included', () => {
+    // Lines of varied length so that chunk ends fall at every kind of place, values among them.
+    const lines: string[] = [];
+    let size = 0;
+    for (let i = 0; size < 3.5 * SCAN_CHUNK_BYTES; i++) {
+      const line =
+        i % 97 === 0
+          ? `key_${i} = "${token()}"`
+          : `const v${i} = ${'x'.repeat(i % 300)}; // ${'é'.repeat(i % 7)}`;
+      lines.push(line);
+      size += Buffer.byteLength(line) + 1;
+    }
+    // One line longer than a chunk, with a value after its first chunk.
+    lines.push(`${'y'.repeat(SCAN_CHUNK_BYTES + 10)} ${token()} tail`);
+    lines.push(`last ${token()}`);
+    const text = lines.join('\n');
+    const root = tree({ 'big.txt': text });
+    const chunked = scanFile({ path: join(root, 'big.txt'), file: 'big.txt' }, find, fingerprint);
+    const whole = describe(text, find.matches(text), fingerprint);
+    expect('findings' in chunked && chunked.findings).toEqual(whole);
+    expect(whole.length).toBeGreaterThan(30);
+    expect('bytes' in chunked && chunked.bytes).toBe(Buffer.byteLength(text));
+  });
+});
