@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe as group, expect, it } from 'vitest';
 import { detector, describe, type DetectionRule } from '../../src/scan/detect.ts';
 import { SCAN_CHUNK_BYTES, filesToScan, scanFile, type Skipped } from '../../src/backend/scan-files.ts';
+import { scanFolder } from '../../src/backend/scan-folder.ts';
 import { tempDir } from '../helpers.ts';
 
 const tmp = tempDir('svc-scan-files-');
@@ -105,5 +106,41 @@ group('scanFile', () => {
     expect('findings' in chunked && chunked.findings).toEqual(whole);
     expect(whole.length).toBeGreaterThan(30);
     expect('bytes' in chunked && chunked.bytes).toBe(Buffer.byteLength(text));
+  });
+});
+
+group('scanFolder', () => {
+  const rules = { module: new URL('./fixtures/scan-rules.ts', import.meta.url).href, name: 'TEST_RULES' };
+  const key = new Uint8Array(32).fill(7);
+
+  it('scans on several threads, findings in the walk order, the same value the same fingerprint', async () => {
+    const value = 'tok_abcdefghij012345';
+    const files: Record<string, string> = { '.gitignore': 'skip/\n', 'skip/a.txt': value };
+    for (let i = 0; i < 40; i++)
+      files[`src/f${String(i).padStart(2, '0')}.ts`] = `// ${i}\nconst k = "${value}";\n`;
+    const root = tree(files);
+    const progress: number[] = [];
+    const scan = await scanFolder(root, {
+      rules,
+      key,
+      threads: 2,
+      onProgress: (p) => progress.push(p.files),
+    });
+    expect(scan.files_scanned).toBe(41);
+    expect(scan.findings.map((f) => f.file)).toEqual(Object.keys(files).filter((f) => f.startsWith('src/')));
+    expect(scan.findings[0]).toMatchObject({ line: 2, column: 12, rule: 'test-token', type: 'TEST_TOKEN' });
+    expect(new Set(scan.findings.map((f) => f.fingerprint)).size).toBe(1);
+    expect(scan.findings[0]!.fingerprint).toMatch(/^[0-9a-f]{32}$/);
+    expect(JSON.stringify(scan)).not.toContain(value);
+    expect(progress.at(-1)).toBe(41);
+    const other = await scanFolder(root, { rules, key: new Uint8Array(32).fill(8), threads: 1 });
+    expect(other.findings[0]!.fingerprint).not.toBe(scan.findings[0]!.fingerprint);
+  });
+
+  it('a rule set that cannot load fails the scan with its reason', async () => {
+    const root = tree({ 'a.txt': 'x' });
+    await expect(
+      scanFolder(root, { rules: { module: rules.module, name: 'NO_SUCH_EXPORT' }, key, threads: 1 }),
+    ).rejects.toThrow();
   });
 });

@@ -1,0 +1,32 @@
+// One scanning thread of `scanFolder` (scan-folder.ts): it builds the detector once, from the rule
+// set it is told to load, and scans the files it is sent, one at a time, answering each with its
+// findings or why it was skipped. Values never leave it: only masked previews and fingerprints.
+import { createHmac } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+import { detector, type DetectionRule } from '../scan/detect.ts';
+import { scanFile } from './scan-files.ts';
+
+export interface WorkerSetup {
+  /** A module URL, and the name of its export that holds the rules. */
+  rules: { module: string; name: string };
+  /** The key of the fingerprints' keyed hash. */
+  key: Uint8Array;
+}
+
+export interface WorkerJob {
+  index: number;
+  path: string;
+  file: string;
+}
+
+const setup = workerData as WorkerSetup;
+const rules = (await import(setup.rules.module))[setup.rules.name] as readonly DetectionRule[];
+const find = detector(rules);
+const key = Buffer.from(setup.key);
+/** A value's fingerprint: HMAC-SHA256 under the scan key of its type and the value, 128 bits in hex. */
+const fingerprint = (type: string, value: string) =>
+  createHmac('sha256', key).update(`${type}\u0000${value}`).digest('hex').slice(0, 32);
+
+parentPort!.on('message', (job: WorkerJob) => {
+  parentPort!.postMessage({ index: job.index, outcome: scanFile(job, find, fingerprint) });
+});
