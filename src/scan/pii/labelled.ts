@@ -67,6 +67,9 @@ export function readsAsName(value: string, single = false): boolean {
 const NAMED_THINGS_FILE =
   /^(?:package\.json|composer\.json|cargo\.toml|pyproject\.toml|chart\.ya?ml|action\.ya?ml|docker-compose.*\.ya?ml|mkdocs\.ya?ml|manifest\.json)$/;
 
+/** A person-specific label just before a value. */
+const STRONG_LABEL_BEFORE = new RegExp(String.raw`(?:${PERSON_LABEL})["']?\s*(?::|=>?)\s*["'\x60]?$`, 'i');
+
 export const PERSON_NAME: DetectionRule = {
   id: 'person-name',
   category: 'pii',
@@ -81,7 +84,7 @@ export const PERSON_NAME: DetectionRule = {
   confidence: 0.85,
   check(value, { line, file }) {
     const label = textBefore(line, value, 40);
-    const strong = new RegExp(String.raw`(?:${PERSON_LABEL})["']?\s*(?::|=>?)\s*["'\x60]?$`, 'i').test(label);
+    const strong = STRONG_LABEL_BEFORE.test(label);
     if (!readsAsName(value, strong)) return false;
     if (strong) return 0.85;
     if (/(?:^|[/\\])\.github[/\\]/.test(file) || NAMED_THINGS_FILE.test(baseName(file))) return false;
@@ -121,6 +124,10 @@ export const DATE_OF_BIRTH: DetectionRule = {
 };
 
 // ---- CSV columns
+
+/** A whole CSV cell that reads as a name, and one that is a date. */
+const NAME_CELL = new RegExp(String.raw`^${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){0,4}$`, 'u');
+const DATE_CELL = new RegExp(String.raw`^${DATE}$`);
 
 /** Header cells that label a column of person names, and of dates of birth. */
 const NAME_HEADER = new RegExp(String.raw`^(?:${PERSON_LABEL}|name|author)$`, 'i');
@@ -166,13 +173,7 @@ export function csvColumnMatches(text: string, file = ''): Match[] {
     offset += raw.length + 1;
     for (const i of nameColumns) {
       const cell = row[i];
-      if (
-        !cell ||
-        !new RegExp(String.raw`^${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){0,4}$`, 'u').test(
-          cell.text,
-        )
-      )
-        continue;
+      if (!cell || !NAME_CELL.test(cell.text)) continue;
       if (!readsAsName(cell.text, single(i))) continue;
       found.push({
         rule: PERSON_NAME,
@@ -183,8 +184,7 @@ export function csvColumnMatches(text: string, file = ''): Match[] {
     }
     for (const i of birthColumns) {
       const cell = row[i];
-      if (!cell || !new RegExp(String.raw`^${DATE}$`).test(cell.text) || !plausibleBirthYear(cell.text))
-        continue;
+      if (!cell || !DATE_CELL.test(cell.text) || !plausibleBirthYear(cell.text)) continue;
       found.push({
         rule: DATE_OF_BIRTH,
         start: cell.start,
