@@ -175,6 +175,7 @@ const CASES: Case[] = [
   { rule: 'person-name', text: 'name: Run Tests', file: 'ci/pipeline.yml', value: null },
   { rule: 'person-name', text: '- name: Setup Node', file: '.github/workflows/ci.yml', value: null },
   { rule: 'person-name', text: 'Name: John Doe', value: null },
+  { rule: 'person-name', text: "owner: 'Bench Org'", value: null },
   { rule: 'person-name', text: '"name": "Amelia"', value: null },
   { rule: 'person-name', text: 'const name = getName()', value: null },
 ];

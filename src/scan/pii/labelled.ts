@@ -27,7 +27,8 @@ const THING_WORDS: ReadonlySet<string> = new Set(
   create data database default demo deploy dev docker docs download example file files format frontend
   generate get install integration lint main make my new node npm package prod production project
   publish python release run server service set setup sample start static stop sync system table
-  task test tests the to type unit update upload user users web with your workflow`
+  task test tests the to type unit update upload user users web with your workflow bench org
+  organization organisation inc ltd llc gmbh corp company group team foundation bot`
     .split(/\s+/)
     .filter(Boolean),
 );
