@@ -1,0 +1,198 @@
+// Values that are personal only by their label: a person's name (`Name: Jane Doe`, `"full_name":
+// "..."`, `first_name=`), and a date of birth (a date next to `born`, `birth`, `DOB`). A CSV's
+// columns are labelled by its header, which a rule reading one line cannot see: `csvColumnMatches`
+// reads them. Pure.
+
+import type { DetectionRule, Match } from '../detect.ts';
+import { baseName, isTestFile, textBefore } from './context.ts';
+
+// ---- Person names
+
+/** Labels that name a person's name: any value under them is a name. */
+const PERSON_LABEL = String.raw`(?:full|first|last|given|family|middle|maiden|legal|sur|customer|client|patient|employee|contact|person|holder|cardholder|account[_ ]?holder|birth)[_ -]?name|surname|forename`;
+/** Labels that may name a person or a thing (`name`, `author`): the value must read as a person's name. */
+const LOOSE_LABEL = String.raw`name|author|maintainer|owner`;
+
+/** One word of a name: a capital, then letters (apostrophes and inner hyphens allowed: O'Brien, Smith-Jones). */
+const NAME_WORD = String.raw`\p{Lu}[\p{Ll}\p{Lu}]*(?:['’-]\p{Lu}?\p{Ll}+)*\.?`;
+/** Lowercase particles inside a name (Ludwig van Beethoven, Maria de la Cruz). */
+const PARTICLE = String.raw`(?:van|von|der|den|de|del|della|di|da|la|le|du|bin|ibn|al)`;
+
+/**
+ * Words that name things, not people, which titles of builds, steps and records start with or hold
+ * (`name: Build Docs`, `"name": "Main Server"`): a value holding one is not a person's name.
+ */
+const THING_WORDS: ReadonlySet<string> = new Set(
+  `add all and api app application backend build bump cache check checkout ci clean client code config
+  create data database default demo deploy dev docker docs download example file files format frontend
+  generate get install integration lint main make my new node npm package prod production project
+  publish python release run server service set setup sample start static stop sync system table
+  task test tests the to type unit update upload user users web with your workflow bench org
+  organization organisation inc ltd llc gmbh corp company group team foundation bot`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Names typed as placeholders: no one's. */
+const PLACEHOLDER_NAMES: ReadonlySet<string> = new Set([
+  'john doe',
+  'jane doe',
+  'john smith',
+  'jane smith',
+  'joe bloggs',
+  'fred bloggs',
+  'john q public',
+  'john q. public',
+  'max mustermann',
+  'erika mustermann',
+  'foo bar',
+  'first last',
+  'firstname lastname',
+  'first name',
+  'last name',
+  'full name',
+  'your name',
+  'test user',
+]);
+
+/** Whether `value` reads as a person's name: two to five words, none naming a thing, not a placeholder. */
+export function readsAsName(value: string, single = false): boolean {
+  const words = value.split(/\s+/).filter(Boolean);
+  if (words.length > 5 || (!single && words.length < 2)) return false;
+  if (PLACEHOLDER_NAMES.has(words.join(' ').toLowerCase())) return false;
+  if (words.some((w) => THING_WORDS.has(w.toLowerCase().replace(/\.$/, '')))) return false;
+  return true;
+}
+
+/** Files where `name` is a package's, a job's or a step's name. */
+const NAMED_THINGS_FILE =
+  /^(?:package\.json|composer\.json|cargo\.toml|pyproject\.toml|chart\.ya?ml|action\.ya?ml|docker-compose.*\.ya?ml|mkdocs\.ya?ml|manifest\.json)$/;
+
+/** A person-specific label just before a value. */
+const STRONG_LABEL_BEFORE = new RegExp(String.raw`(?:${PERSON_LABEL})["']?\s*(?::|=>?)\s*["'\x60]?$`, 'i');
+
+export const PERSON_NAME: DetectionRule = {
+  id: 'person-name',
+  category: 'pii',
+  type: 'PERSON_NAME',
+  keywords: ['name', 'author', 'maintainer', 'owner'],
+  // A label, then `:`, `=` or `=>` with optional quotes around label and value, then capitalised
+  // words. The label is matched without its case, the value with it.
+  pattern: new RegExp(
+    String.raw`(?<![\p{L}\d])(?<label>(?i:${PERSON_LABEL}|${LOOSE_LABEL}))["']?\s*(?::|=>?)\s*["'\x60]?(?<value>${NAME_WORD}(?:[ \t]+(?:${PARTICLE}[ \t]+)*${NAME_WORD}){0,4})(?![\p{L}\d])`,
+    'gu',
+  ),
+  confidence: 0.85,
+  check(value, { line, file }) {
+    const label = textBefore(line, value, 40);
+    const strong = STRONG_LABEL_BEFORE.test(label);
+    if (!readsAsName(value, strong)) return false;
+    if (strong) return 0.85;
+    if (/(?:^|[/\\])\.github[/\\]/.test(file) || NAMED_THINGS_FILE.test(baseName(file))) return false;
+    return 0.6;
+  },
+};
+
+// ---- Dates of birth
+
+const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
+/** Dates as written: ISO 8601, day/month/year or month/day/year with `/`, `.` or `-`, and with month names. */
+const DATE = String.raw`(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{1,2}(?:st|nd|rd|th)? (?i:${MONTH})\.?,? \d{4}|(?i:${MONTH})\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})`;
+
+/** Words that say a date is someone's birth. */
+const BIRTH_WORDS = /birth|\bdob\b|d\.o\.b|\bborn\b|\bb\.|geburt|n[ée]e? le|fecha de nacimiento/;
+
+/** A year a living person may have been born in. */
+function plausibleBirthYear(date: string): boolean {
+  const years = date.match(/\d{4}/);
+  const year = years ? Number(years[0]) : 1900 + Number(date.slice(-2));
+  return year >= 1900 && year <= new Date().getUTCFullYear();
+}
+
+export const DATE_OF_BIRTH: DetectionRule = {
+  id: 'date-of-birth',
+  category: 'pii',
+  type: 'DATE_OF_BIRTH',
+  keywords: ['birth', 'dob', 'd.o.b', 'born', 'geburt', 'née', 'nacimiento'],
+  pattern: new RegExp(String.raw`(?<![\w./-])(?<value>${DATE})(?![\w]|[./-]\d)`, 'g'),
+  confidence: 0.85,
+  check(value, { line, file }) {
+    // Next to: a birth word in the 40 characters before the date.
+    if (!BIRTH_WORDS.test(textBefore(line, value, 40))) return false;
+    if (!plausibleBirthYear(value)) return false;
+    return isTestFile(file) ? 0.6 : 0.85;
+  },
+};
+
+// ---- CSV columns
+
+/** A whole CSV cell that reads as a name, and one that is a date. */
+const NAME_CELL = new RegExp(String.raw`^${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){0,4}$`, 'u');
+const DATE_CELL = new RegExp(String.raw`^${DATE}$`);
+
+/** Header cells that label a column of person names, and of dates of birth. */
+const NAME_HEADER = new RegExp(String.raw`^(?:${PERSON_LABEL}|name|author)$`, 'i');
+const BIRTH_HEADER = /^(?:dob|d\.o\.b\.?|date[_ -]?of[_ -]?birth|birth[_ -]?date|birthdate|birthday|born)$/i;
+
+/** One CSV record's cells with their offsets, quotes (RFC 4180) stripped; a quoted cell holds no line break here. */
+function cells(line: string, from: number): { text: string; start: number }[] {
+  const out: { text: string; start: number }[] = [];
+  const cell = /\s*(?:"((?:[^"]|"")*)"|([^,]*))\s*(?:,|$)/y;
+  let at = 0;
+  while (at <= line.length) {
+    cell.lastIndex = at;
+    const m = cell.exec(line);
+    if (!m) break;
+    const quoted = m[1] !== undefined;
+    const text = quoted ? m[1]! : m[2]!.trim();
+    const offset = quoted ? line.indexOf('"', at) + 1 : at + m[0].indexOf(text);
+    out.push({ text, start: from + offset });
+    if (cell.lastIndex === at || cell.lastIndex > line.length || !m[0].endsWith(',')) break;
+    at = cell.lastIndex;
+  }
+  return out;
+}
+
+/**
+ * The person-name and date-of-birth cells of a CSV file, as matches of PERSON_NAME and
+ * DATE_OF_BIRTH: the first line is the header, and a column whose header labels names (`name`,
+ * `full_name`, `last_name`, ...) or dates of birth (`dob`, `date_of_birth`, ...) makes its cells
+ * findings when they read as such. A scan calls it for `.csv` files beside the detector and adds
+ * its matches to the detector's.
+ */
+export function csvColumnMatches(text: string, file = ''): Match[] {
+  const lines = text.split('\n');
+  const header = cells(lines[0]!.replace(/\r$/, ''), 0).map((c) => c.text);
+  const nameColumns = header.flatMap((h, i) => (NAME_HEADER.test(h) ? [i] : []));
+  const birthColumns = header.flatMap((h, i) => (BIRTH_HEADER.test(h) ? [i] : []));
+  if (nameColumns.length === 0 && birthColumns.length === 0) return [];
+  const single = (i: number) => !/^(?:name|author)$/i.test(header[i]!);
+  const found: Match[] = [];
+  let offset = lines[0]!.length + 1;
+  for (const raw of lines.slice(1)) {
+    const row = cells(raw.replace(/\r$/, ''), offset);
+    offset += raw.length + 1;
+    for (const i of nameColumns) {
+      const cell = row[i];
+      if (!cell || !NAME_CELL.test(cell.text)) continue;
+      if (!readsAsName(cell.text, single(i))) continue;
+      found.push({
+        rule: PERSON_NAME,
+        start: cell.start,
+        end: cell.start + cell.text.length,
+        confidence: 0.85,
+      });
+    }
+    for (const i of birthColumns) {
+      const cell = row[i];
+      if (!cell || !DATE_CELL.test(cell.text) || !plausibleBirthYear(cell.text)) continue;
+      found.push({
+        rule: DATE_OF_BIRTH,
+        start: cell.start,
+        end: cell.start + cell.text.length,
+        confidence: isTestFile(file) ? 0.6 : 0.85,
+      });
+    }
+  }
+  return found;
+}

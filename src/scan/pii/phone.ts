@@ -1,0 +1,109 @@
+// Telephone numbers: in international form (E.164, `+` and a country code) anywhere, and in a
+// country's national form on a line that labels it a phone number. Each is validated against the
+// country's numbering plan with libphonenumber-js, whose metadata (Google's libphonenumber) is kept
+// current by its maintainers. Pure: the library reads no files.
+
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import type { DetectionRule } from '../detect.ts';
+import { textBefore } from './context.ts';
+
+/**
+ * Countries whose national forms a labelled number is read in, in order: the first whose plan
+ * holds the number names it. The United States first (its (415) 555-2671 is the form most written in
+ * English text); then the larger plans of Europe, Asia and the Americas.
+ */
+export const NATIONAL_PHONE_COUNTRIES: readonly CountryCode[] = [
+  'US',
+  'GB',
+  'DE',
+  'FR',
+  'ES',
+  'IT',
+  'NL',
+  'IN',
+  'AU',
+  'BR',
+  'JP',
+];
+
+/**
+ * Ranges set aside for fiction and documentation, E.164 digits as prefixes: NANPA's 555-0100 to
+ * 555-0199 (in every area code; matched in `isFictional`), and Ofcom's drama ranges (020 7946 0xxx,
+ * 0113 496 0xxx, 0117 496 0xxx, 0121 496 0xxx, 0131 496 0xxx, 0141 496 0xxx, 0151 496 0xxx,
+ * 0161 496 0xxx, 028 9649 6xxx, 07700 900xxx, 0808 157 0xxx, 0909 879 0xxx).
+ */
+const OFCOM_DRAMA_PREFIXES = [
+  '442079460',
+  '44113496',
+  '44117496',
+  '44121496',
+  '44131496',
+  '44141496',
+  '44151496',
+  '44161496',
+  '442896496',
+  '447700900',
+  '448081570',
+  '449098790',
+];
+
+export function isFictional(e164: string): boolean {
+  const digits = e164.replace(/^\+/, '');
+  if (/^1\d{3}55501\d\d$/.test(digits)) return true;
+  return OFCOM_DRAMA_PREFIXES.some((p) => digits.startsWith(p));
+}
+
+/** A number valid in the plan `country` (or, with a leading `+`, its own), in E.164; else undefined. */
+export function validPhone(value: string, country?: CountryCode): string | undefined {
+  const phone = parsePhoneNumberFromString(value, country ? { defaultCountry: country } : undefined);
+  return phone?.isValid() ? phone.number : undefined;
+}
+
+/** Words that label a number as a telephone number. */
+const PHONE_WORDS =
+  /phone|\btel\b|mobile|\bcell|\bfax\b|\bcall\b|whatsapp|\bsms\b|contact|telefon|t[eé]l[eé]phone|\bhandy\b/;
+
+/**
+ * Digits in groups as phone numbers are written: one space, dot or dash between groups, an area code
+ * in parentheses. Every group is a maximal run of digits and a separator always comes between two,
+ * so the pattern never tries one run split two ways.
+ */
+const NATIONAL = String.raw`(?:\(\d+\)[ .-]?)?\d+(?:[ .-]\d+){0,5}`;
+const INTERNATIONAL = String.raw`\+\d+(?:[ .-]?\(\d+\)[ .-]?\d+|[ .-]\d+){0,6}`;
+
+/** Dates (2024-01-15, 15.01.2024, 1/15/24) are digits in groups too: never phone numbers. */
+const DATE_SHAPE = /^(?:\d{4}[./-]\d{1,2}[./-]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
+
+export const PHONE_E164: DetectionRule = {
+  id: 'phone-e164',
+  category: 'pii',
+  type: 'PHONE',
+  keywords: ['+'],
+  pattern: new RegExp(String.raw`(?<![\w+])(?<value>${INTERNATIONAL})(?![\w]|[.-]\d)`, 'g'),
+  confidence: 0.85,
+  check(value, { line }) {
+    const e164 = validPhone(value);
+    if (!e164 || isFictional(e164)) return false;
+    return PHONE_WORDS.test(textBefore(line, value)) ? 0.95 : 0.85;
+  },
+};
+
+export const PHONE_NATIONAL: DetectionRule = {
+  id: 'phone-national',
+  category: 'pii',
+  type: 'PHONE',
+  keywords: ['phone', 'tel', 'mobile', 'cell', 'fax', 'call', 'whatsapp', 'sms', 'contact', 'handy'],
+  pattern: new RegExp(String.raw`(?<![\w+.-])(?<value>${NATIONAL})(?![\w]|[.-]\d)`, 'g'),
+  confidence: 0.8,
+  check(value, { line }) {
+    const digits = value.replace(/\D/g, '');
+    if (digits.length < 7 || digits.length > 15 || DATE_SHAPE.test(value)) return false;
+    // National numbers are digits like any other: only a label before it on the line makes one a phone number.
+    if (!PHONE_WORDS.test(textBefore(line, value, 40))) return false;
+    for (const country of NATIONAL_PHONE_COUNTRIES) {
+      const e164 = validPhone(value, country);
+      if (e164) return isFictional(e164) ? false : 0.8;
+    }
+    return false;
+  },
+};
