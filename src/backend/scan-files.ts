@@ -137,8 +137,12 @@ export function scanFile(
     let columnsBefore = 0;
     let bytes = 0;
     let position = 0;
+    /** The file's first line, for the pieces after the first (a table's header). */
+    let header: string | undefined;
     const scanText = (text: string) => {
-      for (const finding of describe(text, detector.matches(text, target.file), fingerprint)) {
+      const matches = detector.matches(text, target.file, header);
+      header ??= text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
+      for (const finding of describe(text, matches, fingerprint)) {
         const first = finding.line === 1;
         findings.push({
           ...finding,

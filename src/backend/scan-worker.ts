@@ -3,12 +3,12 @@
 // findings or why it was skipped. Values never leave it: only masked previews and fingerprints.
 import { createHmac } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { detector, type DetectionRule } from '../scan/detect.ts';
+import { detector, type DetectionRule, type TableReader } from '../scan/detect.ts';
 import { scanFile } from './scan-files.ts';
 
 export interface WorkerSetup {
-  /** A module URL, and the name of its export that holds the rules. */
-  rules: { module: string; name: string };
+  /** The URL of a module exporting `DETECTION_RULES`, and `TABLE_READERS` if it has any. */
+  rules: string;
   /** The key of the fingerprints' keyed hash. */
   key: Uint8Array;
 }
@@ -20,8 +20,11 @@ export interface WorkerJob {
 }
 
 const setup = workerData as WorkerSetup;
-const rules = (await import(setup.rules.module))[setup.rules.name] as readonly DetectionRule[];
-const find = detector(rules);
+const rules = (await import(setup.rules)) as {
+  DETECTION_RULES: readonly DetectionRule[];
+  TABLE_READERS?: readonly TableReader[];
+};
+const find = detector(rules.DETECTION_RULES, rules.TABLE_READERS);
 const key = Buffer.from(setup.key);
 /** A value's fingerprint: HMAC-SHA256 under the scan key of its type and the value, 128 bits in hex. */
 const fingerprint = (type: string, value: string) =>

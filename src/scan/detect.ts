@@ -62,13 +62,26 @@ export interface Match {
   confidence: number;
 }
 
+/**
+ * A reader of a whole table (a CSV file's labelled columns, say): what one line cannot tell, the
+ * file's header can.
+ */
+export interface TableReader {
+  applies(file: string): boolean;
+  /** Matches in a text whose first line is the table's header. */
+  matches(text: string, file: string): Match[];
+}
+
 export interface Detector {
-  /** Every match in `text`, the best per overlapping span, in text order. */
-  matches(text: string, file?: string): Match[];
+  /**
+   * Every match in `text`, the best per overlapping span, in text order. `header` is the file's
+   * first line when `text` is a later piece of it, for the table readers.
+   */
+  matches(text: string, file?: string, header?: string): Match[];
 }
 
 /** Builds a detector over `rules`: each rule's keywords index it, so a text runs only the rules it may match. */
-export function detector(rules: readonly DetectionRule[]): Detector {
+export function detector(rules: readonly DetectionRule[], readers: readonly TableReader[] = []): Detector {
   const ids = new Set<string>();
   for (const rule of rules) {
     if (ids.has(rule.id)) throw new Error(`two detection rules are named ${rule.id}`);
@@ -84,7 +97,7 @@ export function detector(rules: readonly DetectionRule[]): Detector {
     }
   }
   return {
-    matches(text, file = '') {
+    matches(text, file = '', header) {
       const lower = text.toLowerCase();
       const chosen = new Set(always);
       for (const [keyword, keyed] of byKeyword) {
@@ -112,6 +125,17 @@ export function detector(rules: readonly DetectionRule[]): Detector {
             if (typeof verdict === 'number') confidence = verdict;
           }
           found.push({ rule, start, end, confidence });
+        }
+      }
+      for (const reader of readers) {
+        if (!reader.applies(file)) continue;
+        if (header === undefined) found.push(...reader.matches(text, file));
+        else {
+          // A later piece: read with the header before it, offsets moved back into the piece.
+          const shift = header.length + 1;
+          for (const m of reader.matches(`${header}\n${text}`, file)) {
+            if (m.start >= shift) found.push({ ...m, start: m.start - shift, end: m.end - shift });
+          }
         }
       }
       return bestPerSpan(found);

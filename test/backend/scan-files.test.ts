@@ -7,6 +7,7 @@ import { afterAll, describe as group, expect, it } from 'vitest';
 import { detector, describe, type DetectionRule } from '../../src/scan/detect.ts';
 import { SCAN_CHUNK_BYTES, filesToScan, scanFile, type Skipped } from '../../src/backend/scan-files.ts';
 import { scanFolder } from '../../src/backend/scan-folder.ts';
+import { DETECTION_RULES, TABLE_READERS } from '../../src/scan/rules.ts';
 import { tempDir } from '../helpers.ts';
 
 const tmp = tempDir('svc-scan-files-');
@@ -110,7 +111,7 @@ group('scanFile', () => {
 });
 
 group('scanFolder', () => {
-  const rules = { module: new URL('./fixtures/scan-rules.ts', import.meta.url).href, name: 'TEST_RULES' };
+  const rules = new URL('./fixtures/scan-rules.ts', import.meta.url).href;
   const key = new Uint8Array(32).fill(7);
 
   it('scans on several threads, findings in the walk order, the same value the same fingerprint', async () => {
@@ -140,7 +141,32 @@ group('scanFolder', () => {
   it('a rule set that cannot load fails the scan with its reason', async () => {
     const root = tree({ 'a.txt': 'x' });
     await expect(
-      scanFolder(root, { rules: { module: rules.module, name: 'NO_SUCH_EXPORT' }, key, threads: 1 }),
+      scanFolder(root, {
+        rules: new URL('./fixtures/no-such-rules.ts', import.meta.url).href,
+        key,
+        threads: 1,
+      }),
     ).rejects.toThrow();
+  });
+});
+
+group('a table larger than a chunk', () => {
+  it('its header still labels the columns of every later piece', () => {
+    const names = ['Alice Martin', 'Bruno Keller', 'Chloé Dubois', 'Dmitri Ivanov'];
+    const rows = ['id,full_name,city'];
+    for (let i = 0, size = 0; size < 2.5 * SCAN_CHUNK_BYTES; i++) {
+      rows.push(`${i},${names[i % names.length]},${'Springfield'.repeat(1 + (i % 5))}`);
+      size += Buffer.byteLength(rows.at(-1)!) + 1;
+    }
+    const text = rows.join('\n');
+    const root = tree({ 'people.csv': text });
+    const scanned = scanFile(
+      { path: join(root, 'people.csv'), file: 'people.csv' },
+      detector(DETECTION_RULES, TABLE_READERS),
+      fingerprint,
+    );
+    const found = 'findings' in scanned ? scanned.findings.filter((f) => f.type === 'PERSON_NAME') : [];
+    expect(found).toHaveLength(rows.length - 1);
+    expect(found.at(-1)).toMatchObject({ line: rows.length, column: String(rows.length - 2).length + 2 });
   });
 });
