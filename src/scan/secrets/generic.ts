@@ -1,0 +1,129 @@
+// Secrets no provider format names: a value assigned to a name that says it is secret (in code,
+// YAML, .env, JSON, TOML, INI, XML), a password in any `scheme://user:password@host`, and
+// credentials in HTTP Authorization headers. Judged by entropy, length and the name.
+
+import type { Context, DetectionRule } from '../detect.ts';
+import { bitsPerChar, secretRule } from './rule.ts';
+
+/** Names that say a value is secret. `auth` and `token` also name things that are not, so they weigh less. */
+const STRONG_NAME = /password|passwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential/i;
+
+/** Property paths (`this.token`, `config.apiKey`, `Foo::KEY`): code that reads a value, not one. */
+const PROPERTY_PATH = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$/;
+
+/** Words joined as code names them (`string`, `getPassword`, `SessionToken`, `none_set`). */
+const WORDS = /^(?:[a-z]+(?:[A-Z][a-z]+)*|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[_-][a-z]+)+)$/;
+
+/**
+ * Whether the password in `scheme://user:password@host` is the user's name again
+ * (`postgres:postgres@`): the default of a local setup, not a leak.
+ */
+export function isUserName(value: string, line: string): boolean {
+  const at = line.indexOf(`:${value}@`);
+  if (at < 0) return false;
+  const user = line.slice(line.lastIndexOf('/', at) + 1, at);
+  return user === value;
+}
+
+/** What the value's own characters say: entropy and length against the name that holds it. */
+export function judgeAssignedValue(value: string, context: Context): boolean | number {
+  const at = context.line.indexOf(value);
+  const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
+  if (!quoted && (PROPERTY_PATH.test(value) || WORDS.test(value))) return false;
+  if (/^(?:true|false|null|nil|none|undefined|\d+)$/i.test(value)) return false;
+  const bits = bitsPerChar(value);
+  const strong = STRONG_NAME.test(context.line);
+  if (value.length >= 16) {
+    if (bits < 3.5) return false;
+    return strong ? 0.6 : 0.5;
+  }
+  // 8 to 15 characters: a password, when it mixes kinds of characters.
+  const kinds = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((kind) => kind.test(value)).length;
+  if (bits < 2.8 || kinds < 2 || !strong) return false;
+  return 0.45;
+}
+
+const SECRET_NAMES =
+  'password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
+
+export const GENERIC_RULES: readonly DetectionRule[] = [
+  // `API_KEY=...`, `password: ...`, `"client_secret": "..."`, `token := "..."`, `secret = '...'`.
+  // The match starts at the secret word, so the engine never walks a long identifier twice.
+  secretRule({
+    id: 'generic-secret-assignment',
+    type: 'SECRET',
+    keywords: [
+      'password',
+      'passwd',
+      'pwd',
+      'secret',
+      'token',
+      'api_key',
+      'api-key',
+      'apikey',
+      'access_key',
+      'access-key',
+      'accesskey',
+      'private_key',
+      'private-key',
+      'privatekey',
+      'auth',
+      'credential',
+    ],
+    pattern: new RegExp(
+      `(?:${SECRET_NAMES})[\\w.-]{0,30}?["']?[ \\t]*(?::=|=>|=|:)[ \\t]*["'\`]?(?<value>[^\\s"'\`,;()\\[\\]]{8,256})(?=["'\`\\s,;)\\]]|$)`,
+      'gim',
+    ),
+    confidence: 0.55,
+    check: judgeAssignedValue,
+  }),
+  // `<password>...</password>`: Maven's settings.xml and other XML configuration.
+  secretRule({
+    id: 'generic-xml-secret',
+    type: 'SECRET',
+    keywords: ['<password>', '<secret>', '<token>', '<apikey>', '<api-key>', '<privatekey>'],
+    pattern: /<(?<tag>password|secret|token|apikey|api-key|privatekey)>(?<value>[^<\s]{8,256})<\/\k<tag>>/gi,
+    confidence: 0.6,
+    check: judgeAssignedValue,
+  }),
+  // Any `scheme://user:password@host` the database rules do not name (http, smtp, s3, ...).
+  secretRule({
+    id: 'generic-url-password',
+    type: 'URL_PASSWORD',
+    keywords: ['://'],
+    pattern:
+      /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'`<>]{1,128}:(?<value>[^\s@/"'`<>]{3,256})@[A-Za-z0-9_.[\]-]{1,253}/gi,
+    confidence: 0.6,
+    check: (value, context) => {
+      if (isUserName(value, context.line)) return false;
+      return /@(?:localhost|127\.0\.0\.1)\b/.test(context.line) ? 0.35 : bitsPerChar(value) >= 2.5;
+    },
+  }),
+  // `Authorization: Bearer ...` and `Authorization: Basic base64(user:password)` (RFC 6750, RFC 7617).
+  secretRule({
+    id: 'generic-bearer-token',
+    type: 'BEARER_TOKEN',
+    keywords: ['bearer '],
+    pattern: /\bBearer +(?<value>[A-Za-z0-9._~+/-]{20,2000}=*)/g,
+    confidence: 0.6,
+    check: (value) => bitsPerChar(value) >= 3.5,
+  }),
+  secretRule({
+    id: 'generic-basic-auth-header',
+    type: 'BASIC_AUTH',
+    keywords: ['basic '],
+    pattern: /\bAuthorization["']?\s*[:=,]\s*["']?Basic +(?<value>[A-Za-z0-9+/]{8,400}={0,2})/gi,
+    confidence: 0.75,
+    check: (value) => {
+      try {
+        const decoded = atob(value);
+        return (
+          /^[^:\s]{1,128}:[^\s]{3,}$/.test(decoded) &&
+          !/^(?:user(?:name)?|admin):(?:pass(?:word)?)$/i.test(decoded)
+        );
+      } catch {
+        return false;
+      }
+    },
+  }),
+];

@@ -1,0 +1,195 @@
+// What every secret rule shares: the placeholder test, entropy, and the builders that turn a
+// provider's documented format into a DetectionRule whose second look drops placeholders.
+// Pure: no I/O and no `node:` imports.
+
+import type { Context, DetectionRule } from '../detect.ts';
+
+/** The shape of a secret rule before the shared second look is put in front of its own. */
+export interface SecretFormat {
+  id: string;
+  type: string;
+  keywords: readonly string[];
+  pattern: RegExp;
+  confidence: number;
+  check?(value: string, context: Context): boolean | number;
+}
+
+/** Shannon entropy of a string, in bits per character. */
+export function bitsPerChar(value: string): number {
+  const counts = new Map<string, number>();
+  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) {
+    const p = n / value.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/**
+ * Words that mark a value as a stand-in written for a reader: documentation, templates, examples.
+ * The AWS documentation's example keys (AKIAIOSFODNN7EXAMPLE and its secret) end in EXAMPLE/EXAMPLEKEY.
+ */
+const PLACEHOLDER_WORDS =
+  /example|your[_-]?|placeholder|changeme|change[_-]me|redacted|dummy|sample|fake|replace[_-]?me|insert[_-]|here$|^here|todo|fixme|notreal|not[_-]a[_-]real|lorem|xxxx|\*{3}|\.{3}|…|<[^>]*>|\$\{|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$/i;
+
+/** Values that name where a secret comes from instead of being one. */
+const REFERENCE =
+  /^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv|env\.|env\(|secrets\.|vault:|ENV\[)/i;
+
+/** Whole values that documentation and local setups use in place of a password. */
+const STAND_INS = new Set([
+  'password',
+  'passwd',
+  'pass',
+  'secret',
+  'token',
+  'apikey',
+  'api_key',
+  'none',
+  'null',
+  'undefined',
+  'true',
+  'false',
+  'admin',
+  'root',
+  'test',
+  'guest',
+  'user',
+  'username',
+]);
+
+/**
+ * A value that stands in for a secret rather than being one: a template reference (`${API_KEY}`,
+ * `{{token}}`, `<key>`, `%KEY%`), a documented example, `xxxx` or `***`, `REDACTED`, one character
+ * repeated over half the value, or a run of six or more consecutive characters (`abcdef`, `123456`).
+ */
+export function isPlaceholder(value: string): boolean {
+  if (value.length === 0) return true;
+  if (STAND_INS.has(value.toLowerCase())) return true;
+  if (PLACEHOLDER_WORDS.test(value) || REFERENCE.test(value)) return true;
+  if (longestRun(value) * 2 >= value.length) return true;
+  return hasSequence(value, 6);
+}
+
+function longestRun(value: string): number {
+  let best = 0;
+  let run = 0;
+  for (let i = 0; i < value.length; i++) {
+    run = i > 0 && value[i] === value[i - 1] ? run + 1 : 1;
+    if (run > best) best = run;
+  }
+  return best;
+}
+
+/** `length` characters in a row whose codes each rise (or each fall) by one: `abcdef`, `987654`. */
+function hasSequence(value: string, length: number): boolean {
+  let up = 1;
+  let down = 1;
+  for (let i = 1; i < value.length; i++) {
+    const step = value.charCodeAt(i) - value.charCodeAt(i - 1);
+    up = step === 1 ? up + 1 : 1;
+    down = step === -1 ? down + 1 : 1;
+    if (up >= length || down >= length) return true;
+  }
+  return false;
+}
+
+/** A path that reads as a test, a fixture or a mock: values there that say `test` are test values. */
+export function isTestFile(file: string): boolean {
+  return /(?:^|[\\/])(?:tests?|__tests__|__mocks__|spec|specs|fixtures?|testdata|mocks?)[\\/]|[._-](?:test|spec)\.[a-z]+$|(?:^|[\\/])test_[^\\/]*$/i.test(
+    file,
+  );
+}
+
+/** The shared second look, then the rule's own: placeholders and test values in test files are no finding. */
+export function secretRule(format: SecretFormat): DetectionRule {
+  const own = format.check;
+  return {
+    ...format,
+    category: 'secret',
+    check(value, context) {
+      if (isPlaceholder(value)) return false;
+      if (isTestFile(context.file) && /test/i.test(value)) return false;
+      return own ? own(value, context) : true;
+    },
+  };
+}
+
+/** Characters that may not sit right before or after a token: it would be part of a longer word. */
+const WORD = 'A-Za-z0-9_';
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+export interface TokenFormat {
+  id: string;
+  type: string;
+  /** The documented prefix, matched as written (case matters). Its lowercase form is the keyword. */
+  prefix: string;
+  /** The expression source for what follows the prefix. */
+  body: string;
+  /** Default 0.95: a documented prefix and a fixed shape. */
+  confidence?: number;
+  /** Default: the prefix in lowercase. */
+  keywords?: readonly string[];
+  check?(value: string, context: Context): boolean | number;
+}
+
+/** A token that opens with a documented prefix: the whole token is the value. */
+export function token(format: TokenFormat): DetectionRule {
+  return secretRule({
+    id: format.id,
+    type: format.type,
+    keywords: format.keywords ?? [format.prefix.toLowerCase()],
+    pattern: new RegExp(`(?<![${WORD}-])${escape(format.prefix)}${format.body}(?![${WORD}-])`, 'g'),
+    confidence: format.confidence ?? 0.95,
+    ...(format.check ? { check: format.check } : {}),
+  });
+}
+
+/** Between a name and its value: `=`, `:`, `:=`, `=>`, with optional quotes and spaces. */
+export const ASSIGN = `["']?\\s*(?::=|=>|=|:)\\s*["'\`]?`;
+
+export interface ContextFormat {
+  id: string;
+  type: string;
+  /**
+   * Lowercase words, one of which starts the name the value is assigned to (`twilio` in
+   * `TWILIO_AUTH_TOKEN`); they are the keywords too.
+   */
+  names: readonly string[];
+  /** A word the rest of the name must hold (`token|secret`), or '' for any name. */
+  secretWord?: string;
+  /** The expression source for the value itself. */
+  value: string;
+  /** Default 0.7: the format alone would not say whose it is. */
+  confidence?: number;
+  check?(value: string, context: Context): boolean | number;
+}
+
+/**
+ * A value whose format is not distinctive on its own (32 hex digits), found where a name that says
+ * whose it is gets it: `TWILIO_AUTH_TOKEN=...`, `"datadog_api_key": "..."`.
+ */
+export function contextual(format: ContextFormat): DetectionRule {
+  const names = format.names.map(escape).join('|');
+  const rest = format.secretWord ? `[\\w.-]{0,30}?(?:${format.secretWord})[\\w.-]{0,30}?` : '[\\w.-]{0,40}?';
+  return secretRule({
+    id: format.id,
+    type: format.type,
+    keywords: format.names,
+    pattern: new RegExp(
+      `(?<![A-Za-z0-9])(?:${names})${rest}${ASSIGN}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
+      'gi',
+    ),
+    confidence: format.confidence ?? 0.7,
+    ...(format.check ? { check: format.check } : {}),
+  });
+}
+
+/** A value needs at least this much entropy per character to read as generated. */
+export function minBits(bits: number): (value: string) => boolean {
+  return (value) => bitsPerChar(value) >= bits;
+}

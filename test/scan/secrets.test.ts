@@ -1,0 +1,269 @@
+// The secret rules: every rule finds a value of its documented format and leaves a near miss;
+// placeholders, documented examples and test values in test files are no finding; a finding never
+// carries the value; the rules run in one pass over a large file without a runaway expression.
+import { describe, expect, it } from 'vitest';
+import { describe as describeMatches, detector, type DetectionRule } from '../../src/scan/detect.ts';
+import { base62, crc32 } from '../../src/scan/secrets/checksum.ts';
+import {
+  GENERIC_RULES,
+  SECRET_FAMILIES,
+  SECRET_RULES,
+  isPlaceholder,
+  isTestFile,
+} from '../../src/scan/secrets/index.ts';
+import { ALPHABETS, SAMPLES } from './secret-samples.ts';
+
+/** mulberry32: a small seeded generator, so every run builds the same samples. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = seeded(20240601);
+
+function pick(alphabet: string, count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += alphabet[Math.floor(random() * alphabet.length)];
+  return out;
+}
+
+const SLOT = /\{([a-zA-Z])(\d+)\}/g;
+
+/** Fills `{a36}`-style slots with random characters; `{basic}` with base64 of `deploy:<random>`. */
+function fill(template: string): string {
+  return template
+    .replace('{basic}', () => btoa(`deploy:${pick(ALPHABETS.a!, 16)}`))
+    .replace(SLOT, (_, alphabet: string, count: string) => pick(ALPHABETS[alphabet]!, Number(count)));
+}
+
+/** The positive with its last slot one character short. */
+function shortened(template: string): string {
+  const slots = [...template.matchAll(SLOT)];
+  const last = slots.at(-1)!;
+  return `${template.slice(0, last.index)}{${last[1]}${Number(last[2]) - 1}}${template.slice(last.index + last[0].length)}`;
+}
+
+function samplesOf(id: string): { positive: string; nearMiss: string } {
+  const sample = SAMPLES[id] ?? ['', ''];
+  const [positive, nearMiss] = typeof sample === 'string' ? [sample, shortened(sample)] : sample;
+  return { positive: fill(positive), nearMiss: fill(nearMiss) };
+}
+
+const PROVIDER_RULES = Object.values(SECRET_FAMILIES).flat();
+const everything = detector(SECRET_RULES);
+
+describe('secret rules inventory', () => {
+  it('has at least 150 provider-specific rules, apart from the generic ones', () => {
+    expect(PROVIDER_RULES.length).toBeGreaterThanOrEqual(150);
+    expect(SECRET_RULES.length).toBe(PROVIDER_RULES.length + GENERIC_RULES.length);
+  });
+
+  it('has a true positive and a near miss for every rule, and no sample for a rule that is gone', () => {
+    const ids = SECRET_RULES.map((r) => r.id);
+    expect(Object.keys(SAMPLES).filter((id) => !ids.includes(id))).toEqual([]);
+    for (const id of ids) {
+      const sample = SAMPLES[id];
+      expect(sample, `${id} has no samples`).toBeDefined();
+      if (typeof sample === 'string') expect(sample, `${id} has no slot to shorten`).toMatch(SLOT);
+    }
+  });
+
+  it.each(SECRET_RULES.map((r) => [r.id, r] as const))('%s is well formed', (_id, rule: DetectionRule) => {
+    expect(rule.category).toBe('secret');
+    expect(rule.id).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
+    expect(rule.type).toMatch(/^[A-Z0-9_]+$/);
+    expect(rule.pattern.global).toBe(true);
+    expect(rule.keywords.length).toBeGreaterThan(0);
+    for (const keyword of rule.keywords) expect(keyword).toBe(keyword.toLowerCase());
+    expect(rule.confidence).toBeGreaterThan(0);
+    expect(rule.confidence).toBeLessThanOrEqual(1);
+    expect(rule.check).toBeTypeOf('function');
+  });
+});
+
+describe.each(SECRET_RULES.map((r) => [r.id, r] as const))('%s', (id, rule: DetectionRule) => {
+  const alone = detector([rule]);
+  const { positive, nearMiss } = samplesOf(id);
+
+  it('finds its true positive, and its keyword is on the line', () => {
+    const found = alone.matches(positive);
+    expect(found.length, positive).toBeGreaterThan(0);
+    const lower = positive.toLowerCase();
+    expect(rule.keywords.some((k) => lower.includes(k))).toBe(true);
+  });
+
+  it('is the rule that wins its true positive among all the rules', () => {
+    const found = everything.matches(positive).map((m) => m.rule.id);
+    expect(found, positive).toContain(id);
+  });
+
+  it('leaves its near miss', () => {
+    expect(alone.matches(nearMiss), nearMiss).toEqual([]);
+  });
+
+  it('never puts the value in a finding', () => {
+    const matches = alone.matches(positive);
+    const findings = describeMatches(positive, matches, (type) => `fp:${type}`);
+    for (const [i, finding] of findings.entries()) {
+      const value = positive.slice(matches[i]!.start, matches[i]!.end);
+      expect(JSON.stringify(finding)).not.toContain(value);
+    }
+  });
+});
+
+describe('isPlaceholder', () => {
+  it.each([
+    'your-api-key-here',
+    'YOUR_API_KEY',
+    'changeme',
+    'example-token-value',
+    'xxxxxxxxxxxxxxxxxxxx',
+    'sk_live_xxxxxxxxxxxxxxxxxxxxxxxx',
+    '${API_KEY}',
+    '{{ api_key }}',
+    '<your-token>',
+    '%API_KEY%',
+    '$API_KEY',
+    'process.env.API_KEY',
+    'aaaaaaaaaaaaaaaaaaaaaaaa',
+    'ghp_000000000000000000000000000000000000',
+    'abcdefghijklmnop',
+    '1234567890123456',
+    '***',
+    '********',
+    'REDACTED',
+    'AKIAIOSFODNN7EXAMPLE',
+    'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'password',
+    'sk-ant-api03-...',
+  ])('%s is a placeholder', (value) => {
+    expect(isPlaceholder(value)).toBe(true);
+  });
+
+  it.each(['q7Zr2VbN9xKp4LmW8sTd3FhJ', 'Xk29fLq0ZpW7sN3vB8', 'hunter2-Blue-Falcon'])('%s is not', (value) => {
+    expect(isPlaceholder(value)).toBe(false);
+  });
+
+  it.each([
+    ['AWS documentation key id', 'aws_access_key_id = AKIAIOSFODNN7EXAMPLE'],
+    ['AWS documentation secret', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
+    ['a template variable', 'api_key: "${API_KEY}"'],
+    ['a mustache variable', 'password: "{{ db_password }}"'],
+    ['an angle-bracket stand-in', 'OPENAI_API_KEY=<your-openai-key>'],
+    ['x-ed out', 'GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['an ellipsis', 'ANTHROPIC_API_KEY=sk-ant-api03-...'],
+    ['a stand-in phrase', 'api_key = "your-api-key-here"'],
+    ['stars', 'password: "********"'],
+    ['a Windows variable', 'set TOKEN=%GITHUB_TOKEN%'],
+    ['a reference to the environment', 'const secret = process.env.CLIENT_SECRET_VALUE;'],
+    ['an identifier', 'const token = this.sessionToken;'],
+    ['a TypeScript type', 'password: string;'],
+    ['a local default', 'DATABASE_URL=postgres://postgres:postgres@localhost:5432/app'],
+  ])('%s is no finding', (_name, line) => {
+    expect(everything.matches(line).map((m) => m.rule.id)).toEqual([]);
+  });
+});
+
+describe('test values in test files', () => {
+  it('reads paths as test files', () => {
+    for (const file of [
+      'test/a.ts',
+      'src/a.test.ts',
+      'pkg/a_test.go'.replace('_test', '.test'),
+      'tests/x.py',
+      '__tests__/a.js',
+      'fixtures/a.json',
+      'test_app.py',
+    ])
+      expect(isTestFile(file), file).toBe(true);
+    for (const file of ['src/a.ts', 'latest/a.ts', 'contest.ts']) expect(isTestFile(file), file).toBe(false);
+  });
+
+  it('drops a value that says test in a test file, and keeps it elsewhere', () => {
+    const line = fill('STRIPE_KEY=sk_test_{a24}');
+    expect(everything.matches(line, 'test/payments.test.ts')).toEqual([]);
+    expect(everything.matches(line, 'src/payments.ts').map((m) => m.rule.id)).toEqual([
+      'stripe-test-secret-key',
+    ]);
+  });
+});
+
+describe('GitHub and npm checksums', () => {
+  const body30 = () => pick(ALPHABETS.a!, 30);
+
+  it('raises the confidence of a token whose CRC-32 holds', () => {
+    const random30 = body30();
+    const valid = `ghp_${random30}${base62(crc32(random30), 6)}`;
+    const [match] = everything.matches(`GITHUB_TOKEN=${valid}`);
+    expect(match?.rule.id).toBe('github-personal-access-token');
+    expect(match?.confidence).toBe(0.99);
+    const [unchecked] = everything.matches(`GITHUB_TOKEN=ghp_${random30}${pick(ALPHABETS.a!, 6)}`);
+    expect(unchecked?.confidence).toBe(0.9);
+  });
+
+  it('checks npm tokens the same way', () => {
+    const random30 = body30();
+    const [match] = everything.matches(`npm_${random30}${base62(crc32(random30), 6)}`);
+    expect(match?.rule.id).toBe('npm-access-token');
+    expect(match?.confidence).toBe(0.99);
+  });
+
+  it('computes the standard CRC-32', () => {
+    // The check value of CRC-32/ISO-HDLC for "123456789" (the catalogue's test vector).
+    expect(crc32('123456789')).toBe(0xcbf43926);
+  });
+});
+
+describe('generic assignments', () => {
+  it.each([
+    ['.env', 'DB_PASSWORD={a20}'],
+    ['YAML', '  client_secret: {a24}'],
+    ['JSON', '"api_key": "{a32}",'],
+    ['TOML', 'secret = "{a24}"'],
+    ['INI', 'password={a8}7!'],
+    ['Go', 'token := "{a24}"'],
+    ['Python', "API_KEY = '{a24}'"],
+  ])('finds a secret in %s', (_format, template) => {
+    const line = fill(template);
+    expect(everything.matches(line).length, line).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['a short password', 'password = "hunter2"'],
+    ['a word', 'password: changeme'],
+    ['a boolean', 'secret: true'],
+    ['a number', 'token_ttl: 3600'],
+    ['a function call', 'api_key = load_key(path)'],
+    ['a low-entropy value', 'token = "aaaaaaaabbbbbbbb"'],
+  ])('leaves %s', (_name, line) => {
+    expect(everything.matches(line)).toEqual([]);
+  });
+});
+
+describe('speed', () => {
+  it('runs all rules over a megabyte of ordinary code', () => {
+    const code = [
+      'import { createServer } from "node:http";',
+      'export function authenticate(token: string, password: string): boolean {',
+      '  const secret = process.env.SESSION_SECRET;',
+      '  if (!token || token.length < 8) return false;',
+      '  return verify(token, secret) && password !== "";',
+      '}',
+      '// The access key and the api_key are read from the vault at start.',
+      'const url = `https://api.example.com/v1/items?page=${page}&limit=50`;',
+      'const data = "' + 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo'.repeat(8) + '";',
+      '-----BEGIN PRIVATE KEY----- is how a key file starts; eyJ opens a JWT; sk- and ghp_ are prefixes',
+    ].join('\n');
+    const text = code.repeat(Math.ceil(1_000_000 / code.length));
+    const found = everything.matches(text);
+    expect(Array.isArray(found)).toBe(true);
+    // One long line with no line breaks, the shape of minified code.
+    expect(Array.isArray(everything.matches(text.replace(/\n/g, ' ')))).toBe(true);
+  });
+});
