@@ -12,6 +12,8 @@ import {
   isTestFile,
 } from '../../src/scan/secrets/index.ts';
 import { ALPHABETS, SAMPLES } from './secret-samples.ts';
+import { DETECTION_RULES } from '../../src/scan/rules.ts';
+import { PII_RULES } from '../../src/scan/pii/index.ts';
 
 /** mulberry32: a small seeded generator, so every run builds the same samples. */
 function seeded(seed: number): () => number {
@@ -265,5 +267,12 @@ describe('speed', () => {
     expect(Array.isArray(found)).toBe(true);
     // One long line with no line breaks, the shape of minified code.
     expect(Array.isArray(everything.matches(text.replace(/\n/g, ' ')))).toBe(true);
+  });
+});
+
+describe('the scanner runs both sets together', () => {
+  it('every rule id is unique across secrets and personal data', () => {
+    expect(() => detector(DETECTION_RULES)).not.toThrow();
+    expect(DETECTION_RULES.length).toBe(SECRET_RULES.length + PII_RULES.length);
   });
 });
