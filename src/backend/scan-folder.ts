@@ -5,7 +5,15 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../scan/detect.ts';
-import { filesToScan, type ScanOutcome, type Skipped } from './scan-files.ts';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  MAX_SCAN_FILE_BYTES,
+  filesToScan,
+  type FileToScan,
+  type ScanOutcome,
+  type Skipped,
+} from './scan-files.ts';
 import type { WorkerJob, WorkerSetup } from './scan-worker.ts';
 
 export interface FolderFinding extends Finding {
@@ -25,8 +33,18 @@ export interface FolderScanOptions {
   key: Uint8Array;
   /** Threads to scan on (default: one per core, at most 4). */
   threads?: number;
+  /** Scan this one file of the folder (a name in it) and nothing else. */
+  only?: string;
   /** Called after each file, with the files done and the bytes read so far. */
   onProgress?: (done: { files: number; bytes: number }) => void;
+}
+
+/** One named file of `root`, as the walk would give it (too large: skipped). */
+async function* oneFile(root: string, name: string, skipped: Skipped[]): AsyncGenerator<FileToScan> {
+  const path = join(root, name);
+  const { size } = await stat(path);
+  if (size > MAX_SCAN_FILE_BYTES) skipped.push({ file: name, reason: 'too_large' });
+  else yield { path, file: name, bytes: size };
 }
 
 const WORKER = new URL('./scan-worker.ts', import.meta.url);
@@ -62,7 +80,11 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
         : new Promise<Worker>((resolve) => waiting.push(resolve));
     const pending: Promise<void>[] = [];
     let index = 0;
-    for await (const target of filesToScan(root, (s) => skipped.push(s))) {
+    const source =
+      options.only === undefined
+        ? filesToScan(root, (s) => skipped.push(s))
+        : oneFile(root, options.only, skipped);
+    for await (const target of source) {
       const worker = await acquire();
       if (failure) break;
       const job: WorkerJob = { index: index++, path: target.path, file: target.file };

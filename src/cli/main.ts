@@ -30,7 +30,7 @@ import {
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
  * not verify, 4 `agent ask` answered degrade, 5 `agent ask` answered deny.
  */
-export const EXIT = { ok: 0, failed: 1, usage: 2, unverified: 3, degrade: 4, deny: 5 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, unverified: 3, degrade: 4, deny: 5, found: 6 } as const;
 
 interface JsonFlag {
   json?: boolean;
@@ -432,6 +432,44 @@ export function buildProgram(): Command {
         return;
       }
       await serveMcpOverStdio();
+    });
+
+  program
+    .command('scan')
+    .description(
+      'find secrets and personal data in a folder or a file (docs/SCAN.md); exit 6 when anything is found',
+    )
+    .argument('<path>')
+    .option('--json', 'print one JSON object: findings, files_scanned, bytes_scanned')
+    .action(async (path: string, options: JsonFlag) => {
+      const service = await openService();
+      // A progress line on a terminal only: with --json stdout holds the one object and nothing else.
+      const live = !options.json && process.stderr.isTTY;
+      let scan;
+      try {
+        const { scanPath } = await import('../backend/scan.ts');
+        scan = await scanPath(service.ctx, path, {
+          onProgress: ({ files, bytes }) => {
+            if (live) process.stderr.write(`\rsvc scan: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+          },
+        });
+      } finally {
+        service.close();
+        if (live) process.stderr.write('\n');
+      }
+      const { findings, files_scanned, bytes_scanned } = scan;
+      print(
+        options,
+        { findings, files_scanned, bytes_scanned },
+        [
+          ...findings.map(
+            (f) =>
+              `${f.file}:${f.line}:${f.column}  ${f.category} ${f.type} (${f.rule}, ${f.confidence})  ${f.preview}`,
+          ),
+          `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes`,
+        ].join('\n'),
+      );
+      if (findings.length > 0) process.exitCode = EXIT.found;
     });
 
   const rules = program

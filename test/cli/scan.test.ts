@@ -1,0 +1,74 @@
+// `svc scan` as a real process: the --json contract (exactly one object on stdout, each finding's
+// fields, paths relative to the scanned folder, 1-based positions), the exit codes (found, none,
+// error), a single file, and no value ever in the output.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.ts';
+import { childEnv, runSvc } from '../e2e/procs.ts';
+
+const tmp = tempDir('svc-scan-cli-');
+afterAll(() => tmp.cleanup());
+const env = childEnv({ SVC_HOME: join(tmp.dir, 'svc'), SVC_VAULT: 'file', HOME: tmp.dir });
+const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const random = (n: number) =>
+  Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * 62)]).join('');
+const token = `ghp_${random(36)}`;
+const project = join(tmp.dir, 'shop');
+mkdirSync(join(project, 'src'), { recursive: true });
+mkdirSync(join(project, 'build'), { recursive: true });
+writeFileSync(join(project, '.gitignore'), 'build/\n');
+writeFileSync(join(project, 'src', 'app.ts'), `// config\nconst token = "${token}";\n`);
+writeFileSync(join(project, 'build', 'app.js'), `const token = "${token}";\n`);
+writeFileSync(join(project, 'notes.md'), '# nothing here\n');
+
+interface Scan {
+  findings: Record<string, unknown>[];
+  files_scanned: number;
+  bytes_scanned: number;
+}
+
+describe('svc scan', () => {
+  it('--json prints exactly one object, findings relative to the folder, and exits 6', async () => {
+    const run = await runSvc(['scan', project, '--json'], env);
+    expect(run.code, run.stderr).toBe(6);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    const scan = run.json() as Scan;
+    expect(Object.keys(scan).sort()).toEqual(['bytes_scanned', 'files_scanned', 'findings']);
+    expect(scan.files_scanned).toBe(3);
+    expect(scan.findings).toEqual([
+      {
+        file: 'src/app.ts',
+        line: 2,
+        column: 16,
+        category: 'secret',
+        type: 'GITHUB_TOKEN',
+        rule: 'github-personal-access-token',
+        confidence: expect.any(Number),
+        fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+        preview: expect.stringMatching(/^ghp_\*+ \(40 chars\)$/),
+      },
+    ]);
+    const confidence = scan.findings[0]!.confidence as number;
+    expect(confidence).toBeGreaterThan(0);
+    expect(confidence).toBeLessThanOrEqual(1);
+    expect(run.stdout + run.stderr).not.toContain(token);
+  });
+
+  it('the same value has the same fingerprint in a later scan; one file can be scanned alone', async () => {
+    const first = (await runSvc(['scan', project, '--json'], env)).json() as Scan;
+    const alone = await runSvc(['scan', join(project, 'src', 'app.ts'), '--json'], env);
+    const scan = alone.json() as Scan;
+    expect(scan.files_scanned).toBe(1);
+    expect(scan.findings[0]).toMatchObject({ file: 'app.ts', fingerprint: first.findings[0]!.fingerprint });
+  });
+
+  it('nothing found: exit 0; a path that is not there: exit 1 with what to do', async () => {
+    const none = await runSvc(['scan', join(project, 'notes.md')], env);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('0 finding(s) in 1 file(s)');
+    const missing = await runSvc(['scan', join(project, 'nope')], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('nothing to scan at');
+  });
+});
