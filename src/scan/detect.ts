@@ -2,6 +2,7 @@
 // keywords the text holds. A finding carries where it is, what it is and how sure the rule is,
 // a masked preview and a keyed fingerprint; never the value itself. Pure: no I/O and no `node:`
 // imports (the fingerprint's keyed hash is given by the caller, which holds the key).
+import { KeywordSet } from './keywords.ts';
 
 export type Category = 'secret' | 'pii';
 
@@ -96,15 +97,19 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
       byKeyword.set(key, [...(byKeyword.get(key) ?? []), rule]);
     }
   }
+  // One pass finds every keyword a text holds, however many rules there are.
+  const keywords = new KeywordSet([...byKeyword.keys()]);
+  const keyed = keywords.keywords.map((k) => byKeyword.get(k)!);
   return {
     matches(text, file = '', header) {
-      const lower = text.toLowerCase();
       const chosen = new Set(always);
-      for (const [keyword, keyed] of byKeyword) {
-        if (lower.includes(keyword)) for (const rule of keyed) chosen.add(rule);
+      for (const index of keywords.found(text.toLowerCase())) {
+        for (const rule of keyed[index]!) chosen.add(rule);
       }
       const found: Match[] = [];
-      for (const rule of chosen) {
+      // In the rules' own order: of two equally good matches the rule listed first wins, always.
+      for (const rule of rules) {
+        if (!chosen.has(rule)) continue;
         rule.pattern.lastIndex = 0;
         for (const m of text.matchAll(rule.pattern)) {
           const value = m.groups?.value ?? m[0];
