@@ -9,6 +9,11 @@ export class KeywordSet {
   /** Per state: the keywords that end there, its fail chain's included. */
   private readonly output: number[][] = [[]];
   readonly keywords: readonly string[];
+  /**
+   * For ASCII, the automaton's whole move (fail links followed) per state and character, in one
+   * flat table: a lookup per character of the text, where the maps cost a hash and a loop.
+   */
+  private readonly ascii: Int32Array;
 
   /** Keywords are matched as given: lower-case them, and the text, for a search that ignores case. */
   constructor(keywords: readonly string[]) {
@@ -43,6 +48,15 @@ export class KeywordSet {
         queue.push(to);
       }
     }
+    this.ascii = new Int32Array(this.next.length * 128);
+    // States in breadth-first order: a state's fail state is filled in before it.
+    for (const state of [0, ...queue]) {
+      for (let code = 0; code < 128; code++) {
+        const to = this.next[state]!.get(code);
+        this.ascii[state * 128 + code] =
+          to ?? (state === 0 ? 0 : this.ascii[this.fail[state]! * 128 + code]!);
+      }
+    }
   }
 
   /** The indexes (in `keywords`) of the keywords `text` holds. */
@@ -52,6 +66,11 @@ export class KeywordSet {
     let state = 0;
     for (let i = 0; i < text.length && hits.size < all; i++) {
       const code = text.charCodeAt(i);
+      if (code < 128) {
+        state = this.ascii[state * 128 + code]!;
+        for (const index of this.output[state]!) hits.add(index);
+        continue;
+      }
       let to = this.next[state]!.get(code);
       while (to === undefined && state !== 0) {
         state = this.fail[state]!;
