@@ -1,7 +1,6 @@
 // Claude Code's PreToolUse hook: its event in, its answer out (docs/HOOKS.md). This file only
 // translates: which action and paths a tool call is, and how a decision is said back. The gate
 // decides. Codex sends the same event and reads the same answer (src/hooks/codex.ts builds on this).
-import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
 import type { ClaudeEvent } from './claude-event.ts';
 import {
@@ -12,6 +11,7 @@ import {
   reasonOf,
   type HookFormat,
   type ToolAsk,
+  readEvent,
 } from './format.ts';
 
 export type { ClaudeEvent } from './claude-event.ts';
@@ -101,16 +101,13 @@ export function preToolUseFormat(options: {
   return {
     client: options.client,
     async read(input) {
-      let event = eventOf(input);
-      if (!event) {
-        // Not the usual shape: the schema, loaded only now, decides and says why.
-        enableCompileCache();
-        const { ClaudeEventSchema } = await import('./claude-event.ts');
-        const parsed = ClaudeEventSchema.safeParse(input);
-        if (!parsed.success)
-          return `the event is not a PreToolUse event svc can read (${parsed.error.issues[0]!.message})`;
-        event = parsed.data;
-      }
+      const event = await readEvent(
+        input,
+        eventOf,
+        async () => (await import('./claude-event.ts')).ClaudeEventSchema,
+        'a PreToolUse event',
+      );
+      if (typeof event === 'string') return event;
       return {
         cwd: event.cwd,
         ask: options.askOf(event),

@@ -2,10 +2,9 @@
 // answered with `permission` (allow, deny or ask; beforeReadFile knows only allow and deny) and a
 // message for the person and one for the agent. Tested against Cursor's documentation only: no
 // Cursor client runs here.
-import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
 import type { CursorEvent } from './cursor-event.ts';
-import { isRecord, mcpAsk, nonEmpty, reasonOf, type HookFormat, type ToolAsk } from './format.ts';
+import { isRecord, mcpAsk, nonEmpty, reasonOf, type HookFormat, type ToolAsk, readEvent } from './format.ts';
 
 const EVENT_NAMES = new Set(['beforeReadFile', 'beforeShellExecution', 'beforeMCPExecution']);
 
@@ -53,16 +52,13 @@ function askOf(event: CursorEvent): ToolAsk | string {
 export const cursor: HookFormat = {
   client: 'cursor',
   async read(input) {
-    let event = eventOf(input);
-    if (!event) {
-      // Not the usual shape: the schema, loaded only now, decides and says why.
-      enableCompileCache();
-      const { CursorEventSchema } = await import('./cursor-event.ts');
-      const parsed = CursorEventSchema.safeParse(input);
-      if (!parsed.success)
-        return `the event is not a Cursor event svc can read (${parsed.error.issues[0]!.message})`;
-      event = parsed.data;
-    }
+    const event = await readEvent(
+      input,
+      eventOf,
+      async () => (await import('./cursor-event.ts')).CursorEventSchema,
+      'a Cursor event',
+    );
+    if (typeof event === 'string') return event;
     const ask = askOf(event);
     if (typeof ask === 'string') return ask;
     const named = event.hook_event_name === 'beforeShellExecution' ? event.cwd : undefined;

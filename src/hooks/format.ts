@@ -1,5 +1,6 @@
 // What every client's hook format provides: reading its event into what the call asks of the gate,
 // and saying a decision back in the client's words. src/entry/hook.ts runs any of them alike.
+import { enableCompileCache } from '../config/compile-cache.ts';
 import type { GateAsk } from '../gate/check.ts';
 import type { Decision } from '../gate/engine.ts';
 
@@ -76,4 +77,27 @@ export function reasonOf(decision: Decision): string {
  */
 export function approvalReasonOf(decision: Decision, client: string): string {
   return `${reasonOf(decision)} A person must approve this first, and ${client} cannot ask them here, so svc refused it: tell the person what you need and why.`;
+}
+
+/** What a zod schema's `safeParse` answers: the data, or the issues. */
+type Verdict<E> = { success: true; data: E } | { success: false; error: { issues: { message: string }[] } };
+
+/**
+ * A client's event, checked by plain code first (`quick`, what a hook uses at start); an input
+ * it refuses goes to the event's zod schema, loaded only then, which decides and says why. The
+ * event, or why it is not one `what` svc can read.
+ */
+export async function readEvent<E>(
+  input: unknown,
+  quick: (input: unknown) => E | undefined,
+  schema: () => Promise<{ safeParse(input: unknown): Verdict<E> }>,
+  what: string,
+): Promise<E | string> {
+  const event = quick(input);
+  if (event) return event;
+  enableCompileCache();
+  const parsed = (await schema()).safeParse(input);
+  return parsed.success
+    ? parsed.data
+    : `the event is not ${what} svc can read (${parsed.error.issues[0]!.message})`;
 }

@@ -2,7 +2,6 @@
 // `decision` and `reason` (Claude Code's fields are ignored and the tool runs), and an `ask` makes
 // `gemini -p` wait forever, so a question is refused, saying that a person must approve.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { enableCompileCache } from '../config/compile-cache.ts';
 import type { Decision } from '../gate/engine.ts';
 import type { GeminiEvent } from './gemini-event.ts';
 import {
@@ -13,6 +12,7 @@ import {
   reasonOf,
   type HookFormat,
   type ToolAsk,
+  readEvent,
 } from './format.ts';
 
 /** The event when it is a BeforeTool event svc can read (gemini-event.ts says the same, with zod). */
@@ -161,16 +161,13 @@ function answerOf(decision: Decision): { stdout: string; code: number } {
 export const gemini: HookFormat = {
   client: 'gemini-cli',
   async read(input) {
-    let event = eventOf(input);
-    if (!event) {
-      // Not the usual shape: the schema, loaded only now, decides and says why.
-      enableCompileCache();
-      const { GeminiEventSchema } = await import('./gemini-event.ts');
-      const parsed = GeminiEventSchema.safeParse(input);
-      if (!parsed.success)
-        return `the event is not a BeforeTool event svc can read (${parsed.error.issues[0]!.message})`;
-      event = parsed.data;
-    }
+    const event = await readEvent(
+      input,
+      eventOf,
+      async () => (await import('./gemini-event.ts')).GeminiEventSchema,
+      'a BeforeTool event',
+    );
+    if (typeof event === 'string') return event;
     // A command runs in its `dir_path` (a folder of the workspace Gemini has checked), the working folder without one.
     const dir =
       event.tool_name === 'run_shell_command'
