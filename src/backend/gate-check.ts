@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { decideWith, gateFor, type Asker, type GateAsk, type GateSetting } from '../gate/check.ts';
 import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
 import type { RuleSet } from '../gate/local.ts';
@@ -65,8 +65,8 @@ export class GateCheck {
   private readonly options: GateCheckOptions;
   private readonly env: NodeJS.ProcessEnv;
   private readonly cache = new Map<string, Compiled>();
-  private watcher: FSWatcher | undefined;
-  private watching: Promise<void> = Promise.resolve();
+  /** Loaded with the first project's rules (chokidar is not part of a server's start), then ready. */
+  private watcher: Promise<FSWatcher> | undefined;
   private readonly reloaded = new Set<() => void>();
   private readonly watched = new Set<string>();
 
@@ -115,16 +115,17 @@ export class GateCheck {
     if (!this.watcher) {
       // Rule files are small and rarely written: a change drops every compiled project (a named
       // file holds for all of them), and the next check compiles again.
-      // Not persistent: watching never keeps a process alive that has nothing else to do.
-      const watcher = watch(files, { ignoreInitial: true, persistent: false });
-      this.watcher = watcher;
-      this.watching = new Promise((resolve) => watcher.once('ready', () => resolve()));
-      this.watcher.on('all', () => {
-        this.cache.clear();
-        for (const listener of this.reloaded) listener();
+      this.watcher = import('chokidar').then(({ watch }) => {
+        // Not persistent: watching never keeps a process alive that has nothing else to do.
+        const watcher = watch(files, { ignoreInitial: true, persistent: false });
+        watcher.on('all', () => {
+          this.cache.clear();
+          for (const listener of this.reloaded) listener();
+        });
+        return new Promise<FSWatcher>((resolve) => watcher.once('ready', () => resolve(watcher)));
       });
     } else {
-      this.watcher.add(files);
+      void this.watcher.then((watcher) => watcher.add(files));
     }
   }
 
@@ -135,8 +136,8 @@ export class GateCheck {
   }
 
   /** Resolves once the rule files read so far are watched. */
-  ready(): Promise<void> {
-    return this.watching;
+  async ready(): Promise<void> {
+    await this.watcher;
   }
 
   /**
@@ -189,7 +190,7 @@ export class GateCheck {
   }
 
   async close(): Promise<void> {
-    await this.watcher?.close();
+    await (await this.watcher)?.close();
     this.watcher = undefined;
     this.watched.clear();
     this.cache.clear();
