@@ -29,7 +29,8 @@ export interface FileToScan {
 
 export interface Skipped {
   file: string;
-  reason: 'binary' | 'too_large' | 'unreadable';
+  /** `protected`: the read gate does not let the asker read it (an agent's scan). */
+  reason: 'binary' | 'too_large' | 'unreadable' | 'protected';
 }
 
 /** The rules of one folder's ignore files, matched against paths relative to that folder. */

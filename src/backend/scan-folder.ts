@@ -33,6 +33,11 @@ export interface FolderScanOptions {
   key: Uint8Array;
   /** Threads to scan on (default: one per core, at most 4). */
   threads?: number;
+  /**
+   * Whether a file may be read (the read gate's decision, for an agent's scan): a file it refuses
+   * is not read, and is reported as skipped, `protected`.
+   */
+  admit?: (path: string) => Promise<boolean>;
   /** Scan this one file of the folder (a name in it) and nothing else. */
   only?: string;
   /** Called after each file, with the files done and the bytes read so far. */
@@ -85,6 +90,10 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
         ? filesToScan(root, (s) => skipped.push(s))
         : oneFile(root, options.only, skipped);
     for await (const target of source) {
+      if (options.admit && !(await options.admit(target.path))) {
+        skipped.push({ file: target.file, reason: 'protected' });
+        continue;
+      }
       const worker = await acquire();
       if (failure) break;
       const job: WorkerJob = { index: index++, path: target.path, file: target.file };

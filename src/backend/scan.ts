@@ -8,7 +8,7 @@ import { deriveKey } from '../vault/derive.ts';
 import { RULES_MODULE } from '../scan/rules.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
-import { scanFolder, type FolderScan } from './scan-folder.ts';
+import { scanFolder, type FolderScan, type FolderScanOptions } from './scan-folder.ts';
 
 /** The fingerprint key of this store's scans (HKDF over the vault's data secret, its own purpose). */
 export function scanKey(ctx: Context): Uint8Array {
@@ -22,10 +22,12 @@ export function scanKey(ctx: Context): Uint8Array {
  * Scans a folder, or one file (as the only file of its folder's scan). A path that is not there
  * is refused with what to do.
  */
+export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'>;
+
 export async function scanPath(
   ctx: Context,
   path: string,
-  options: { threads?: number; onProgress?: (done: { files: number; bytes: number }) => void } = {},
+  options: ScanPathOptions = {},
 ): Promise<FolderScan> {
   const target = resolve(path);
   let isFile: boolean;

@@ -68,10 +68,8 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
   // The gate of this computer, for svc's own tools: in remote mode decisions are still counted and
   // recorded in this computer's store, as its hooks record them.
   let ownCore: OpenedCore | undefined;
-  const gate = new GateCheck({
-    dataDir: resolveDataDir(),
-    core: () => (local ? local().ctx : (ownCore ??= openCore({ dataDir: resolveDataDir() })).ctx),
-  });
+  const coreOf = () => (local ? local().ctx : (ownCore ??= openCore({ dataDir: resolveDataDir() })).ctx);
+  const gate = new GateCheck({ dataDir: resolveDataDir(), core: coreOf });
   const server = createMcpServer(() => {
     const fromEnv = bearer(process.env.SVC_API_KEY);
     return {
@@ -82,6 +80,7 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       credentialSource: 'environment',
       connect: { flow, keyStore: machineVault().location },
       gate,
+      scan: async (path, options) => (await import('../backend/scan.ts')).scanPath(coreOf(), path, options),
     };
   });
   const stop = () => {

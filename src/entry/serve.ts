@@ -18,7 +18,12 @@ export function serve(options: {
   return startServer({
     ...options,
     mounts: [
-      (app) => mountMcp(app, invoker, { clock: ctx.clock, gate }),
+      (app) =>
+        mountMcp(app, invoker, {
+          clock: ctx.clock,
+          gate,
+          scan: async (path, options) => (await import('../backend/scan.ts')).scanPath(ctx, path, options),
+        }),
       (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
     ],
   });

@@ -24,10 +24,11 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
   return token ? { token, clientId: 'bearer', scopes: [] } : undefined;
 }
 
-function depsFor(invoker: Invoker, gate: GateCheck | undefined) {
+function depsFor(invoker: Invoker, gate: GateCheck | undefined, scan: ToolDeps['scan']) {
   return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'> => ({
     invoker,
     gate,
+    scan,
     credentialSource: 'request',
     ownerBearer: token?.startsWith(API_KEY_PREFIX) ? `Bearer ${token}` : undefined,
     agentBearer: token?.startsWith(AGENT_TOKEN_PREFIX) ? `Bearer ${token}` : undefined,
@@ -46,6 +47,8 @@ export interface McpMountOptions {
   clock?: Clock;
   /** The read gate of the machine the server runs on. */
   gate?: GateCheck;
+  /** Scans on the machine the server runs on. */
+  scan?: ToolDeps['scan'];
 }
 
 interface Session<T> {
@@ -128,9 +131,9 @@ const jsonRpcError = (code: number, message: string) => ({
 export function mountMcp(
   app: Hono,
   invoker: Invoker,
-  { clock = () => new Date(), gate }: McpMountOptions = {},
+  { clock = () => new Date(), gate, scan }: McpMountOptions = {},
 ): void {
-  const deps = depsFor(invoker, gate);
+  const deps = depsFor(invoker, gate, scan);
   const now = () => clock().getTime();
   const streams = new Sessions<WebStandardStreamableHTTPServerTransport>(MAX_SESSIONS, now);
   const sse = new Sessions<SSEServerTransport>(MAX_SSE_SESSIONS, now);

@@ -5,6 +5,8 @@ import type { z } from 'zod';
 import type { Invoker } from '../backend/invoke.ts';
 import type { ConnectFlow } from '../backend/connect-flow.ts';
 import type { GateCheck } from '../backend/gate-check.ts';
+import type { FolderScan } from '../backend/scan-folder.ts';
+import type { ScanPathOptions } from '../backend/scan.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -68,14 +70,19 @@ export interface ToolDeps {
    * elicit: the tool then needs an explicit `confirm: true` argument instead.
    */
   confirm(message: string): Promise<'accepted' | 'declined' | 'unsupported'>;
-  /** Reports progress of long work to the client, when it asked for progress (a no-op otherwise). */
-  progress(done: number, total: number, message: string): Promise<void>;
+  /**
+   * Reports progress of long work to the client, when it asked for progress (a no-op otherwise);
+   * `total` when it is known.
+   */
+  progress(done: number, total: number | undefined, message: string): Promise<void>;
   /** Asks the client to open a URL for the person (MCP URL elicitation), when it can. */
   openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unsupported'>;
   /** Linking this computer (svc_connect) and where its key is kept; absent over HTTP. */
   connect?: { flow: ConnectFlow; keyStore: string } | undefined;
   /** The read gate of the computer this server runs on: what svc's tools ask before touching a file. */
   gate?: GateCheck | undefined;
+  /** Scans a folder or a file of the computer this server runs on, under its store's key. */
+  scan?: ((path: string, options: ScanPathOptions) => Promise<FolderScan>) | undefined;
 }
 
 export interface ToolResult<T> {

@@ -89,7 +89,12 @@ export function createMcpServer(
           if (token === undefined) return;
           await extra.sendNotification({
             method: 'notifications/progress',
-            params: { progressToken: token, progress: done, total, message },
+            params: {
+              progressToken: token,
+              progress: done,
+              ...(total === undefined ? {} : { total }),
+              message,
+            },
           });
         };
         try {

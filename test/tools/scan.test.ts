@@ -1,0 +1,96 @@
+// svc_scan_folder through a real MCP client: findings without their values, progress notifications
+// while it scans, and a file the read gate protects counted, never read (its decision on the
+// audit chain).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { GateCheck } from '../../src/backend/gate-check.ts';
+import { scanPath } from '../../src/backend/scan.ts';
+import { createMcpServer } from '../../src/tools/server.ts';
+
+const home = tempDir('svc-scan-tool-');
+const project = join(home.dir, 'shop');
+const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const random = (n: number) =>
+  Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * 62)]).join('');
+const inCode = `ghp_${random(36)}`;
+const inDotEnv = `ghp_${random(36)}`;
+let service: Service;
+let gate: GateCheck;
+let mcp: Client;
+
+beforeAll(async () => {
+  mkdirSync(join(project, '.git'), { recursive: true });
+  mkdirSync(join(project, '.svc'), { recursive: true });
+  mkdirSync(join(project, 'src'), { recursive: true });
+  writeFileSync(join(project, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['.env'] }]));
+  writeFileSync(join(project, '.env'), `GITHUB_TOKEN=${inDotEnv}\n`);
+  writeFileSync(join(project, 'src', 'app.ts'), `export const token = "${inCode}";\n`);
+  for (let i = 0; i < 12; i++)
+    writeFileSync(join(project, 'src', `m${i}.ts`), `export const n${i} = ${i};\n`);
+  service = new Service({ dataDir: join(home.dir, 'svc') });
+  gate = new GateCheck({
+    dataDir: service.dataDir,
+    env: { HOME: home.dir },
+    core: () => service.ctx,
+    watch: false,
+  });
+  const server = createMcpServer(() => ({
+    invoker: service.invoker,
+    ownerBearer: undefined,
+    agentBearer: undefined,
+    credentialSource: 'environment',
+    gate,
+    scan: (path, options) => scanPath(service.ctx, path, options),
+  }));
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await server.connect(s);
+  mcp = new Client({ name: 'scan', version: '1' });
+  await mcp.connect(c);
+});
+afterAll(async () => {
+  await mcp.close();
+  await gate.close();
+  service.close();
+  home.cleanup();
+});
+
+describe('svc_scan_folder', () => {
+  it('finds what the agent may read, counts the protected file without reading it, and reports progress', async () => {
+    const progress: number[] = [];
+    const result = await mcp.callTool(
+      { name: 'svc_scan_folder', arguments: { path: '.', cwd: project } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p.progress),
+      },
+    );
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const data = result.structuredContent as Record<string, any>;
+    expect(data.findings).toEqual([
+      expect.objectContaining({ file: 'src/app.ts', line: 1, type: 'GITHUB_TOKEN', category: 'secret' }),
+    ]);
+    expect(data).toMatchObject({
+      total_findings: 1,
+      files_scanned: 14,
+      protected_files: ['.env'],
+      skipped: { protected: 1 },
+    });
+    expect(data.next).toContain('review the findings');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toBe(14);
+    const everything = JSON.stringify(result);
+    expect(everything).not.toContain(inCode);
+    expect(everything).not.toContain(inDotEnv);
+  });
+
+  it('a path that is not there is a tool error that says what to do', async () => {
+    const result = await mcp.callTool({ name: 'svc_scan_folder', arguments: { path: 'nope', cwd: project } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toContain('nothing to scan at');
+  });
+});
