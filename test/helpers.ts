@@ -1,6 +1,7 @@
 // Shared test fixtures: a fresh data dir per test, the in-process service and app, JSON requests.
 import { ops } from '../src/backend/operations/index.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Service, type ServiceOptions } from '../src/backend/service.ts';
@@ -108,4 +109,25 @@ export async function enrollKey(service: Service, bearer: string, handle: string
     privateKeyHex: keys.privateKeyHex,
   });
   return service.invoke(ops.enrollFabric, bearer, { handle, ecdh_pubkey_hex: keys.publicKeyHex, proof });
+}
+
+/**
+ * A store as an older svc wrote it: every migration numbered below `version` applied and recorded,
+ * and an organization `org_1` in it. The caller adds what that version held, closes it, and opens
+ * it with today's Store to see the later migrations at work.
+ */
+export function storeBefore(file: string, version: number): DatabaseSync {
+  const migrations = new URL('../src/backend/store/migrations/', import.meta.url);
+  const before = readdirSync(migrations)
+    .filter((name) => /^\d+_.+\.sql$/.test(name) && Number.parseInt(name, 10) < version)
+    .sort();
+  const old = new DatabaseSync(file);
+  old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)');
+  for (const name of before) {
+    old.exec(readFileSync(new URL(name, migrations), 'utf8'));
+    old.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(Number.parseInt(name, 10), 'then');
+  }
+  old.exec(`PRAGMA user_version = ${before.length}`);
+  old.exec("INSERT INTO orgs VALUES ('org_1', 'Acme', 'then')");
+  return old;
 }

@@ -1,8 +1,6 @@
 // Attacks on the Fabric's addresses and storage, each reproduced against the in-process service
 // over a real store: squatting another organization's address, and storage without bounds.
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ops } from '../../src/backend/operations/index.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
@@ -12,7 +10,7 @@ import {
   openEnrollChallenge,
   type FabricKeyPair,
 } from '../../src/sdk/fabric.ts';
-import { enrollKey, harness, tempDir, type Harness } from '../helpers.ts';
+import { enrollKey, harness, storeBefore, tempDir, type Harness } from '../helpers.ts';
 import { Store } from '../../src/backend/store/db.ts';
 import { DEFAULT_FABRIC_QUOTAS } from '../../src/backend/context.ts';
 import { SWEEP_MAX_ENVELOPES, sweepEnvelopes } from '../../src/backend/fabric.ts';
@@ -438,18 +436,7 @@ describe('the schema', () => {
     const home = tempDir();
     try {
       const file = join(home.dir, 'svc.db');
-      const migrations = new URL('../../src/backend/store/migrations/', import.meta.url);
-      const before = readdirSync(migrations)
-        .filter((name) => /^\d+_.+\.sql$/.test(name) && Number.parseInt(name, 10) < 10)
-        .sort();
-      const old = new DatabaseSync(file);
-      old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)');
-      for (const name of before) {
-        old.exec(readFileSync(new URL(name, migrations), 'utf8'));
-        old.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(Number.parseInt(name, 10), 'then');
-      }
-      old.exec(`PRAGMA user_version = ${before.length}`);
-      old.exec("INSERT INTO orgs VALUES ('org_1', 'Acme', 'then')");
+      const old = storeBefore(file, 10);
       old.exec(
         "INSERT INTO agents (id, org_id, handle, name, status, created_at) VALUES ('agt_1', 'org_1', 'bot', 'Bot', 'active', 'then')",
       );

@@ -2,9 +2,7 @@
 // chunks, and reads see none of a load's rows until it publishes them all at once. A load holds
 // its table's lease: a second load meanwhile is refused with 409, and a load whose process died
 // leaves nothing visible; once its lease has run out, the next load removes what it left.
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ops } from '../../src/backend/operations/index.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
@@ -17,7 +15,7 @@ import {
   loadRows,
   selectRows,
 } from '../../src/backend/tables.ts';
-import { harness, tempDir, type Harness } from '../helpers.ts';
+import { harness, storeBefore, tempDir, type Harness } from '../helpers.ts';
 import { childEnv, killAll, spawnNode, waitForOutput, type Spawned } from '../e2e/procs.ts';
 
 const TABLE = 'bulk';
@@ -336,19 +334,8 @@ describe('the schema', () => {
     const home = tempDir();
     try {
       const file = join(home.dir, 'svc.db');
-      const migrations = new URL('../../src/backend/store/migrations/', import.meta.url);
-      const before = readdirSync(migrations)
-        .filter((name) => /^\d+_.+\.sql$/.test(name) && Number.parseInt(name, 10) < 9)
-        .sort();
       // A store as the version before wrote it: two tables, one with rows.
-      const old = new DatabaseSync(file);
-      old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT)');
-      for (const name of before) {
-        old.exec(readFileSync(new URL(name, migrations), 'utf8'));
-        old.prepare('INSERT INTO schema_migrations VALUES (?, ?)').run(Number.parseInt(name, 10), 'then');
-      }
-      old.exec(`PRAGMA user_version = ${before.length}`);
-      old.exec("INSERT INTO orgs VALUES ('org_1', 'Acme', 'then')");
+      const old = storeBefore(file, 9);
       old.exec("INSERT INTO data_tables VALUES ('org_1', 'full', 'then'), ('org_1', 'empty', 'then')");
       for (let row = 1; row <= 3; row++) {
         old.prepare("INSERT INTO data_rows VALUES ('org_1', 'full', ?, '{}')").run(row);
