@@ -56,6 +56,7 @@ import {
   RejectPatchRequest,
   SubmitPatchRequest,
 } from './operations/patches.ts';
+import { ApplyPlanRequest, FeedbackIdParam, ScanIdParam } from './operations/scans.ts';
 
 export interface RouteRequest {
   params: Record<string, unknown>;
@@ -498,6 +499,36 @@ export const ROUTES: readonly Route[] = [
     body: RejectPatchRequest,
     ok: { status: 200, description: 'rejected, with a receipt' },
     errors: [400, 401, 403, 404, 409],
+  }),
+  route({
+    operation: ops.listScanFeedback,
+    method: 'get',
+    path: '/api/v1/scan-feedback',
+    tag: 'scans',
+    extension: true,
+    ok: { status: 200, description: "the organization's verdicts on findings" },
+    errors: [401, 403],
+  }),
+  route({
+    operation: ops.promoteScanFeedback,
+    method: 'post',
+    path: '/api/v1/scan-feedback/{feedback_id}/promote',
+    tag: 'scans',
+    extension: true,
+    params: FeedbackIdParam,
+    ok: { status: 201, description: "the organization's verdict, with a receipt" },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.applyScanPlan,
+    method: 'post',
+    path: '/api/v1/scans/{scan_id}/plan/apply',
+    tag: 'scans',
+    extension: true,
+    params: ScanIdParam,
+    body: ApplyPlanRequest,
+    ok: { status: 201, description: 'the rules added, with a receipt' },
+    errors: [400, 401, 403, 404],
   }),
   route({
     operation: ops.startConnect,

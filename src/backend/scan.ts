@@ -8,7 +8,18 @@ import { deriveKey } from '../vault/derive.ts';
 import { RULES_MODULE } from '../scan/rules.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
-import { scanFolder, type FolderScan, type FolderScanOptions } from './scan-folder.ts';
+import { scanFolder, type FolderScanOptions } from './scan-folder.ts';
+import {
+  applyVerdicts,
+  listFeedback,
+  markFinding,
+  recordScan,
+  verdictsFor,
+  type MarkInput,
+  type StoredScan,
+} from './scan-store.ts';
+import { applyPlanToProject, planFor, type ApplyInput } from './scan-plan.ts';
+import { projectRootOf } from '../gate/local.ts';
 
 /** The fingerprint key of this store's scans (HKDF over the vault's data secret, its own purpose). */
 export function scanKey(ctx: Context): Uint8Array {
@@ -18,17 +29,18 @@ export function scanKey(ctx: Context): Uint8Array {
   }).export();
 }
 
-/**
- * Scans a folder, or one file (as the only file of its folder's scan). A path that is not there
- * is refused with what to do.
- */
-export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'>;
+export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'> & {
+  /** Who scans, as the kept scan names them: `svc scan`, or an agent's client. */
+  scannedBy: string;
+};
 
-export async function scanPath(
-  ctx: Context,
-  path: string,
-  options: ScanPathOptions = {},
-): Promise<FolderScan> {
+/**
+ * Scans a folder, or one file (as the only file of its folder's scan), leaves out the findings a
+ * verdict of its project or organization silenced, and keeps the scan for feedback and the plan.
+ * Finding paths are relative to the folder scanned (a file's own folder, for one file). A path
+ * that is not there is refused with what to do.
+ */
+export async function scanPath(ctx: Context, path: string, options: ScanPathOptions): Promise<StoredScan> {
   const target = resolve(path);
   let isFile: boolean;
   try {
@@ -36,11 +48,40 @@ export async function scanPath(
   } catch {
     throw new ServiceError('not_found', `nothing to scan at ${target}: give a folder or a file that exists`);
   }
-  const scan = await scanFolder(isFile ? dirname(target) : target, {
+  const root = isFile ? dirname(target) : target;
+  const { scannedBy, ...folderOptions } = options;
+  const scan = await scanFolder(root, {
     rules: RULES_MODULE,
     key: scanKey(ctx),
-    ...options,
+    ...folderOptions,
     ...(isFile ? { only: basename(target) } : {}),
   });
-  return scan;
+  const project = projectRootOf(root);
+  const { findings, silenced } = applyVerdicts(scan.findings, await verdictsFor(ctx, project));
+  return await recordScan(ctx, {
+    project,
+    root,
+    scanned_by: scannedBy,
+    files_scanned: scan.files_scanned,
+    bytes_scanned: scan.bytes_scanned,
+    findings,
+    silenced,
+    skipped: scan.skipped,
+  });
 }
+
+/**
+ * What svc finds on this computer, for its tools and commands: scans, verdicts on findings, and
+ * the plan with its application to a project. Bound to one store.
+ */
+export function finderOf(ctx: Context) {
+  return {
+    scan: (path: string, options: ScanPathOptions) => scanPath(ctx, path, options),
+    mark: (input: MarkInput) => markFinding(ctx, input),
+    feedback: (project: string) => listFeedback(ctx, project),
+    plan: (which: { scan_id: string } | { project: string }) => planFor(ctx, which),
+    applyToProject: (input: ApplyInput & { applied_by: string }) => applyPlanToProject(ctx, input),
+  };
+}
+
+export type Finder = ReturnType<typeof finderOf>;

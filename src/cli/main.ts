@@ -12,6 +12,9 @@ import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ACTIONS, type Action, type Rule } from '../gate/rules.ts';
 import { RuleListSchema } from '../gate/rules-schema.ts';
+import { projectRootOf } from '../gate/local.ts';
+import { VERDICTS, type Verdict } from '../backend/scan-store.ts';
+import type { Finder } from '../backend/scan.ts';
 import type { InputOf, Operation, ResultOf } from '../backend/operation.ts';
 import { ComputeRequest, GrantRequest, TableSchema } from '../backend/operations/governance.ts';
 // The HTTP server, the MCP server and the CSV reader load only for the commands that use them:
@@ -79,6 +82,17 @@ function ownerKey(): string {
 
 function print(options: JsonFlag, value: unknown, human: string): void {
   process.stdout.write(options.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+/** Runs `work` with the finder of the local store (scans, verdicts, plans) and closes the store. */
+async function withFinder<T>(work: (find: Finder) => Promise<T>): Promise<T> {
+  const service = await openService();
+  try {
+    const { finderOf } = await import('../backend/scan.ts');
+    return await work(finderOf(service.ctx));
+  } finally {
+    service.close();
+  }
 }
 
 /** Runs one operation on the local store and closes it: each command is one call. */
@@ -164,6 +178,9 @@ export function buildProgram(): Command {
   const program = new Command('svc')
     .description('svc: governed access for AI agents')
     .showHelpAfterError()
+    // An option belongs to the command it follows: `svc scan feedback list --json` is the list's
+    // --json, not `svc scan`'s.
+    .enablePositionalOptions()
     .exitOverride();
 
   program
@@ -434,43 +451,195 @@ export function buildProgram(): Command {
       await serveMcpOverStdio();
     });
 
-  program
+  const scan = program
     .command('scan')
     .description(
       'find secrets and personal data in a folder or a file (docs/SCAN.md); exit 6 when anything is found',
     )
     .argument('<path>')
-    .option('--json', 'print one JSON object: findings, files_scanned, bytes_scanned')
+    .option('--json', 'print one JSON object: findings, files_scanned, bytes_scanned, scan_id, silenced')
     .action(async (path: string, options: JsonFlag) => {
-      const service = await openService();
       // A progress line on a terminal only: with --json stdout holds the one object and nothing else.
       const live = !options.json && process.stderr.isTTY;
-      let scan;
-      try {
-        const { scanPath } = await import('../backend/scan.ts');
-        scan = await scanPath(service.ctx, path, {
-          onProgress: ({ files, bytes }) => {
-            if (live) process.stderr.write(`\rsvc scan: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
-          },
-        });
-      } finally {
-        service.close();
-        if (live) process.stderr.write('\n');
-      }
-      const { findings, files_scanned, bytes_scanned } = scan;
+      const kept = await withFinder(async (find) => {
+        try {
+          return await find.scan(path, {
+            scannedBy: 'svc scan',
+            onProgress: ({ files, bytes }) => {
+              if (live)
+                process.stderr.write(`\rsvc scan: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+            },
+          });
+        } finally {
+          if (live) process.stderr.write('\n');
+        }
+      });
+      const { findings, files_scanned, bytes_scanned, scan_id } = kept;
+      const silenced = kept.silenced.false_positive + kept.silenced.accepted_risk;
       print(
         options,
-        { findings, files_scanned, bytes_scanned },
+        { findings, files_scanned, bytes_scanned, scan_id, silenced },
         [
           ...findings.map(
             (f) =>
-              `${f.file}:${f.line}:${f.column}  ${f.category} ${f.type} (${f.rule}, ${f.confidence})  ${f.preview}`,
+              `${f.file}:${f.line}:${f.column}  ${f.category} ${f.type} (${f.rule}, ${f.confidence})  ${f.preview}  ${f.fingerprint}`,
           ),
-          `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes`,
+          `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${scan_id})`,
         ].join('\n'),
       );
       if (findings.length > 0) process.exitCode = EXIT.found;
     });
+  const feedback = scan
+    .command('feedback')
+    .description('verdicts on findings, by fingerprint, honoured by later scans; promote needs SVC_API_KEY');
+  feedback
+    .command('mark')
+    .description('false_positive or accepted_risk leave a finding out of later scans; confirmed keeps it in')
+    .argument('<fingerprint>', 'as `svc scan` prints it')
+    .argument('<verdict>', VERDICTS.join(' | '))
+    .option('--reason <text>', 'why, for whoever reads the verdict later')
+    .option('--project <dir>', 'a folder of the project (default: the current one)')
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        fingerprint: string,
+        verdict: string,
+        options: JsonFlag & { reason?: string; project?: string },
+      ) => {
+        if (!(VERDICTS as readonly string[]).includes(verdict)) {
+          throw new CommanderError(
+            EXIT.usage,
+            'svc.usage',
+            `the verdict is one of ${VERDICTS.join(', ')}, not \`${verdict}\``,
+          );
+        }
+        const entry = await withFinder((find) =>
+          find.mark({
+            project: projectRootOf(options.project ?? process.cwd()),
+            fingerprint,
+            verdict: verdict as Verdict,
+            reason: options.reason,
+            decided_by: 'a person at this computer, with svc scan feedback',
+          }),
+        );
+        print(
+          options,
+          entry,
+          `kept ${entry.feedback_id}: ${entry.verdict} for ${entry.fingerprint} in ${entry.project} (receipt ${entry.receipt_id})`,
+        );
+      },
+    );
+  feedback
+    .command('list')
+    .description("the verdicts that hold in this project: its own and the organization's")
+    .option('--project <dir>', 'a folder of the project (default: the current one)')
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag & { project?: string }) => {
+      const project = projectRootOf(options.project ?? process.cwd());
+      const list = await withFinder((find) => find.feedback(project));
+      print(
+        options,
+        { project, feedback: list },
+        list.length
+          ? list
+              .map(
+                (f) =>
+                  `${f.feedback_id} ${f.scope} ${f.verdict} ${f.type ?? ''} ${f.fingerprint}${f.reason ? ` (${f.reason})` : ''}, ${f.decided_by}, ${f.decided_at}`,
+              )
+              .join('\n')
+          : `no verdicts hold in ${project}`,
+      );
+    });
+  feedback
+    .command('promote')
+    .description("make a project's verdict the organization's, honoured on every computer that keeps it")
+    .argument('<feedback_id>')
+    .option('--json', 'print JSON')
+    .action(async (feedbackId: string, options: JsonFlag) => {
+      const promoted = await run(ops.promoteScanFeedback, ownerKey(), { feedback_id: feedbackId });
+      print(
+        options,
+        promoted,
+        `promoted to the organization as ${promoted.feedback_id} (receipt ${promoted.receipt_id})`,
+      );
+    });
+
+  const plan = program
+    .command('plan')
+    .description(
+      "a policy from a project's latest scan: rules, files to seal, secrets for the vault (docs/SCAN.md)",
+    )
+    .argument('[path]', 'a folder of the project (default: the current one)')
+    .option('--scan <scan_id>', 'plan from this scan instead of the latest')
+    .option('--json', 'print JSON')
+    .action(async (path: string | undefined, options: JsonFlag & { scan?: string }) => {
+      const project = projectRootOf(path ?? process.cwd());
+      const shown = await withFinder((find) =>
+        find.plan(options.scan ? { scan_id: options.scan } : { project }),
+      );
+      print(
+        options,
+        shown,
+        [
+          `plan of scan ${shown.scan_id} (${shown.scanned_at}) for ${shown.project}:`,
+          ...shown.items.map((i) =>
+            i.kind === 'rule'
+              ? `${i.id}  rule ${i.effect} ${i.path}: ${i.reason}`
+              : i.kind === 'seal'
+                ? `${i.id}  seal ${i.path}: ${i.reason} (${i.command})`
+                : `${i.id}  vault ${i.name} from ${i.path}:${i.line}: ${i.reason}`,
+          ),
+          ...shown.notes.map((n) => `note: ${n}`),
+          shown.items.length
+            ? 'apply: svc plan apply [--items r1,r2] [--to organization]'
+            : 'nothing to plan',
+        ].join('\n'),
+      );
+    });
+  plan
+    .command('apply')
+    .description("add the plan's rules (all, or --items) to the project's rules file, or to the organization")
+    .argument('[path]', 'a folder of the project (default: the current one)')
+    .option('--scan <scan_id>', 'the scan whose plan to apply (default: the latest)')
+    .option('--items <ids>', 'the rule items to apply, separated by commas (default: all)')
+    .option(
+      '--to <where>',
+      'project (the rules file, default) or organization (needs SVC_API_KEY)',
+      'project',
+    )
+    .option('--json', 'print JSON')
+    .action(
+      async (path: string | undefined, options: JsonFlag & { scan?: string; items?: string; to: string }) => {
+        if (options.to !== 'project' && options.to !== 'organization') {
+          throw new CommanderError(
+            EXIT.usage,
+            'svc.usage',
+            `--to is project or organization, not \`${options.to}\``,
+          );
+        }
+        const items = options.items
+          ?.split(',')
+          .map((i) => i.trim())
+          .filter(Boolean);
+        const project = projectRootOf(path ?? process.cwd());
+        const applied = await withFinder(async (find) => {
+          const scanId = options.scan ?? (await find.plan({ project })).scan_id;
+          if (options.to === 'organization') {
+            return await run(ops.applyScanPlan, ownerKey(), { scan_id: scanId, ...(items ? { items } : {}) });
+          }
+          return await find.applyToProject({
+            scan_id: scanId,
+            items,
+            applied_by: 'a person at this computer, with svc plan apply',
+          });
+        });
+        print(
+          options,
+          applied,
+          `applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to} (receipt ${applied.receipt_id})`,
+        );
+      },
+    );
 
   const rules = program
     .command('rules')

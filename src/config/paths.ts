@@ -1,6 +1,19 @@
 // Where svc keeps its data (SVC_HOME when set, else the per-user data dir of this OS; data-dir.ts),
 // and the file modes that keep it private: keys and the store live there.
-import { chmodSync, closeSync, fchmodSync, fstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 
 export { resolveDataDir } from './data-dir.ts';
 
@@ -38,5 +51,26 @@ export function ensurePrivateFile(file: string, { create }: { create: boolean })
     if (fstatSync(fd).mode & SHARED_BITS) fchmodSync(fd, 0o600);
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Writes a whole file so that a reader, or a crash, sees the old file or the new one, never a
+ * part: written beside it, flushed to disk, then renamed over it. A failure leaves nothing behind.
+ */
+export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(temp, 'wx', mode);
+  try {
+    try {
+      writeFileSync(fd, data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
   }
 }

@@ -80,7 +80,7 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       credentialSource: 'environment',
       connect: { flow, keyStore: machineVault().location },
       gate,
-      scan: async (path, options) => (await import('../backend/scan.ts')).scanPath(coreOf(), path, options),
+      find: async () => (await import('../backend/scan.ts')).finderOf(coreOf()),
     };
   });
   const stop = () => {

@@ -22,7 +22,7 @@ export function serve(options: {
         mountMcp(app, invoker, {
           clock: ctx.clock,
           gate,
-          scan: async (path, options) => (await import('../backend/scan.ts')).scanPath(ctx, path, options),
+          find: async () => (await import('../backend/scan.ts')).finderOf(ctx),
         }),
       (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
     ],

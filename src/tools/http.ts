@@ -24,11 +24,11 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
   return token ? { token, clientId: 'bearer', scopes: [] } : undefined;
 }
 
-function depsFor(invoker: Invoker, gate: GateCheck | undefined, scan: ToolDeps['scan']) {
+function depsFor(invoker: Invoker, gate: GateCheck | undefined, find: ToolDeps['find']) {
   return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'> => ({
     invoker,
     gate,
-    scan,
+    find,
     credentialSource: 'request',
     ownerBearer: token?.startsWith(API_KEY_PREFIX) ? `Bearer ${token}` : undefined,
     agentBearer: token?.startsWith(AGENT_TOKEN_PREFIX) ? `Bearer ${token}` : undefined,
@@ -48,7 +48,7 @@ export interface McpMountOptions {
   /** The read gate of the machine the server runs on. */
   gate?: GateCheck;
   /** Scans on the machine the server runs on. */
-  scan?: ToolDeps['scan'];
+  find?: ToolDeps['find'];
 }
 
 interface Session<T> {
@@ -131,9 +131,9 @@ const jsonRpcError = (code: number, message: string) => ({
 export function mountMcp(
   app: Hono,
   invoker: Invoker,
-  { clock = () => new Date(), gate, scan }: McpMountOptions = {},
+  { clock = () => new Date(), gate, find }: McpMountOptions = {},
 ): void {
-  const deps = depsFor(invoker, gate, scan);
+  const deps = depsFor(invoker, gate, find);
   const now = () => clock().getTime();
   const streams = new Sessions<WebStandardStreamableHTTPServerTransport>(MAX_SESSIONS, now);
   const sse = new Sessions<SSEServerTransport>(MAX_SSE_SESSIONS, now);

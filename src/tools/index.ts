@@ -4,12 +4,14 @@ import { svcConnect, svcGetStarted, svcNode, svcTerms } from './setup.ts';
 import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify } from './govern.ts';
 import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
 import { svcRules } from './rules.ts';
-import { svcScanFolder } from './scan.ts';
+import { svcPlan, svcScanFeedback, svcScanFolder } from './scan.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
 const implemented = [
   svcScanFolder,
+  svcScanFeedback,
+  svcPlan,
   svcConnect,
   svcGetStarted,
   svcNode,

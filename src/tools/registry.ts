@@ -5,8 +5,7 @@ import type { z } from 'zod';
 import type { Invoker } from '../backend/invoke.ts';
 import type { ConnectFlow } from '../backend/connect-flow.ts';
 import type { GateCheck } from '../backend/gate-check.ts';
-import type { FolderScan } from '../backend/scan-folder.ts';
-import type { ScanPathOptions } from '../backend/scan.ts';
+import type { Finder } from '../backend/scan.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -81,8 +80,11 @@ export interface ToolDeps {
   connect?: { flow: ConnectFlow; keyStore: string } | undefined;
   /** The read gate of the computer this server runs on: what svc's tools ask before touching a file. */
   gate?: GateCheck | undefined;
-  /** Scans a folder or a file of the computer this server runs on, under its store's key. */
-  scan?: ((path: string, options: ScanPathOptions) => Promise<FolderScan>) | undefined;
+  /**
+   * What svc finds on the computer this server runs on (scans, verdicts, the plan), loaded on
+   * first use.
+   */
+  find?: (() => Promise<Finder>) | undefined;
 }
 
 export interface ToolResult<T> {

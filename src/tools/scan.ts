@@ -1,13 +1,35 @@
-// svc_scan_folder: finds secrets and personal data in a folder or a file of this computer, for an
-// agent. Every file is read only as the read gate lets this agent read it: a file a rule protects
-// is not read and is counted as protected (its decision on the audit chain). Values never come
-// back: a finding has a masked preview and a fingerprint.
+// Finding, for an agent: svc_scan_folder scans a folder or a file of this computer, svc_scan_feedback
+// keeps a verdict on a finding, svc_plan turns the latest scan into rules and applies them. Every
+// file is read only as the read gate lets this agent read it: a file a rule protects is not read
+// and is counted as protected (its decision on the audit chain). Values never come back: a finding
+// has a masked preview and a fingerprint.
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { GateUnavailable } from '../gate/check.ts';
 import { RulesUnreadable } from '../gate/local.ts';
-import { defineTool } from './registry.ts';
+import { defineTool, type ToolDeps } from './registry.ts';
+import { ownerOf } from './credentials.ts';
+import { ops } from '../backend/operations/index.ts';
+import { Feedback, FeedbackIdParam, PlanItemIds, ScanIdParam } from '../backend/operations/scans.ts';
+import { VERDICTS } from '../backend/scan-store.ts';
+import type { Plan } from '../backend/scan-plan.ts';
+import { projectRootOf } from '../gate/local.ts';
+
+/**
+ * The gate and the finder of the computer this server runs on; a server without them (over HTTP,
+ * away from the files) reads no file and keeps no scan.
+ */
+async function localFind(deps: ToolDeps, tool: string) {
+  if (!deps.gate || !deps.find) {
+    // Without a gate nothing here may read a file, and without a finder nothing is kept.
+    throw new ServiceError(
+      'forbidden',
+      `this server has no read gate of its own, so it reads no file: run ${tool} through \`svc mcp\` on the computer that holds the files`,
+    );
+  }
+  return { gate: deps.gate, find: await deps.find() };
+}
 
 /** Findings listed at most in one answer: a model's context is not the place for thousands. */
 export const SCAN_FINDINGS_SHOWN = 100;
@@ -37,6 +59,7 @@ const FindingView = z.object({
 });
 
 const Output = z.object({
+  scan_id: z.string(),
   findings: z.array(FindingView),
   total_findings: z.number().int(),
   files_scanned: z.number().int(),
@@ -44,6 +67,8 @@ const Output = z.object({
   /** Files not read, by reason: protected (the gate), binary, too_large, unreadable. */
   skipped: z.record(z.string(), z.number().int()),
   protected_files: z.array(z.string()),
+  /** Findings left out because someone marked them false positive or accepted risk. */
+  silenced: z.number().int(),
   next: z.string(),
 });
 
@@ -58,18 +83,13 @@ export const svcScanFolder = defineTool({
   outputSchema: Output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (input, deps) => {
-    const { gate, scan } = deps;
-    if (!gate || !scan) {
-      throw new ServiceError(
-        'forbidden',
-        'this server has no read gate of its own, so it reads no file: run svc_scan_folder through `svc mcp` on the computer that holds the files',
-      );
-    }
+    const { gate, find } = await localFind(deps, 'svc_scan_folder');
     const cwd = input.cwd ?? process.cwd();
     const asker = { cwd, client: 'svc' };
     let result;
     try {
-      result = await scan(resolve(cwd, input.path), {
+      result = await find.scan(resolve(cwd, input.path), {
+        scannedBy: 'an agent, through svc_scan_folder',
         admit: async (path) => {
           const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
           return decision.outcome === 'allowed' || decision.outcome === 'limited';
@@ -91,26 +111,314 @@ export const svcScanFolder = defineTool({
     for (const s of result.skipped) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
     const protectedFiles = result.skipped.filter((s) => s.reason === 'protected').map((s) => s.file);
     const shown = result.findings.slice(0, SCAN_FINDINGS_SHOWN);
+    const silenced = result.silenced.false_positive + result.silenced.accepted_risk;
     const next =
       result.findings.length === 0
         ? 'nothing found; protected files were not read'
-        : 'review the findings with the person; keep secrets out of files the agent reads (move them to the vault, or add a rule with svc_rules)';
+        : 'review the findings with the person; svc_plan proposes rules for the files found; svc_scan_feedback marks a false positive by its fingerprint';
     const lines = shown.map(
       (f) => `${f.file}:${f.line}:${f.column} ${f.category} ${f.type} (${f.rule}) ${f.preview}`,
     );
     lines.push(
-      `${result.findings.length} finding(s) in ${result.files_scanned} file(s)${protectedFiles.length ? `; ${protectedFiles.length} protected file(s) not read` : ''}`,
+      `${result.findings.length} finding(s) in ${result.files_scanned} file(s)${protectedFiles.length ? `; ${protectedFiles.length} protected file(s) not read` : ''}${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${result.scan_id})`,
     );
     return {
       text: lines.join('\n'),
       structured: {
+        scan_id: result.scan_id,
         findings: shown,
         total_findings: result.findings.length,
         files_scanned: result.files_scanned,
         bytes_scanned: result.bytes_scanned,
         skipped,
         protected_files: protectedFiles.slice(0, 20),
+        silenced,
         next,
+      },
+    };
+  },
+});
+
+const FeedbackInput = z
+  .object({
+    action: z
+      .enum(['mark', 'list', 'promote'])
+      .describe(
+        "mark: keep a verdict on the finding with `fingerprint`; list: the verdicts that hold in this project; promote: make the project's verdict `feedback_id` the organization's (owner key)",
+      ),
+    fingerprint: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/, 'a fingerprint is 32 hex digits, as svc_scan_folder shows it')
+      .optional()
+      .describe('for mark: the finding, by its fingerprint'),
+    verdict: z
+      .enum(VERDICTS)
+      .optional()
+      .describe(
+        'for mark: false_positive (not a secret or personal data), accepted_risk (real, kept on purpose), confirmed (real: keep reporting it)',
+      ),
+    reason: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('for mark: why, for whoever reads the verdict later'),
+    feedback_id: FeedbackIdParam.shape.feedback_id
+      .optional()
+      .describe('for promote: the verdict, as list shows it'),
+    confirmed: z
+      .boolean()
+      .optional()
+      .describe(
+        'for a false_positive or accepted_risk mark, when the client cannot show a confirmation form: true only after the person said yes',
+      ),
+    cwd: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe("a folder of the project (default: the server's folder)"),
+  })
+  .strict();
+
+const FeedbackOutput = z.object({
+  action: z.enum(['mark', 'list', 'promote']),
+  project: z.string().optional(),
+  feedback: z.array(Feedback).optional(),
+  receipt_id: z.string().optional(),
+  next: z.string(),
+});
+
+type FeedbackIn = z.infer<typeof FeedbackInput>;
+
+function needs<K extends keyof FeedbackIn>(input: FeedbackIn, key: K): NonNullable<FeedbackIn[K]> {
+  const value = input[key];
+  if (value === undefined) {
+    throw new ServiceError('invalid_request', `svc_scan_feedback ${input.action} needs \`${String(key)}\``, {
+      field: key,
+    });
+  }
+  return value as NonNullable<FeedbackIn[K]>;
+}
+
+const verdictLine = (f: z.infer<typeof Feedback>) =>
+  `${f.feedback_id} ${f.scope} ${f.verdict} ${f.type ?? ''} ${f.fingerprint}${f.reason ? ` (${f.reason})` : ''}, by ${f.decided_by} at ${f.decided_at}`;
+
+export const svcScanFeedback = defineTool({
+  name: 'svc_scan_feedback',
+  group: 'find-lock',
+  title: 'Say what a scan finding is',
+  description:
+    "Keeps a verdict on a finding of svc_scan_folder, by its fingerprint: false_positive or accepted_risk leave it out of later scans of this project; confirmed keeps it reported everywhere, whatever else says. Silencing a finding needs the person's yes (a confirmation form, or `confirmed: true` after asking them). list shows the verdicts that hold here; an organization owner can promote a project's verdict so every computer of the organization honours it. Each verdict is receipted.",
+  credential: 'none',
+  inputSchema: FeedbackInput,
+  outputSchema: FeedbackOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (input, deps) => {
+    if (input.action === 'promote') {
+      const promoted: z.infer<typeof Feedback> = await deps.invoker.invoke(
+        ops.promoteScanFeedback,
+        ownerOf(deps),
+        {
+          feedback_id: needs(input, 'feedback_id'),
+        },
+      );
+      return {
+        text: `Promoted: ${verdictLine(promoted)}. Receipt: ${promoted.receipt_id}`,
+        structured: {
+          action: 'promote' as const,
+          feedback: [promoted],
+          receipt_id: promoted.receipt_id,
+          next: 'every computer of the organization honours it from its next scan',
+        },
+      };
+    }
+    const { find } = await localFind(deps, 'svc_scan_feedback');
+    const project = projectRootOf(input.cwd ?? process.cwd());
+    if (input.action === 'list') {
+      const feedback = await find.feedback(project);
+      return {
+        text: feedback.length ? feedback.map(verdictLine).join('\n') : `No verdicts hold in ${project}.`,
+        structured: {
+          action: 'list' as const,
+          project,
+          feedback,
+          next: feedback.length
+            ? 'a new mark on the same fingerprint replaces the project\u2019s verdict'
+            : 'mark a finding of svc_scan_folder by its fingerprint',
+        },
+      };
+    }
+    const fingerprint = needs(input, 'fingerprint');
+    const verdict = needs(input, 'verdict');
+    let decidedBy = 'an agent, through svc_scan_feedback';
+    if (verdict !== 'confirmed') {
+      // Silencing a finding hides it from every later scan: the person says yes, not the agent.
+      const asked = await deps.confirm(
+        `Mark finding ${fingerprint} as ${verdict.replace('_', ' ')} in ${project}${input.reason ? ` (${input.reason})` : ''}? Later scans will leave it out.`,
+      );
+      if (asked === 'declined') {
+        throw new ServiceError('forbidden', 'the person declined: the finding stays reported');
+      }
+      if (asked !== 'accepted' && input.confirmed !== true) {
+        throw new ServiceError(
+          'forbidden',
+          `silencing a finding needs the person's yes, and this client cannot show svc's confirmation form: ask them, then call again with confirmed: true`,
+        );
+      }
+      decidedBy = `the person, asked by an agent through svc_scan_feedback${asked === 'accepted' ? '' : ' (confirmed: true)'}`;
+    }
+    const entry = await find.mark({
+      project,
+      fingerprint,
+      verdict,
+      reason: input.reason,
+      decided_by: decidedBy,
+    });
+    return {
+      text: `Kept: ${verdictLine(entry)}. Receipt: ${entry.receipt_id}`,
+      structured: {
+        action: 'mark' as const,
+        project,
+        feedback: [entry],
+        receipt_id: entry.receipt_id,
+        next:
+          verdict === 'confirmed'
+            ? 'it stays reported in every scan; svc_plan proposes what to do about it'
+            : 'later scans of this project leave it out; an owner can promote it to the organization (action promote)',
+      },
+    };
+  },
+});
+
+const PlanItemView = z.object({
+  id: z.string(),
+  kind: z.enum(['rule', 'seal', 'vault']),
+  path: z.string(),
+  effect: z.enum(['deny', 'redact', 'ask']).optional(),
+  line: z.number().int().optional(),
+  type: z.string().optional(),
+  name: z.string().optional(),
+  reason: z.string(),
+});
+
+const PlanInput = z
+  .object({
+    action: z
+      .enum(['show', 'apply'])
+      .describe('show: the plan of the latest scan; apply: add its rules (all, or `items`)'),
+    items: PlanItemIds.optional().describe(
+      'for apply: the rule item ids to apply (default: every rule item)',
+    ),
+    scan_id: ScanIdParam.shape.scan_id
+      .optional()
+      .describe('the scan to plan from (default: the latest scan of the project)'),
+    to: z
+      .enum(['project', 'organization'])
+      .optional()
+      .describe("for apply: the project's rules file (default), or the organization's rules (owner key)"),
+    confirmed: z
+      .boolean()
+      .optional()
+      .describe(
+        'for apply, when the client cannot show a confirmation form: true only after the person said yes',
+      ),
+    cwd: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe("a folder of the project (default: the server's folder)"),
+  })
+  .strict();
+
+const PlanOutput = z.object({
+  action: z.enum(['show', 'apply']),
+  scan_id: z.string(),
+  project: z.string().optional(),
+  items: z.array(PlanItemView).optional(),
+  applied: z.array(z.string()).optional(),
+  rules_added: z.number().int().optional(),
+  to: z.string().optional(),
+  receipt_id: z.string().optional(),
+  next: z.string(),
+});
+
+const itemLine = (i: Plan['items'][number]) =>
+  i.kind === 'rule'
+    ? `${i.id} rule ${i.effect} ${i.path}: ${i.reason}`
+    : i.kind === 'seal'
+      ? `${i.id} seal ${i.path}: ${i.reason} (${i.command})`
+      : `${i.id} vault ${i.name} from ${i.path}:${i.line}: ${i.reason}`;
+
+export const svcPlan = defineTool({
+  name: 'svc_plan',
+  group: 'find-lock',
+  title: 'Plan a policy from a scan',
+  description:
+    'Turns the latest scan of this project (svc_scan_folder) into a reviewable policy, one item each with its reason: a read-gate rule for every file found (not allowed for files made to hold secrets, clean copy only for files with secrets or personal data, ask first for weak findings), files to seal, and secrets to move into the vault. Show it to the person; apply adds the rules they pick (after their yes) to the project\u2019s rules file, or to the organization with an owner key, and is receipted.',
+  credential: 'none',
+  inputSchema: PlanInput,
+  outputSchema: PlanOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: async (input, deps) => {
+    const { find } = await localFind(deps, 'svc_plan');
+    const project = projectRootOf(input.cwd ?? process.cwd());
+    const plan = await find.plan(input.scan_id ? { scan_id: input.scan_id } : { project });
+    if (input.action === 'show') {
+      const items = plan.items.map(({ id, kind, path, reason, ...rest }) => ({
+        id,
+        kind,
+        path,
+        reason,
+        ...('effect' in rest ? { effect: rest.effect } : {}),
+        ...('name' in rest ? { name: rest.name, line: rest.line, type: rest.type } : {}),
+      }));
+      return {
+        text: [
+          `Plan of scan ${plan.scan_id} (${plan.scanned_at}) for ${plan.project}:`,
+          ...plan.items.map(itemLine),
+          ...plan.notes,
+        ].join('\n'),
+        structured: {
+          action: 'show' as const,
+          scan_id: plan.scan_id,
+          project: plan.project,
+          items,
+          next: items.length
+            ? 'show the items to the person; apply the rule items they pick with action "apply" and `items`'
+            : 'the scan found nothing: there is nothing to plan',
+        },
+      };
+    }
+    const asked = await deps.confirm(
+      `Add ${input.items ? `the rules ${input.items.join(', ')}` : 'every rule'} of the plan of ${plan.scan_id} to ${input.to === 'organization' ? 'the organization' : `${plan.project}/.svc/rules.json`}?`,
+    );
+    if (asked === 'declined') throw new ServiceError('forbidden', 'the person declined: nothing was applied');
+    if (asked !== 'accepted' && input.confirmed !== true) {
+      throw new ServiceError(
+        'forbidden',
+        "applying a plan changes what agents may read, so it needs the person's yes, and this client cannot show svc's confirmation form: ask them, then call again with confirmed: true",
+      );
+    }
+    const picked = { scan_id: plan.scan_id, items: input.items };
+    const applied =
+      input.to === 'organization'
+        ? await deps.invoker.invoke(ops.applyScanPlan, ownerOf(deps), picked)
+        : await find.applyToProject({
+            ...picked,
+            applied_by: 'the person, asked by an agent through svc_plan',
+          });
+    return {
+      text: `Applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to}. Receipt: ${applied.receipt_id}`,
+      structured: {
+        action: 'apply' as const,
+        scan_id: applied.scan_id,
+        applied: applied.applied,
+        rules_added: applied.rules_added,
+        to: applied.to,
+        receipt_id: applied.receipt_id,
+        next: 'the rules hold from the next call; svc_rules action "test" shows a decision',
       },
     };
   },

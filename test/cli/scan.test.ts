@@ -26,6 +26,8 @@ interface Scan {
   findings: Record<string, unknown>[];
   files_scanned: number;
   bytes_scanned: number;
+  scan_id: string;
+  silenced: number;
 }
 
 describe('svc scan', () => {
@@ -34,8 +36,16 @@ describe('svc scan', () => {
     expect(run.code, run.stderr).toBe(6);
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
     const scan = run.json() as Scan;
-    expect(Object.keys(scan).sort()).toEqual(['bytes_scanned', 'files_scanned', 'findings']);
+    expect(Object.keys(scan).sort()).toEqual([
+      'bytes_scanned',
+      'files_scanned',
+      'findings',
+      'scan_id',
+      'silenced',
+    ]);
     expect(scan.files_scanned).toBe(3);
+    expect(scan.scan_id).toMatch(/^scan_[0-9a-f]{16}$/);
+    expect(scan.silenced).toBe(0);
     expect(scan.findings).toEqual([
       {
         file: 'src/app.ts',

@@ -2,6 +2,7 @@
 // scripts) under this Node, wait for `svc serve` to print its URL, and kill whatever is left over.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SVC_BIN = 'bin/svc.js';
@@ -40,14 +41,14 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
   return env;
 }
 
-/** Starts `node <args>` in the repository root. */
+/** Starts `node <args>` in the repository root, or in `cwd` (the script's path is then absolute). */
 export function spawnNode(
   args: string[],
   env: NodeJS.ProcessEnv,
-  options: { stdin?: boolean } = {},
+  options: { stdin?: boolean; cwd?: string } = {},
 ): Spawned {
   const child = spawn(process.execPath, args, {
-    cwd: REPO_ROOT,
+    cwd: options.cwd ?? REPO_ROOT,
     env,
     stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
@@ -69,13 +70,14 @@ export function spawnNode(
   return { child, output: () => ({ stdout, stderr }), exited };
 }
 
-/** Runs `svc <args>` to completion (killed after `timeoutMs`). */
+/** Runs `svc <args>` to completion (killed after `timeoutMs`), in the repository root or `cwd`. */
 export async function runSvc(
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs = 30_000,
+  cwd?: string,
 ): Promise<Exit & { json: () => unknown }> {
-  const spawned = spawnNode([SVC_BIN, ...args], env);
+  const spawned = spawnNode([join(REPO_ROOT, SVC_BIN), ...args], env, { cwd });
   const timer = setTimeout(() => spawned.child.kill('SIGKILL'), timeoutMs);
   try {
     const exit = await spawned.exited;

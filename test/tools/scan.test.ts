@@ -9,7 +9,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { tempDir } from '../helpers.ts';
 import { Service } from '../../src/backend/service.ts';
 import { GateCheck } from '../../src/backend/gate-check.ts';
-import { scanPath } from '../../src/backend/scan.ts';
+import { finderOf } from '../../src/backend/scan.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
 
 const home = tempDir('svc-scan-tool-');
@@ -45,7 +45,7 @@ beforeAll(async () => {
     agentBearer: undefined,
     credentialSource: 'environment',
     gate,
-    scan: (path, options) => scanPath(service.ctx, path, options),
+    find: async () => finderOf(service.ctx),
   }));
   const [c, s] = InMemoryTransport.createLinkedPair();
   await server.connect(s);

@@ -10,6 +10,7 @@ import * as proofs from './proofs.ts';
 import * as owner from './owner.ts';
 import * as rules from './rules.ts';
 import * as patches from './patches.ts';
+import * as scans from './scans.ts';
 
 /** The operations among a domain file's exports: the file exports its schemas beside them. */
 type OperationsOf<M> = { [K in keyof M as M[K] extends Operation ? K : never]: M[K] };
@@ -34,6 +35,7 @@ export const ops = {
   ...operationsOf(proofs),
   ...operationsOf(rules),
   ...operationsOf(patches),
+  ...operationsOf(scans),
   ...operationsOf(owner),
 };
 

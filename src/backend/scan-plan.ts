@@ -1,0 +1,343 @@
+// The plan (docs/SCAN.md#the-plan): from a project's latest scan, a reviewable policy, one item
+// per thing to do, each with its reason: a read-gate rule for each file found (not allowed, clean
+// copy only, or ask first, by what the file holds), files to seal, and secrets to move into the
+// vault. Applying it writes the chosen rules (to the project's rules file, or to the organization)
+// and leaves a receipt naming what was applied.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { writeFileAtomic } from '../config/paths.ts';
+import { PROJECT_RULES_FILE } from '../gate/local.ts';
+import { validRules, type Rule } from '../gate/rules.ts';
+import { nowIso, type Context } from './context.ts';
+import type { OrgCaller } from './credentials.ts';
+import { ServiceError, type ServiceErrorCode } from './errors.ts';
+import { Refusal, actorOf, receiptRefusals } from './governance.ts';
+import { addRules } from './rules.ts';
+import type { FolderFinding } from './scan-folder.ts';
+import { SCANS_KEPT_PER_PROJECT, storedScan, type StoredScan } from './scan-store.ts';
+
+/** Below this, a finding is a question for the person rather than a reason to shut the file. */
+export const STRONG_CONFIDENCE = 0.7;
+
+/**
+ * Files whose whole purpose is to hold secrets: sealed, and not read by agents at all. Anything
+ * else (code, configuration, data) keeps working for the agent as a clean copy, and its secrets
+ * move into the vault.
+ */
+const SECRET_FILE_NAMES = [
+  /^\.env(\..+)?$/i,
+  /\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|asc|gpg)$/i,
+  /^id_(rsa|dsa|ecdsa|ed25519)$/i,
+  /^\.(netrc|pgpass|npmrc|pypirc|htpasswd|git-credentials)$/i,
+  /^(credentials|secrets?)(\..+)?$/i,
+  /service[-_]?account.*\.json$/i,
+  /\.kubeconfig$|^kubeconfig$/i,
+];
+
+export const isSecretFile = (path: string) => SECRET_FILE_NAMES.some((p) => p.test(basename(path)));
+
+export type PlanItem =
+  | {
+      id: string;
+      kind: 'rule';
+      effect: 'deny' | 'redact' | 'ask';
+      /** The file, from the project root, as a rule anchors it (`./config/app.yaml`). */
+      path: string;
+      rule: Rule;
+      reason: string;
+    }
+  | { id: string; kind: 'seal'; path: string; reason: string; command: string }
+  | {
+      id: string;
+      kind: 'vault';
+      path: string;
+      line: number;
+      type: string;
+      fingerprint: string;
+      /** A name for the secret in the vault, from its type. */
+      name: string;
+      reason: string;
+    };
+
+export interface Plan {
+  scan_id: string;
+  project: string;
+  scanned_at: string;
+  items: PlanItem[];
+  /** What applying does with each kind, and what it cannot do yet. */
+  notes: string[];
+}
+
+const counted = (findings: FolderFinding[]) => {
+  const byType = new Map<string, number>();
+  for (const f of findings) byType.set(f.type, (byType.get(f.type) ?? 0) + 1);
+  return [...byType].map(([type, n]) => (n > 1 ? `${type} x${n}` : type)).join(', ');
+};
+
+/** The plan of one kept scan: items in the order of the files, rules first for each. */
+export function planOf(scan: StoredScan): Plan {
+  const byFile = new Map<string, FolderFinding[]>();
+  for (const f of scan.findings) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
+  const items: PlanItem[] = [];
+  const next = { rule: 0, seal: 0, vault: 0 };
+  const id = (kind: keyof typeof next) => `${kind[0]}${++next[kind]}`;
+  const names = new Map<string, number>();
+  const vaulted = new Set<string>();
+  for (const [file, findings] of byFile) {
+    const fromProject = relative(scan.project, join(scan.root, file)).split(sep).join('/');
+    const path = `./${fromProject}`;
+    const secrets = findings.filter((f) => f.category === 'secret' && f.confidence >= STRONG_CONFIDENCE);
+    const personal = findings.filter((f) => f.category === 'pii' && f.confidence >= STRONG_CONFIDENCE);
+    const rule = (effect: 'deny' | 'redact' | 'ask', reason: string, actions?: Rule['actions']) => {
+      items.push({
+        id: id('rule'),
+        kind: 'rule',
+        effect,
+        path,
+        rule: { effect, paths: [path], ...(actions ? { actions } : {}), reason },
+        reason,
+      });
+    };
+    if (secrets.length > 0 && isSecretFile(file)) {
+      rule('deny', `holds secrets (${counted(secrets)}): agents may not use it at all`);
+      items.push({
+        id: id('seal'),
+        kind: 'seal',
+        path,
+        reason: 'a file made to hold secrets: sealed, it opens only through the gate',
+        command: `svc protect ${fromProject}`,
+      });
+      continue;
+    }
+    if (secrets.length > 0 || personal.length > 0) {
+      const held = counted([...secrets, ...personal]);
+      rule(
+        'redact',
+        `holds ${secrets.length ? 'secrets' : 'personal data'} (${held}): agents read a clean copy`,
+        ['read', 'search'],
+      );
+    } else {
+      rule('ask', `may hold secrets or personal data (${counted(findings)}): the person decides`, [
+        'read',
+        'search',
+      ]);
+    }
+    for (const f of secrets) {
+      if (vaulted.has(f.fingerprint)) continue;
+      vaulted.add(f.fingerprint);
+      const seen = (names.get(f.type) ?? 0) + 1;
+      names.set(f.type, seen);
+      items.push({
+        id: id('vault'),
+        kind: 'vault',
+        path,
+        line: f.line,
+        type: f.type,
+        fingerprint: f.fingerprint,
+        name: seen > 1 ? `${f.type}_${seen}` : f.type,
+        reason: `a ${f.type} written in ${fromProject}: keep it in the vault and have the program read it from there`,
+      });
+    }
+  }
+  return {
+    scan_id: scan.scan_id,
+    project: scan.project,
+    scanned_at: scan.created_at,
+    items,
+    notes: [
+      'rule items: applying adds them to the project rules file (.svc/rules.json), or to the organization with an owner key',
+      'seal and vault items: the way to do each is named; sealing files and the vault of secrets are not built yet, so applying does not carry them out',
+    ],
+  };
+}
+
+/** Why a plan cannot be applied as asked: the receipt of an owner's refused apply names `reason`. */
+export class PlanRefused extends ServiceError {
+  readonly reason: string;
+
+  constructor(
+    code: ServiceErrorCode,
+    message: string,
+    reason: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super(code, message, details);
+    this.reason = reason;
+  }
+}
+
+/** The plan of a kept scan, or of the project's latest one. */
+export async function planFor(ctx: Context, which: { scan_id: string } | { project: string }): Promise<Plan> {
+  const scan = await storedScan(ctx, which);
+  if (!scan) {
+    throw new PlanRefused(
+      'not_found',
+      'scan_id' in which
+        ? `no kept scan ${which.scan_id}: the latest ${SCANS_KEPT_PER_PROJECT} scans of each project are kept; scan again`
+        : `no scan of ${which.project} yet: scan it first (\`svc scan\` or svc_scan_folder)`,
+      'unknown_scan',
+    );
+  }
+  return planOf(scan);
+}
+
+export interface ApplyInput {
+  scan_id: string;
+  /** The item ids to apply; all rule items when absent. */
+  items?: string[] | undefined;
+}
+
+export interface Applied {
+  scan_id: string;
+  applied: string[];
+  rules_added: number;
+  /** Where the rules went: the project's rules file, or the organization. */
+  to: string;
+  receipt_id: string;
+}
+
+/** The rule items to apply: the picked ones, each of which must exist and be appliable. */
+function chosenRules(plan: Plan, picked: string[] | undefined) {
+  if (!picked) return plan.items.filter((i) => i.kind === 'rule');
+  return picked.map((id) => {
+    const item = plan.items.find((i) => i.id === id);
+    if (!item) {
+      throw new PlanRefused(
+        'invalid_request',
+        `the plan of ${plan.scan_id} has no item ${id}: show the plan to see its items`,
+        'unknown_item',
+        { item: id },
+      );
+    }
+    if (item.kind !== 'rule') {
+      throw new PlanRefused(
+        'invalid_request',
+        `item ${id} (${item.kind}) cannot be applied here: ${item.kind === 'seal' ? 'sealing files' : 'the vault of secrets'} is not built yet; pick rule items`,
+        'not_appliable',
+        { item: id },
+      );
+    }
+    return item;
+  });
+}
+
+/** The plan of a kept scan and the rule items chosen from it: at least one. */
+async function chosenOf(ctx: Context, input: ApplyInput) {
+  const plan = await planFor(ctx, { scan_id: input.scan_id });
+  const chosen = chosenRules(plan, input.items);
+  if (chosen.length === 0) {
+    throw new PlanRefused(
+      'invalid_request',
+      `the plan of ${plan.scan_id} has no rule to apply: the scan found nothing`,
+      'nothing_to_apply',
+    );
+  }
+  return { plan, chosen };
+}
+
+/**
+ * Adds the chosen rules to the project's rules file (`.svc/rules.json`, created if absent), after
+ * the rules it holds; a rule already there is not added twice. The file is written whole and
+ * renamed into place; the receipt names the items applied.
+ */
+export async function applyPlanToProject(
+  ctx: Context,
+  input: ApplyInput & { applied_by: string },
+): Promise<Applied> {
+  const { plan, chosen } = await chosenOf(ctx, input);
+  const file = join(plan.project, PROJECT_RULES_FILE);
+  let present: Rule[] = [];
+  if (existsSync(file)) {
+    let json: unknown;
+    try {
+      json = JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      json = undefined;
+    }
+    const valid = validRules(json);
+    if (!valid) {
+      throw new ServiceError(
+        'invalid_request',
+        `${file} is not a valid rules file, so nothing was added: fix it first (\`svc rules list\` says what is wrong)`,
+      );
+    }
+    present = valid;
+  }
+  const known = new Set(present.map((r) => JSON.stringify(r)));
+  const added = chosen.map((i) => i.rule).filter((r) => !known.has(JSON.stringify(r)));
+  return await ctx.store.write(async () => {
+    const receipt = await ctx.chains.append('service', {
+      kind: 'scan.plan.apply',
+      org_id: null,
+      signed_at: nowIso(ctx),
+      body: {
+        scan_id: plan.scan_id,
+        project: plan.project,
+        to: PROJECT_RULES_FILE,
+        applied: chosen.map((i) => ({ id: i.id, effect: i.effect, path: i.path })),
+        rules_added: added.length,
+        applied_by: input.applied_by,
+      },
+    });
+    // The file is written inside the write, after its receipt: a failed write rolls the receipt back.
+    if (added.length > 0) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileAtomic(file, `${JSON.stringify([...present, ...added], null, 2)}\n`);
+    }
+    return {
+      scan_id: plan.scan_id,
+      applied: chosen.map((i) => i.id),
+      rules_added: added.length,
+      to: file,
+      receipt_id: receipt.receipt_id,
+    };
+  });
+}
+
+/**
+ * Adds the chosen rules to the organization, each holding in this project only (its `project`);
+ * the organization's rule add is receipted as every add is, and so is the plan's application.
+ */
+export async function applyPlanToOrganization(
+  ctx: Context,
+  caller: OrgCaller,
+  input: ApplyInput,
+): Promise<Applied> {
+  return await receiptRefusals(ctx, async () => {
+    let chosenPlan;
+    try {
+      chosenPlan = await chosenOf(ctx, input);
+    } catch (error) {
+      if (!(error instanceof PlanRefused)) throw error;
+      throw new Refusal(error.code, error.message, error.details ?? {}, {
+        kind: 'scan.plan.apply.deny',
+        org_id: caller.orgId,
+        body: { ...actorOf(caller), scan_id: input.scan_id, reason: error.reason, ...error.details },
+      });
+    }
+    const { plan, chosen } = chosenPlan;
+    const rules = chosen.map((i) => ({ ...i.rule, project: plan.project }));
+    const added = await addRules(ctx, caller, { rules });
+    const receipt = await ctx.chains.append('service', {
+      kind: 'scan.plan.apply',
+      org_id: caller.orgId,
+      signed_at: nowIso(ctx),
+      body: {
+        ...actorOf(caller),
+        scan_id: plan.scan_id,
+        project: plan.project,
+        to: 'organization',
+        applied: chosen.map((i) => ({ id: i.id, effect: i.effect, path: i.path })),
+        rules_added: added.count,
+        rules_receipt_id: added.receipt_id,
+      },
+    });
+    return {
+      scan_id: plan.scan_id,
+      applied: chosen.map((i) => i.id),
+      rules_added: added.count,
+      to: 'organization',
+      receipt_id: receipt.receipt_id,
+    };
+  });
+}

@@ -1,0 +1,208 @@
+// Feedback and the plan as a person uses them, through the real `svc` process: a verdict silences
+// a finding in later scans of its project (and is receipted), "confirmed" beats a silencing verdict,
+// a verdict promoted to the organization holds in another project of the same store, and a plan
+// applied writes rules that the read gate then enforces.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.ts';
+import { childEnv, runSvc } from '../e2e/procs.ts';
+
+const tmp = tempDir('svc-scan-feedback-');
+afterAll(() => tmp.cleanup());
+const env = childEnv({ SVC_HOME: join(tmp.dir, 'svc'), SVC_VAULT: 'file', HOME: tmp.dir });
+const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const random = (n: number) =>
+  Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * 62)]).join('');
+
+/** A project (a folder with `.git`) holding the given files. */
+function project(name: string, files: Record<string, string>): string {
+  const root = join(tmp.dir, name);
+  mkdirSync(join(root, '.git'), { recursive: true });
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(join(root, file, '..'), { recursive: true });
+    writeFileSync(join(root, file), text);
+  }
+  return root;
+}
+
+interface Finding {
+  file: string;
+  type: string;
+  fingerprint: string;
+}
+interface Scan {
+  findings: Finding[];
+  scan_id: string;
+  silenced: number;
+}
+interface FeedbackEntry {
+  feedback_id: string;
+  scope: string;
+  verdict: string;
+  fingerprint: string;
+  receipt_id: string;
+  decided_by: string;
+}
+
+const scanOf = async (path: string) => (await runSvc(['scan', path, '--json'], env)).json() as Scan;
+
+describe('svc scan feedback', () => {
+  const shared = `ghp_${random(36)}`;
+  const shop = project('shop', {
+    'src/app.ts': `export const token = "${shared}";\nexport const other = "ghp_${random(36)}";\n`,
+  });
+
+  it('a false positive leaves later scans of the project, with a verifiable receipt; confirmed brings it back', async () => {
+    const first = await scanOf(shop);
+    expect(first.findings).toHaveLength(2);
+    const target = first.findings.find((f) => f.fingerprint !== first.findings[1]!.fingerprint)!;
+
+    const marked = await runSvc(
+      [
+        'scan',
+        'feedback',
+        'mark',
+        target.fingerprint,
+        'false_positive',
+        '--reason',
+        'a fixture',
+        '--project',
+        shop,
+        '--json',
+      ],
+      env,
+    );
+    expect(marked.code, marked.stderr).toBe(0);
+    const entry = marked.json() as FeedbackEntry;
+    expect(entry).toMatchObject({
+      scope: 'project',
+      verdict: 'false_positive',
+      fingerprint: target.fingerprint,
+    });
+    expect(entry.decided_by).toContain('person');
+    const verified = await runSvc(['verify', entry.receipt_id, '--json'], env);
+    expect(verified.code, verified.stderr).toBe(0);
+
+    const again = await runSvc(['scan', shop, '--json'], env);
+    expect(again.code).toBe(6);
+    const rescanned = again.json() as Scan;
+    expect(rescanned.findings.map((f) => f.fingerprint)).not.toContain(target.fingerprint);
+    expect(rescanned.findings).toHaveLength(1);
+    expect(rescanned.silenced).toBe(1);
+
+    const listed = (await runSvc(['scan', 'feedback', 'list', '--project', shop, '--json'], env)).json() as {
+      feedback: FeedbackEntry[];
+    };
+    expect(listed.feedback.map((f) => f.feedback_id)).toEqual([entry.feedback_id]);
+
+    // A later verdict on the same fingerprint replaces the project's earlier one.
+    await runSvc(['scan', 'feedback', 'mark', target.fingerprint, 'confirmed', '--project', shop], env);
+    expect((await scanOf(shop)).findings).toHaveLength(2);
+  });
+
+  it('refuses a fingerprint no scan of the project reported, and a verdict that is not one', async () => {
+    const unknown = await runSvc(
+      ['scan', 'feedback', 'mark', '0'.repeat(32), 'false_positive', '--project', shop],
+      env,
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('scan the project first');
+    const bad = await runSvc(['scan', 'feedback', 'mark', '0'.repeat(32), 'maybe', '--project', shop], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('false_positive, accepted_risk, confirmed');
+  });
+
+  it('a verdict promoted to the organization holds in every project of the store; confirmed still wins', async () => {
+    const org = (await runSvc(['org', 'create', '--name', 'Acme', '--json'], env)).json() as {
+      api_key: string;
+    };
+    const owner = { ...env, SVC_API_KEY: org.api_key };
+    const docs = project('docs', { 'notes.ts': `const sample = "${shared}";\n` });
+    const fingerprint = (await scanOf(docs)).findings[0]!.fingerprint;
+    const local = (
+      await runSvc(
+        ['scan', 'feedback', 'mark', fingerprint, 'accepted_risk', '--project', docs, '--json'],
+        env,
+      )
+    ).json() as FeedbackEntry;
+
+    const denied = await runSvc(['scan', 'feedback', 'promote', local.feedback_id], env);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain('SVC_API_KEY');
+    const promoted = await runSvc(['scan', 'feedback', 'promote', local.feedback_id, '--json'], owner);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const entry = promoted.json() as FeedbackEntry & { promoted_from: string };
+    expect(entry).toMatchObject({
+      scope: 'organization',
+      verdict: 'accepted_risk',
+      promoted_from: local.feedback_id,
+    });
+    expect((await runSvc(['verify', entry.receipt_id], env)).code).toBe(0);
+
+    // Another project, never marked, honours the organization's verdict…
+    const other = project('other', { 'a.ts': `const k = "${shared}";\n` });
+    const scanned = await runSvc(['scan', other, '--json'], env);
+    expect(scanned.code).toBe(0);
+    expect((scanned.json() as Scan).silenced).toBe(1);
+    // …but not where someone confirmed the finding: shop's "confirmed" from the first test holds there.
+    expect((await scanOf(shop)).findings.map((f) => f.fingerprint)).toContain(fingerprint);
+  });
+});
+
+describe('svc plan', () => {
+  const token = `ghp_${random(36)}`;
+  const shop = project('plan-shop', {
+    '.env': `GITHUB_TOKEN=${token}\n`,
+    'src/config.ts': `export const github = "ghp_${random(36)}";\n`,
+    'exports/customers.csv': `id,email\n1,maria.${random(8).toLowerCase()}@northwind-mail.com\n`,
+    'README.md': '# shop\n',
+  });
+
+  it('shows a reviewable plan, applies the items picked to the project rules file, and the gate enforces them', async () => {
+    await runSvc(['scan', shop], env);
+    const shown = await runSvc(['plan', shop, '--json'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    const plan = shown.json() as {
+      scan_id: string;
+      items: { id: string; kind: string; path: string; effect?: string; name?: string; reason: string }[];
+    };
+    const byPath = (path: string) => plan.items.filter((i) => i.path === path).map((i) => i.effect ?? i.kind);
+    expect(byPath('./.env')).toEqual(['deny', 'seal']);
+    expect(byPath('./src/config.ts')).toEqual(['redact', 'vault']);
+    expect(byPath('./exports/customers.csv')).toEqual(['redact']);
+    expect(plan.items.find((i) => i.kind === 'vault')).toMatchObject({ name: 'GITHUB_TOKEN' });
+    for (const item of plan.items) expect(item.reason).not.toContain(token);
+
+    const sealing = await runSvc(['plan', 'apply', shop, '--items', 's1'], env);
+    expect(sealing.code).toBe(1);
+    expect(sealing.stderr).toContain('not built yet');
+
+    const picked = plan.items.filter((i) => i.kind === 'rule' && i.path !== './exports/customers.csv');
+    const applied = await runSvc(
+      ['plan', 'apply', shop, '--items', picked.map((i) => i.id).join(','), '--json'],
+      env,
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    const result = applied.json() as { rules_added: number; receipt_id: string; to: string };
+    expect(result.rules_added).toBe(2);
+    expect(result.to).toBe(join(shop, '.svc', 'rules.json'));
+    expect((await runSvc(['verify', result.receipt_id], env)).code).toBe(0);
+    const file = JSON.parse(readFileSync(result.to, 'utf8')) as { effect: string; paths: string[] }[];
+    expect(file.map((r) => [r.effect, r.paths])).toEqual([
+      ['deny', ['./.env']],
+      ['redact', ['./src/config.ts']],
+    ]);
+
+    const test = (path: string) => runSvc(['rules', 'test', path, '--json'], env, 30_000, shop);
+    const envDecision = await test('.env');
+    expect(envDecision.code).toBe(5);
+    expect(envDecision.json()).toMatchObject({ decision: { outcome: 'denied' } });
+    expect((await test('src/config.ts')).json()).toMatchObject({ decision: { outcome: 'clean_copy' } });
+    expect((await test('exports/customers.csv')).code).toBe(0);
+
+    // Applying the same items again adds nothing twice.
+    const twice = await runSvc(['plan', 'apply', shop, '--json'], env);
+    expect((twice.json() as { rules_added: number }).rules_added).toBe(1);
+  });
+});
