@@ -83,6 +83,10 @@ export const SAMPLES: Record<string, Sample> = {
   },
   listPatches: { input: () => ({}) },
   // A patch id no organization has: another organization's key is answered 404 as for its own.
+  listScanFeedback: { input: () => ({}) },
+  // Verdicts and scans kept on a computer belong to no organization: an id no store keeps is 404.
+  promoteScanFeedback: { input: () => ({ feedback_id: 'fb_0000000000000000' }) },
+  applyScanPlan: { input: () => ({ scan_id: 'scan_0000000000000000' }) },
   approvePatch: { input: () => ({ patch_id: 'patch_000000000000' }), owned: 'hidden' },
   rejectPatch: { input: () => ({ patch_id: 'patch_000000000000' }), owned: 'hidden' },
   getPolicyBoard: { input: () => ({}) },

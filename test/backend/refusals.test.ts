@@ -7,7 +7,11 @@
 // (401) leave no record by design (see the last tests and docs/PROOFS.md). The caller check that
 // runs before an operation (credential kind, organization, scope, and the agent's own handle) is
 // receipted by the invoker itself (`operation.refused`): the last describe walks it.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { finderOf } from '../../src/backend/scan.ts';
 import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
 import { ServiceError, type ServiceErrorCode } from '../../src/backend/errors.ts';
 import type { GrantInput } from '../../src/backend/governance.ts';
@@ -41,6 +45,18 @@ interface Scenario {
 }
 
 type Entry = { refusals: Scenario[] } | { none: string };
+
+/** A scan of a new folder holding `files`, kept in the harness's store. */
+async function scanned(h: Harness, files: Record<string, string>) {
+  const folder = mkdtempSync(join(tmpdir(), 'svc-refusal-scan-'));
+  folders.push(folder);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+  return await finderOf(h.service.ctx).scan(folder, { scannedBy: 'test' });
+}
+const folders: string[] = [];
+afterAll(() => {
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+});
 
 /** A credential never appears in a record, nor does a source's secret. */
 const SOURCE_SECRET = 'source-secret-never-receipted';
@@ -1273,6 +1289,85 @@ const TABLE: Record<string, Entry> = {
           return {
             call: () => h.service.invoke(ops.removeRule, org.bearer, { rule_id: ruleId }),
             record: { ...keyNamed(org), rule_id: ruleId, reason: 'unknown_rule' },
+          };
+        },
+      },
+    ],
+  },
+  listScanFeedback: { none: "it lists the caller's own organization's verdicts" },
+  promoteScanFeedback: {
+    refusals: [
+      {
+        name: 'a verdict that is not a project\u2019s (unknown, or already the organization\u2019s)',
+        chain: 'service',
+        kind: 'scan.feedback.promote.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () =>
+              h.service.invoke(ops.promoteScanFeedback, org.bearer, { feedback_id: 'fb_0123456789abcdef' }),
+            record: { ...keyNamed(org), feedback_id: 'fb_0123456789abcdef', reason: 'unknown_feedback' },
+          };
+        },
+      },
+    ],
+  },
+  applyScanPlan: {
+    refusals: [
+      {
+        name: 'a scan the store does not keep',
+        chain: 'service',
+        kind: 'scan.plan.apply.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          return {
+            call: () => h.service.invoke(ops.applyScanPlan, org.bearer, { scan_id: 'scan_0123456789abcdef' }),
+            record: { ...keyNamed(org), scan_id: 'scan_0123456789abcdef', reason: 'unknown_scan' },
+          };
+        },
+      },
+      {
+        name: 'an item the plan does not have',
+        chain: 'service',
+        kind: 'scan.plan.apply.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const { scan_id } = await scanned(h, { 'notes.md': '# nothing to find\n' });
+          return {
+            call: () => h.service.invoke(ops.applyScanPlan, org.bearer, { scan_id, items: ['r9'] }),
+            record: { ...keyNamed(org), scan_id, reason: 'unknown_item', item: 'r9' },
+          };
+        },
+      },
+      {
+        name: 'a plan with nothing to apply',
+        chain: 'service',
+        kind: 'scan.plan.apply.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const { scan_id } = await scanned(h, { 'notes.md': '# nothing to find\n' });
+          return {
+            call: () => h.service.invoke(ops.applyScanPlan, org.bearer, { scan_id }),
+            record: { ...keyNamed(org), scan_id, reason: 'nothing_to_apply' },
+          };
+        },
+      },
+      {
+        name: 'an item that is not a rule (sealing is not built yet)',
+        chain: 'service',
+        kind: 'scan.plan.apply.deny',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const token = `ghp_${'aB3'.repeat(12)}`;
+          const { scan_id } = await scanned(h, { '.env': `GITHUB_TOKEN=${token}\n` });
+          return {
+            call: () => h.service.invoke(ops.applyScanPlan, org.bearer, { scan_id, items: ['s1'] }),
+            record: { ...keyNamed(org), scan_id, reason: 'not_appliable', item: 's1' },
           };
         },
       },

@@ -94,3 +94,82 @@ describe('svc_scan_folder', () => {
     expect((result.content as { text: string }[])[0]!.text).toContain('nothing to scan at');
   });
 });
+
+describe('svc_scan_feedback and svc_plan', () => {
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await mcp.callTool({ name, arguments: { cwd: project, ...args } });
+    return {
+      result,
+      data: result.structuredContent as Record<string, any>,
+      text: (result.content as { text: string }[])[0]!.text,
+    };
+  };
+
+  it("silencing a finding needs the person's yes; once given, later scans leave it out; confirmed needs none", async () => {
+    const scanned = await call('svc_scan_folder', { path: '.' });
+    const fingerprint = scanned.data.findings[0].fingerprint as string;
+    // This client shows no confirmation form, so the agent must say the person agreed.
+    const unasked = await call('svc_scan_feedback', {
+      action: 'mark',
+      fingerprint,
+      verdict: 'false_positive',
+    });
+    expect(unasked.result.isError).toBe(true);
+    expect(unasked.text).toContain('confirmed: true');
+
+    const marked = await call('svc_scan_feedback', {
+      action: 'mark',
+      fingerprint,
+      verdict: 'false_positive',
+      reason: 'a fixture',
+      confirmed: true,
+    });
+    expect(marked.result.isError, marked.text).toBeFalsy();
+    expect(marked.data.feedback[0]).toMatchObject({ verdict: 'false_positive', scope: 'project', project });
+    expect(marked.data.receipt_id).toMatch(/^rcpt_/);
+    const rescanned = await call('svc_scan_folder', { path: '.' });
+    expect(rescanned.data).toMatchObject({ total_findings: 0, silenced: 1 });
+
+    const listed = await call('svc_scan_feedback', { action: 'list' });
+    expect(listed.data.feedback).toHaveLength(1);
+    const confirmed = await call('svc_scan_feedback', { action: 'mark', fingerprint, verdict: 'confirmed' });
+    expect(confirmed.result.isError, confirmed.text).toBeFalsy();
+    expect((await call('svc_scan_folder', { path: '.' })).data.total_findings).toBe(1);
+
+    // Promoting is an owner's act: this server has no organization key.
+    const promote = await call('svc_scan_feedback', {
+      action: 'promote',
+      feedback_id: 'fb_0123456789abcdef',
+    });
+    expect(promote.result.isError).toBe(true);
+    expect(promote.text).toContain('organization key');
+  });
+
+  it('svc_plan shows the latest scan as items with reasons and applies the rules once the person agreed', async () => {
+    await call('svc_scan_folder', { path: '.' });
+    const shown = await call('svc_plan', { action: 'show' });
+    expect(shown.result.isError, shown.text).toBeFalsy();
+    expect(shown.data.items).toEqual([
+      expect.objectContaining({ id: 'r1', kind: 'rule', effect: 'redact', path: './src/app.ts' }),
+      expect.objectContaining({
+        id: 'v1',
+        kind: 'vault',
+        name: 'GITHUB_TOKEN',
+        path: './src/app.ts',
+        line: 1,
+      }),
+    ]);
+    expect(JSON.stringify(shown.result)).not.toContain(inCode);
+
+    const unasked = await call('svc_plan', { action: 'apply' });
+    expect(unasked.result.isError).toBe(true);
+    const applied = await call('svc_plan', { action: 'apply', items: ['r1'], confirmed: true });
+    expect(applied.result.isError, applied.text).toBeFalsy();
+    expect(applied.data).toMatchObject({ applied: ['r1'], rules_added: 1 });
+    const decision = await gate.check(
+      { kind: 'paths', action: 'read', paths: [join(project, 'src', 'app.ts')] },
+      { cwd: project, client: 'test' },
+    );
+    expect(decision.decision.outcome).toBe('clean_copy');
+  });
+});
