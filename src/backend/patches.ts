@@ -24,7 +24,7 @@ import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { ServiceError } from './errors.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { readOrganizationRules } from './rules-read.ts';
-import { findSecretAssignments, type SecretFinding } from '../scan/secret-assignment.ts';
+import { describe, detector, type Detector } from '../scan/detect.ts';
 import { DiffError, applyFileDiff, parseUnifiedDiff, pathOf, type FileDiff } from './unified-diff.ts';
 
 /** The largest diff a patch may carry, in characters. */
@@ -462,24 +462,48 @@ export async function rejectPatch(
   );
 }
 
+/** A secret an added line of a diff holds, where it is and what kind; never the value. */
+export interface CredentialAdded {
+  path: string;
+  /** The new file's line number, 1-based. */
+  line: number;
+  column: number;
+  type: string;
+  rule: string;
+  confidence: number;
+  preview: string;
+}
+
+let secrets: Detector | undefined;
+
 /**
- * Added lines of a diff that look like a credential written into code, by file and new line
- * number (the interim check of src/scan/secret-assignment.ts); values are never returned.
+ * The secrets a diff adds, found by the scanner's secret rules over each file's added lines (taken
+ * together, so a private key's block across lines is found), by file and new line number. The
+ * rules load on the first call, not with the operations.
  */
-export function credentialsAdded(
-  files: readonly FileDiff[],
-): ({ path: string; line: number } & SecretFinding)[] {
-  const found: ({ path: string; line: number } & SecretFinding)[] = [];
+export async function credentialsAdded(files: readonly FileDiff[]): Promise<CredentialAdded[]> {
+  secrets ??= detector((await import('../scan/secrets/index.ts')).SECRET_RULES);
+  const found: CredentialAdded[] = [];
   for (const file of files) {
+    const added: { text: string; line: number }[] = [];
     for (const hunk of file.hunks) {
       let line = hunk.newStart;
       for (const { op, text } of hunk.lines) {
         if (op === '-') continue;
-        if (op === '+') {
-          for (const f of findSecretAssignments(text)) found.push({ path: pathOf(file), line, ...f });
-        }
+        if (op === '+') added.push({ text, line });
         line++;
       }
+    }
+    if (added.length === 0) continue;
+    const path = pathOf(file);
+    const text = added.map((a) => a.text).join('\n');
+    // No fingerprint here: advice is given and forgotten, nothing to recognise a value by later.
+    for (const { line, column, type, rule, confidence, preview } of describe(
+      text,
+      secrets.matches(text, path),
+      () => '',
+    )) {
+      found.push({ path, line: added[line - 1]!.line, column, type, rule, confidence, preview });
     }
   }
   return found;

@@ -79,9 +79,11 @@ const AdvisedPath = z.object({
 const Credential = z.object({
   path: z.string(),
   line: z.number().int(),
-  kind: z.enum(['assignment', 'private_key']),
-  name: z.string(),
-  length: z.number().int(),
+  column: z.number().int(),
+  type: z.string(),
+  rule: z.string(),
+  confidence: z.number(),
+  preview: z.string(),
 });
 
 const AdviseOutput = z.object({
@@ -102,7 +104,7 @@ function adviseNext(out: Omit<z.infer<typeof AdviseOutput>, 'next'>, diff: boole
     );
   }
   if (out.credentials.length > 0) {
-    const where = out.credentials.map((c) => `${c.path}:${c.line} (${c.name})`).join(', ');
+    const where = out.credentials.map((c) => `${c.path}:${c.line} (${c.type})`).join(', ');
     steps.push(
       `take the credential out of ${where}: read it from the environment, or have the owner register the API with svc_connect_source and call it with svc_use`,
     );
@@ -126,7 +128,7 @@ export const svcCodeAdvise = defineTool({
   group: 'scoped-agent',
   title: 'Advise on a code change',
   description:
-    'Before you change code: give a unified diff (or one path) and get, for each file it touches, the read gate\u2019s decision for writing it (reading, for a path), every rule that covers it, which files are protected (a patch touching them is refused), added lines that look like a credential written into code (a narrow interim check: a secret-named assignment of a long random value, or a private key), and the safe next step. Reads nothing from the files and records nothing. Then submit the change with svc_code_patch.',
+    'Before you change code: give a unified diff (or one path) and get, for each file it touches, the read gate\u2019s decision for writing it (reading, for a path), every rule that covers it, which files are protected (a patch touching them is refused), added lines that hold a credential (the scanner\u2019s secret rules: known providers\u2019 formats, private keys, secret-named assignments), shown masked, and the safe next step. Reads nothing from the files and records nothing. Then submit the change with svc_code_patch.',
   credential: 'none',
   inputSchema: z
     .object({
@@ -171,7 +173,7 @@ export const svcCodeAdvise = defineTool({
         paths,
         protected: paths.filter((p) => p.protected).map((p) => p.path),
         ask: paths.filter((p) => p.outcome === 'ask').map((p) => p.path),
-        credentials: credentialsAdded(files),
+        credentials: await credentialsAdded(files),
       };
       const structured = { ...advice, next: adviseNext(advice, input.diff !== undefined) };
       const lines = paths.map(
@@ -179,9 +181,7 @@ export const svcCodeAdvise = defineTool({
           `${p.path}: ${p.outcome} for ${p.action}${p.protected ? ' (protected)' : ''}${p.rule ? `, rule ${p.rule.id} (${p.rule.level})` : ''}`,
       );
       for (const c of advice.credentials) {
-        lines.push(
-          `credential? ${c.path}:${c.line}: ${c.kind === 'private_key' ? c.name : `${c.name} = a ${c.length}-character value`}`,
-        );
+        lines.push(`credential: ${c.path}:${c.line}:${c.column} ${c.type} (${c.rule}) ${c.preview}`);
       }
       lines.push(`Next: ${structured.next}`);
       return { text: lines.join('\n'), structured };

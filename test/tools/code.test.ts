@@ -143,7 +143,15 @@ describe('svc_code_advise', () => {
     expect(advised.data).toMatchObject({ protected: ['secrets/key.txt'], ask: ['config/app.yml'] });
     // The environment read is a reference, not a secret; the value itself never comes back.
     expect(advised.data.credentials).toEqual([
-      { path: 'src/client.ts', line: 2, kind: 'assignment', name: 'API_KEY', length: 24 },
+      {
+        path: 'src/client.ts',
+        line: 2,
+        column: 18,
+        type: 'SECRET',
+        rule: 'generic-secret-assignment',
+        confidence: expect.any(Number),
+        preview: expect.stringMatching(/^q7Zr\*+ \(24 chars\)$/),
+      },
     ]);
     expect(advised.text).not.toContain('q7Zr2VbN');
     expect(advised.data.next).toMatch(/^do not change secrets\/key\.txt/);
