@@ -10,10 +10,8 @@ import {
   mkdirSync,
   readFileSync,
   realpathSync,
-  renameSync,
   statSync,
   unlinkSync,
-  writeFileSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
@@ -25,6 +23,7 @@ import { ServiceError } from './errors.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { readOrganizationRules } from './rules-read.ts';
 import { describe, detector, type Detector } from '../scan/detect.ts';
+import { writeFileAtomic } from '../config/paths.ts';
 import { DiffError, applyFileDiff, parseUnifiedDiff, pathOf, type FileDiff } from './unified-diff.ts';
 
 /** The largest diff a patch may carry, in characters. */
@@ -328,9 +327,7 @@ export function applyFiles(root: string, files: readonly FileDiff[]): void {
       continue;
     }
     mkdirSync(dirname(target), { recursive: true });
-    const beside = `${target}.svc-patch-${randomBytes(4).toString('hex')}`;
-    writeFileSync(beside, text, { mode: mode ?? 0o644, flag: 'wx' });
-    renameSync(beside, target);
+    writeFileAtomic(target, text, mode ?? 0o644);
   }
 }
 

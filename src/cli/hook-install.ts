@@ -4,11 +4,11 @@
 // entry looks like); one merge serves them all. The command names the runtime and bin/svc.js by
 // absolute path, so it works from any folder the client runs in (outside this checkout `npx svc`
 // is another package).
-import { existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { addItem, addMember, remove } from './json-text.ts';
+import { writeFileAtomic } from '../config/paths.ts';
 
 export type InstallScope = 'user' | 'project';
 
@@ -179,9 +179,7 @@ function withoutOurs(text: string, file: string, client: InstallClient): string 
 
 function write(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temp, text);
-  renameSync(temp, file);
+  writeFileAtomic(file, text);
 }
 
 export function install(options: {

@@ -6,14 +6,14 @@
 // of every file the script was built from, which a hook compares with the files as they are, and
 // the manifest naming them all. Built by `svc hook bundle`, `svc hook install`, and in the
 // background for a hook that found none that fits (hook-rebuild.ts).
-import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, readdirSync } from 'node:fs';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Plugin } from 'rolldown';
-import { ensurePrivateDir } from '../config/paths.ts';
+import { ensurePrivateDir, writeFileAtomic } from '../config/paths.ts';
 import {
   MANIFEST_FORMAT,
   SVC_ROOT,
@@ -49,15 +49,15 @@ export async function buildHookBundle(dataDir: string): Promise<BundleReport> {
     const { createHash } = await import('node:crypto');
     const id = createHash('sha256').update(code).digest('hex').slice(0, 16);
     const script = { file: `${id}.cjs`, bytes: Buffer.byteLength(code) };
-    writeWhole(join(dir, script.file), code);
+    writeFileAtomic(join(dir, script.file), code, 0o600);
     const cacheData = await warmCache(code, join(dir, script.file));
     const cache = { file: `${id}.v8`, bytes: cacheData.length };
-    writeWhole(join(dir, cache.file), cacheData);
+    writeFileAtomic(join(dir, cache.file), cacheData, 0o600);
     const copy = {
       file: `${id}.sources`,
       files: [...sources].map(([path, b]) => ({ path, bytes: b.length })),
     };
-    writeWhole(join(dir, copy.file), Buffer.concat([...sources.values()]));
+    writeFileAtomic(join(dir, copy.file), Buffer.concat([...sources.values()]), 0o600);
     // A source edited while this ran would leave a script older than its copy: build again then.
     for (const [path, bytes] of sources) {
       if (!readFileSync(path).equals(bytes)) throw new Error(`${path} changed during the build; build again`);
@@ -71,7 +71,7 @@ export async function buildHookBundle(dataDir: string): Promise<BundleReport> {
       cache,
       sources: copy,
     };
-    writeWhole(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    writeFileAtomic(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
     // Earlier builds' files go; a hook that read the old manifest just now falls back to the sources.
     const keep = new Set(['manifest.json', 'building', script.file, cache.file, copy.file]);
     for (const name of readdirSync(dir)) if (!keep.has(name)) rmSync(join(dir, name), { force: true });
@@ -209,17 +209,4 @@ async function warmCache(code: string, scriptFile: string): Promise<Buffer> {
     rmSync(scratch, { recursive: true, force: true });
   }
   return script.createCachedData();
-}
-
-/** Written to a temporary file, flushed to disk and renamed: a reader sees the old file or the new. */
-function writeWhole(file: string, data: string | Buffer): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  const fd = openSync(temp, 'w', 0o600);
-  try {
-    writeFileSync(fd, data);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(temp, file);
 }

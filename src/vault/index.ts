@@ -9,13 +9,12 @@ import {
   openSync,
   readFileSync,
   readdirSync,
-  renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { KEY_NAME, VaultError, type KeyVault } from './key-vault.ts';
-import { ensurePrivateDir } from '../config/paths.ts';
+import { ensurePrivateDir, writeFileAtomic } from '../config/paths.ts';
 import { KeychainVault } from './keychain.ts';
 
 // Other modules import the vault contract from here; it lives apart so keychain.ts can share it.
@@ -52,16 +51,7 @@ export class FileKeyVault implements KeyVault {
     if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
     // Atomic replace: a crash leaves the old credential or the new one, never a torn file.
     this.ensureDir();
-    const file = join(this.location, `${name}.cred`);
-    const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-    const fd = openSync(temp, 'wx', 0o600);
-    try {
-      writeSync(fd, value);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temp, file);
+    writeFileAtomic(join(this.location, `${name}.cred`), value, 0o600);
   }
 
   getCredential(name: string): string | undefined {
