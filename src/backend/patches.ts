@@ -5,14 +5,7 @@
 // checked with the gate again and applied by this process to the project recorded at submit, all
 // files or none, each written beside its target and renamed over it.
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  statSync,
-  unlinkSync,
-} from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { decideWith, gateFor } from '../gate/check.ts';
