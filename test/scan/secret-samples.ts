@@ -22,6 +22,41 @@ export const ALPHABETS: Record<string, string> = {
 
 export type Sample = string | readonly [positive: string, nearMiss: string];
 
+/** mulberry32: a small seeded generator, so every run builds the same samples. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `{a36}`: 36 characters of alphabet `a`. */
+export const SLOT = /\{([a-zA-Z])(\d+)\}/g;
+
+/**
+ * Fills templates from one seeded generator: `{a36}`-style slots with random characters of their
+ * alphabet, `{basic}` with base64 of `deploy:<random>`.
+ */
+export function sampleFiller(random: () => number): {
+  pick(alphabet: string, count: number): string;
+  fill(template: string): string;
+} {
+  const pick = (alphabet: string, count: number) => {
+    let out = '';
+    for (let i = 0; i < count; i++) out += alphabet[Math.floor(random() * alphabet.length)];
+    return out;
+  };
+  const fill = (template: string) =>
+    template
+      .replace('{basic}', () => btoa(`deploy:${pick(ALPHABETS.a!, 16)}`))
+      .replace(SLOT, (_, alphabet: string, count: string) => pick(ALPHABETS[alphabet]!, Number(count)));
+  return { pick, fill };
+}
+
 const U = '{h8}-{h4}-{h4}-{h4}-{h12}';
 /** A PEM body: random base64 lines. */
 const PEM_BODY = '\n{b64}\n{b64}\n{b64}\n{b40}==\n';

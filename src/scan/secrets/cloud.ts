@@ -2,7 +2,7 @@
 // platforms apps are deployed and configured on. Each format as the provider documents it.
 
 import type { DetectionRule } from '../detect.ts';
-import { contextual, minBits, secretRule, token } from './rule.ts';
+import { UUID_SECRET_WORDS, contextual, minBits, secretRule, token } from './rule.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -214,6 +214,7 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     id: 'scaleway-secret-key',
     type: 'SCALEWAY_SECRET_KEY',
     names: ['scw_secret', 'scaleway'],
+    secretWord: UUID_SECRET_WORDS,
     value: UUID,
     confidence: 0.8,
   }),
@@ -280,7 +281,13 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
   }),
 
   // Platforms apps are deployed on.
-  contextual({ id: 'heroku-api-key', type: 'HEROKU_KEY', names: ['heroku'], value: UUID }),
+  contextual({
+    id: 'heroku-api-key',
+    type: 'HEROKU_KEY',
+    names: ['heroku'],
+    secretWord: UUID_SECRET_WORDS,
+    value: UUID,
+  }),
   token({
     id: 'heroku-platform-key',
     type: 'HEROKU_KEY',
@@ -314,7 +321,13 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     body: '[A-Za-z0-9]{32}',
     confidence: 0.9,
   }),
-  contextual({ id: 'railway-token', type: 'RAILWAY_TOKEN', names: ['railway'], value: UUID }),
+  contextual({
+    id: 'railway-token',
+    type: 'RAILWAY_TOKEN',
+    names: ['railway'],
+    secretWord: UUID_SECRET_WORDS,
+    value: UUID,
+  }),
   token({ id: 'pulumi-access-token', type: 'PULUMI_TOKEN', prefix: 'pul-', body: '[a-f0-9]{40}' }),
   token({
     id: 'terraform-cloud-token',
