@@ -259,6 +259,15 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     names: ['cloudflare', 'cf_api', 'cf-api', 'x-auth-key'],
     value: '[a-f0-9]{37}',
   }),
+  // Cloudflare's scannable format: `cfk_` (global key), `cfut_` (user token) or `cfat_` (account
+  // token), 40 base62 characters and an 8-hex-digit checksum (Cloudflare's "Token formats" page).
+  token({
+    id: 'cloudflare-scannable-token',
+    type: 'CLOUDFLARE_TOKEN',
+    prefix: 'cf',
+    body: '(?:k|ut|at)_[A-Za-z0-9]{40}[a-f0-9]{8}',
+    keywords: ['cfk_', 'cfut_', 'cfat_'],
+  }),
   token({
     id: 'cloudflare-origin-ca-key',
     type: 'CLOUDFLARE_KEY',
@@ -294,6 +303,16 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     prefix: 'HRKU-',
     body: '[A-Za-z0-9_-]{58,64}',
     confidence: 0.9,
+  }),
+  // Vercel's prefixed credentials: `vcp_` personal, `vci_` integration, `vca_` and `vcr_` app access
+  // and refresh tokens, `vck_` API keys (Vercel's changelog, "New token formats and secret scanning").
+  token({
+    id: 'vercel-prefixed-token',
+    type: 'VERCEL_TOKEN',
+    prefix: 'vc',
+    body: '[pirak]_[A-Za-z0-9]{24,64}',
+    keywords: ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
+    check: minBits(3.8),
   }),
   contextual({
     id: 'vercel-token',
