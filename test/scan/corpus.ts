@@ -1405,6 +1405,9 @@ export interface Found {
   category: Category;
   type: string;
   rule: string;
+  /** Just after the finding's last character, when the scanner reports its end (secretlint does; svc reports the start only). */
+  endLine?: number;
+  endColumn?: number;
 }
 
 export interface Score {
@@ -1428,9 +1431,16 @@ export interface Scored {
 const before = (a: { line: number; column: number }, b: { line: number; column: number }) =>
   a.line < b.line || (a.line === b.line && a.column < b.column);
 
-/** Whether a finding starts inside a planted value's span (a rule may report part of it: a URL's password). */
-function inside(found: { line: number; column: number }, span: Planted | Decoy): boolean {
+/**
+ * Whether a finding falls on a planted value: it starts inside the value's span (a rule may report
+ * part of it: a URL's password), or, when the finding has an end, the two spans overlap (a rule
+ * may report the name with the value: `aws_secret_access_key: ...`).
+ */
+function inside(found: Found, span: Planted | Decoy): boolean {
   const end = { line: span.endLine, column: span.endColumn };
+  if (found.endLine !== undefined && found.endColumn !== undefined) {
+    return before(found, end) && before(span, { line: found.endLine, column: found.endColumn });
+  }
   return !before(found, span) && before(found, end);
 }
 
