@@ -16,6 +16,9 @@ import { serveUnderLoad } from './serve-under-load.ts';
 import { sourceMask } from './source-mask.ts';
 import { gateRules } from './gate-rules.ts';
 import { hookLatency } from './hook-latency.ts';
+import { scanAccuracy } from './scan-accuracy.ts';
+import { scanMemory } from './scan-memory.ts';
+import { scanThroughput } from './scan-throughput.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -27,6 +30,9 @@ const BENCHMARKS: Benchmark[] = [
   sourceMask,
   gateRules,
   hookLatency,
+  scanThroughput,
+  scanAccuracy,
+  scanMemory,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 

@@ -83,6 +83,8 @@ const CASES: Case[] = [
   { rule: 'email', text: '<img src="logo@2x.png">', value: null },
   { rule: 'email', text: 'git clone git@github.com:org/repo.git', value: null },
   { rule: 'email', text: 'postgres://admin:hunter2@db.internal.net/app', value: null },
+  { rule: 'email', text: 'SENTRY_DSN=https://0123abcd4567ef89@o4512.ingest.sentry.io/99', value: null },
+  { rule: 'email', text: 'jdbc:oracle:thin:scott/Tiger2024x@db.internal.net:1521:orcl', value: null },
   { rule: 'email', text: 'import x from "@scope/pkg@1.2.3"', value: null },
   // phone-e164
   { rule: 'phone-e164', text: 'Call +44 7911 123456 after six', value: '+44 7911 123456' },
@@ -121,6 +123,8 @@ const CASES: Case[] = [
   },
   { rule: 'card-number', text: `id 9${card('9', 16).slice(1)}`, value: null },
   { rule: 'card-number', text: 'timestamp 1732377600000123', value: null },
+  // The last sixteen digits of an IBAN in groups may pass Luhn: they follow its country and check digits.
+  { rule: 'card-number', text: `iban: AT61 ${grouped(card('2541', 16))}`, value: null },
   // iban
   { rule: 'iban', text: `IBAN: ${grouped(GENERATED_IBAN)}`, value: grouped(GENERATED_IBAN) },
   { rule: 'iban', text: `to ${FR_IBAN} please`, value: FR_IBAN },
@@ -166,6 +170,7 @@ const CASES: Case[] = [
   { rule: 'date-of-birth', text: 'Date of birth: 1984-03-12', value: '1984-03-12' },
   { rule: 'date-of-birth', text: 'DOB 12/03/1990', value: '12/03/1990' },
   { rule: 'date-of-birth', text: 'She was born on 7 March 1961 in Lagos', value: '7 March 1961' },
+  { rule: 'date-of-birth', text: 'born: 1984/03/12', value: '1984/03/12' },
   { rule: 'date-of-birth', text: 'created 1984-03-12 by the job', value: null },
   { rule: 'date-of-birth', text: 'birthday party on 2099-01-01', value: null },
   // person-name
@@ -343,6 +348,22 @@ describe('csvColumnMatches', () => {
   it('reads a `name` column only where its cells read as a full name', () => {
     const text = 'sku,name\n1,Widget\n2,Amelia Okafor\n3,Main Server\n';
     expect(csvColumnMatches(text).map((m) => text.slice(m.start, m.end))).toEqual(['Amelia Okafor']);
+  });
+
+  it("finds national phone numbers in a phone column, in the plan of the row's country", () => {
+    const text = [
+      'id,mobile,country',
+      '1,0151 23456789,DE',
+      '2,(415) 555-2671,US',
+      '3,030 1234567,',
+      '4,12345,DE',
+      '5,020 7946 0958,GB',
+    ].join('\n');
+    expect(csvColumnMatches(text).map((m) => [m.rule.id, text.slice(m.start, m.end)])).toEqual([
+      ['phone-national', '0151 23456789'],
+      ['phone-national', '(415) 555-2671'],
+      ['phone-national', '030 1234567'],
+    ]);
   });
 
   it('finds nothing in a CSV whose header names no such column', () => {

@@ -22,6 +22,41 @@ export const ALPHABETS: Record<string, string> = {
 
 export type Sample = string | readonly [positive: string, nearMiss: string];
 
+/** mulberry32: a small seeded generator, so every run builds the same samples. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `{a36}`: 36 characters of alphabet `a`. */
+export const SLOT = /\{([a-zA-Z])(\d+)\}/g;
+
+/**
+ * Fills templates from one seeded generator: `{a36}`-style slots with random characters of their
+ * alphabet, `{basic}` with base64 of `deploy:<random>`.
+ */
+export function sampleFiller(random: () => number): {
+  pick(alphabet: string, count: number): string;
+  fill(template: string): string;
+} {
+  const pick = (alphabet: string, count: number) => {
+    let out = '';
+    for (let i = 0; i < count; i++) out += alphabet[Math.floor(random() * alphabet.length)];
+    return out;
+  };
+  const fill = (template: string) =>
+    template
+      .replace('{basic}', () => btoa(`deploy:${pick(ALPHABETS.a!, 16)}`))
+      .replace(SLOT, (_, alphabet: string, count: string) => pick(ALPHABETS[alphabet]!, Number(count)));
+  return { pick, fill };
+}
+
 const U = '{h8}-{h4}-{h4}-{h4}-{h12}';
 /** A PEM body: random base64 lines. */
 const PEM_BODY = '\n{b64}\n{b64}\n{b64}\n{b40}==\n';
@@ -73,12 +108,14 @@ export const SAMPLES: Record<string, Sample> = {
   'hetzner-cloud-token': 'HCLOUD_TOKEN={a64}',
   'cloudflare-api-token': 'CLOUDFLARE_API_TOKEN={w40}',
   'cloudflare-global-api-key': 'CLOUDFLARE_API_KEY={h37}',
+  'cloudflare-scannable-token': 'CLOUDFLARE_API_TOKEN=cfut_{a40}{h8}',
   'cloudflare-origin-ca-key': 'v1.0-{h24}-{h146}',
   'fastly-api-token': 'FASTLY_API_TOKEN={w32}',
   'akamai-edgegrid-token': 'client_token = akab-{l16}-{l16}',
   'heroku-api-key': `HEROKU_API_KEY=${U}`,
   'heroku-platform-key': 'HEROKU_API_KEY=HRKU-{w58}',
   'vercel-token': 'VERCEL_TOKEN={a24}',
+  'vercel-prefixed-token': ['VERCEL_TOKEN=vcp_{a48}', 'VERCEL_TOKEN=vcx_{a48}'],
   'netlify-personal-access-token': 'NETLIFY_AUTH_TOKEN=nfp_{a36}',
   'flyio-access-token': 'FLY_API_TOKEN="FlyV1 fm2_{b100}"',
   'render-api-key': 'RENDER_API_KEY=rnd_{a32}',

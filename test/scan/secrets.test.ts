@@ -11,38 +11,11 @@ import {
   isPlaceholder,
   isTestFile,
 } from '../../src/scan/secrets/index.ts';
-import { ALPHABETS, SAMPLES } from './secret-samples.ts';
+import { ALPHABETS, SAMPLES, SLOT, sampleFiller, seeded } from './secret-samples.ts';
 import { DETECTION_RULES } from '../../src/scan/rules.ts';
 import { PII_RULES } from '../../src/scan/pii/index.ts';
 
-/** mulberry32: a small seeded generator, so every run builds the same samples. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const random = seeded(20240601);
-
-function pick(alphabet: string, count: number): string {
-  let out = '';
-  for (let i = 0; i < count; i++) out += alphabet[Math.floor(random() * alphabet.length)];
-  return out;
-}
-
-const SLOT = /\{([a-zA-Z])(\d+)\}/g;
-
-/** Fills `{a36}`-style slots with random characters; `{basic}` with base64 of `deploy:<random>`. */
-function fill(template: string): string {
-  return template
-    .replace('{basic}', () => btoa(`deploy:${pick(ALPHABETS.a!, 16)}`))
-    .replace(SLOT, (_, alphabet: string, count: string) => pick(ALPHABETS[alphabet]!, Number(count)));
-}
+const { pick, fill } = sampleFiller(seeded(20240601));
 
 /** The positive with its last slot one character short. */
 function shortened(template: string): string {
@@ -231,9 +204,28 @@ describe('generic assignments', () => {
     ['INI', 'password={a8}7!'],
     ['Go', 'token := "{a24}"'],
     ['Python', "API_KEY = '{a24}'"],
+    ['a call that sets it', 'os.environ.setdefault("DB_PASSWORD", "{a12}7!")'],
+    ['a Dockerfile', 'ENV SMTP_PASSWORD {a12}7!'],
+    ['a Kubernetes env entry', '        - name: DB_PASSWORD\n          value: "{a12}7!"'],
+    ['a password with a dot in it', 'password={L3}4{L3}.{L2}7{L2}'],
+    ['base64 of a password', `  DB_PASSWORD: ${btoa(fill('{a12}7!'))}`],
+    ['random hex', 'API_KEY={h20}'],
   ])('finds a secret in %s', (_format, template) => {
     const line = fill(template);
     expect(everything.matches(line).length, line).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['twilio-auth-token', 'os.Setenv("TWILIO_AUTH_TOKEN", "{h32}")'],
+    ['datadog-api-key', '  - name: DD_API_KEY\n    value: "{h32}"'],
+    ['twilio-auth-token', 'ENV TWILIO_AUTH_TOKEN {h32}'],
+    ['gradle-plugin-portal-key', 'GRADLE_PUBLISH_KEY={a32}'],
+  ])('%s reads the name wherever it gives the value: %s', (rule, template) => {
+    const line = fill(template);
+    expect(
+      everything.matches(line).map((m) => m.rule.id),
+      line,
+    ).toEqual([rule]);
   });
 
   it.each([
@@ -243,6 +235,13 @@ describe('generic assignments', () => {
     ['a number', 'token_ttl: 3600'],
     ['a function call', 'api_key = load_key(path)'],
     ['a low-entropy value', 'token = "aaaaaaaabbbbbbbb"'],
+    ['a property path', 'password = settings.DB_PASSWORD'],
+    ['an address', '"token_uri": "https://oauth2.googleapis.com/token",'],
+    ['a publishable key', `MAPBOX_TOKEN=pk.eyJ${fill('{w50}.{w22}')}`],
+    ['base64 of a placeholder', `  SESSION_SECRET: ${btoa('changeme')}`],
+    ['base64 of a template', `  GITHUB_TOKEN: ${btoa('<your-github-token>')}`],
+    ['a service id that is a UUID', `HEROKU_APP_ID=${fill('{h8}-{h4}-{h4}-{h4}-{h12}')}`],
+    ['a project id that is a UUID', `RAILWAY_PROJECT_ID=${fill('{h8}-{h4}-{h4}-{h4}-{h12}')}`],
   ])('leaves %s', (_name, line) => {
     expect(everything.matches(line)).toEqual([]);
   });

@@ -148,6 +148,8 @@ export const CARD_NUMBER: DetectionRule = {
   check(value, { line, file }) {
     const digits = value.replace(/[ -]/g, '');
     if (!luhnValid(digits) || cardNetwork(digits) === undefined) return false;
+    // The tail of an IBAN written in groups (`AT86 2541 7393 7047 9235`): its country and check digits come first.
+    if (/[A-Z]{2}\d{2} $/.test(line.slice(0, Math.max(0, line.indexOf(value))))) return false;
     // Fewer than four distinct digits: a pattern someone typed (4111 1111 1111 1111), not an issued number.
     const placeholder = DOCUMENTED_TEST_CARDS.has(digits) || new Set(digits).size < 4;
     if (placeholder) return isTestFile(file) ? false : TEST_CARD_CONFIDENCE;

@@ -46,9 +46,11 @@ export const EMAIL: DetectionRule = {
     const tld = domain.slice(domain.lastIndexOf('.') + 1);
     if (FILE_EXTENSION.test(tld)) return false;
     if (PLACEHOLDER_DOMAIN.test(domain) || NOT_A_PERSON.test(local)) return false;
-    // `user:password@host` in a URL: the part before `@` is a credential, not a mailbox.
+    // `user:password@host` in a URL: the part before `@` is a credential, not a mailbox. So is
+    // anything right after `scheme://` (a Sentry DSN's key) or after a connection string's `user/`
+    // (`jdbc:oracle:thin:scott/password@host`).
     const before = line.slice(0, Math.max(0, line.indexOf(value)));
-    if (/:\/\/[^\s/@]*:$/.test(before)) return false;
+    if (/:\/\/[^\s/@]*:$|:\/\/$|(?:^|[\s"'=])[a-z][a-z0-9+.-]*:[^\s"'/]*\/$/i.test(before)) return false;
     return ROLE.test(local) ? ROLE_CONFIDENCE : 0.9;
   },
 };

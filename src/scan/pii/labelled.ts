@@ -3,8 +3,10 @@
 // columns are labelled by its header, which a rule reading one line cannot see: `csvColumnMatches`
 // reads them. Pure.
 
+import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import type { DetectionRule, Match } from '../detect.ts';
 import { baseName, isTestFile, textBefore } from './context.ts';
+import { NATIONAL_PHONE_COUNTRIES, PHONE_NATIONAL, isFictional, validPhone } from './phone.ts';
 
 // ---- Person names
 
@@ -96,8 +98,11 @@ export const PERSON_NAME: DetectionRule = {
 // ---- Dates of birth
 
 const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)`;
-/** Dates as written: ISO 8601, day/month/year or month/day/year with `/`, `.` or `-`, and with month names. */
-const DATE = String.raw`(?:\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{1,2}(?:st|nd|rd|th)? (?i:${MONTH})\.?,? \d{4}|(?i:${MONTH})\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})`;
+/**
+ * Dates as written: ISO 8601, year/month/day with `/` (as Japan and China write it), day/month/year
+ * or month/day/year with `/`, `.` or `-`, and with month names.
+ */
+const DATE = String.raw`(?:\d{4}-\d{2}-\d{2}|\d{4}\/\d{1,2}\/\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{1,2}(?:st|nd|rd|th)? (?i:${MONTH})\.?,? \d{4}|(?i:${MONTH})\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})`;
 
 /** Words that say a date is someone's birth. */
 const BIRTH_WORDS = /birth|\bdob\b|d\.o\.b|\bborn\b|\bb\.|geburt|n[ée]e? le|fecha de nacimiento/;
@@ -133,6 +138,12 @@ const DATE_CELL = new RegExp(String.raw`^${DATE}$`);
 /** Header cells that label a column of person names, and of dates of birth. */
 const NAME_HEADER = new RegExp(String.raw`^(?:${PERSON_LABEL}|name|author)$`, 'i');
 const BIRTH_HEADER = /^(?:dob|d\.o\.b\.?|date[_ -]?of[_ -]?birth|birth[_ -]?date|birthdate|birthday|born)$/i;
+/** Header cells that label a column of telephone numbers, and of a row's country (ISO 3166 alpha-2). */
+const PHONE_HEADER =
+  /^(?:(?:mobile|cell|home|work|contact|primary|billing|shipping)?[_ -]?(?:phone|telephone|tel|mobile|cell)(?:[_ -]?(?:number|no|nr))?|fax)$/i;
+const COUNTRY_HEADER = /^(?:country|country[_ -]?code|billing[_ -]?country|shipping[_ -]?country)$/i;
+/** A phone cell: digits in groups as numbers are written, without a `+` (the E.164 rule reads those). */
+const PHONE_CELL = /^(?:\(\d{1,5}\)[ .-]?)?\d{1,10}(?:[ .-]\d{1,10}){0,5}$/;
 
 /** One CSV record's cells with their offsets, quotes (RFC 4180) stripped; a quoted cell holds no line break here. */
 function cells(line: string, from: number): { text: string; start: number }[] {
@@ -154,10 +165,12 @@ function cells(line: string, from: number): { text: string; start: number }[] {
 }
 
 /**
- * The person-name and date-of-birth cells of a CSV file, as matches of PERSON_NAME and
- * DATE_OF_BIRTH: the first line is the header, and a column whose header labels names (`name`,
- * `full_name`, `last_name`, ...) or dates of birth (`dob`, `date_of_birth`, ...) makes its cells
- * findings when they read as such. A scan calls it for `.csv` files beside the detector and adds
+ * The person-name, date-of-birth and telephone cells of a CSV file, as matches of PERSON_NAME,
+ * DATE_OF_BIRTH and PHONE_NATIONAL: the first line is the header, and a column whose header labels
+ * names (`name`, `full_name`, `last_name`, ...), dates of birth (`dob`, `date_of_birth`, ...) or
+ * phone numbers (`phone`, `mobile`, ...) makes its cells findings when they read as such. A phone
+ * cell in national form is valid in the plan of the row's `country` column when there is one, else
+ * in one of NATIONAL_PHONE_COUNTRIES. A scan calls it for `.csv` files beside the detector and adds
  * its matches to the detector's.
  */
 export function csvColumnMatches(text: string, file = ''): Match[] {
@@ -165,7 +178,9 @@ export function csvColumnMatches(text: string, file = ''): Match[] {
   const header = cells(lines[0]!.replace(/\r$/, ''), 0).map((c) => c.text);
   const nameColumns = header.flatMap((h, i) => (NAME_HEADER.test(h) ? [i] : []));
   const birthColumns = header.flatMap((h, i) => (BIRTH_HEADER.test(h) ? [i] : []));
-  if (nameColumns.length === 0 && birthColumns.length === 0) return [];
+  const phoneColumns = header.flatMap((h, i) => (PHONE_HEADER.test(h) ? [i] : []));
+  const countryColumn = header.findIndex((h) => COUNTRY_HEADER.test(h));
+  if (nameColumns.length === 0 && birthColumns.length === 0 && phoneColumns.length === 0) return [];
   const single = (i: number) => !/^(?:name|author)$/i.test(header[i]!);
   const found: Match[] = [];
   let offset = lines[0]!.length + 1;
@@ -193,6 +208,31 @@ export function csvColumnMatches(text: string, file = ''): Match[] {
         confidence: isTestFile(file) ? 0.6 : 0.85,
       });
     }
+    for (const i of phoneColumns) {
+      const cell = row[i];
+      if (!cell || !PHONE_CELL.test(cell.text)) continue;
+      const country = row[countryColumn]?.text.toUpperCase();
+      if (!validNational(cell.text, country)) continue;
+      found.push({
+        rule: PHONE_NATIONAL,
+        start: cell.start,
+        end: cell.start + cell.text.length,
+        confidence: 0.8,
+      });
+    }
   }
   return found;
+}
+
+/** A national number valid in `country`'s plan (when it names one), else in one of the usual plans; not fiction. */
+function validNational(text: string, country: string | undefined): boolean {
+  const digits = text.replace(/\D/g, '');
+  if (digits.length < 7 || digits.length > 15) return false;
+  const plans: readonly CountryCode[] =
+    country && isSupportedCountry(country) ? [country] : NATIONAL_PHONE_COUNTRIES;
+  for (const plan of plans) {
+    const e164 = validPhone(text, plan);
+    if (e164) return !isFictional(e164);
+  }
+  return false;
 }

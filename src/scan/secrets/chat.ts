@@ -2,7 +2,7 @@
 // anyone who holds them post. Each format as the provider documents it.
 
 import type { DetectionRule } from '../detect.ts';
-import { contextual, secretRule, token } from './rule.ts';
+import { UUID_SECRET_WORDS, contextual, secretRule, token } from './rule.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -205,7 +205,13 @@ export const CHAT_RULES: readonly DetectionRule[] = [
     names: ['mandrill'],
     value: '[A-Za-z0-9_-]{22}',
   }),
-  contextual({ id: 'postmark-server-token', type: 'POSTMARK_TOKEN', names: ['postmark'], value: UUID }),
+  contextual({
+    id: 'postmark-server-token',
+    type: 'POSTMARK_TOKEN',
+    names: ['postmark'],
+    secretWord: UUID_SECRET_WORDS,
+    value: UUID,
+  }),
   token({ id: 'brevo-api-key', type: 'BREVO_KEY', prefix: 'xkeysib-', body: '[a-f0-9]{64}-[A-Za-z0-9]{16}' }),
   token({
     id: 'brevo-smtp-key',

@@ -2,7 +2,7 @@
 // platforms apps are deployed and configured on. Each format as the provider documents it.
 
 import type { DetectionRule } from '../detect.ts';
-import { contextual, minBits, secretRule, token } from './rule.ts';
+import { UUID_SECRET_WORDS, contextual, minBits, secretRule, token } from './rule.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -214,6 +214,7 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     id: 'scaleway-secret-key',
     type: 'SCALEWAY_SECRET_KEY',
     names: ['scw_secret', 'scaleway'],
+    secretWord: UUID_SECRET_WORDS,
     value: UUID,
     confidence: 0.8,
   }),
@@ -258,6 +259,15 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     names: ['cloudflare', 'cf_api', 'cf-api', 'x-auth-key'],
     value: '[a-f0-9]{37}',
   }),
+  // Cloudflare's scannable format: `cfk_` (global key), `cfut_` (user token) or `cfat_` (account
+  // token), 40 base62 characters and an 8-hex-digit checksum (Cloudflare's "Token formats" page).
+  token({
+    id: 'cloudflare-scannable-token',
+    type: 'CLOUDFLARE_TOKEN',
+    prefix: 'cf',
+    body: '(?:k|ut|at)_[A-Za-z0-9]{40}[a-f0-9]{8}',
+    keywords: ['cfk_', 'cfut_', 'cfat_'],
+  }),
   token({
     id: 'cloudflare-origin-ca-key',
     type: 'CLOUDFLARE_KEY',
@@ -280,13 +290,29 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
   }),
 
   // Platforms apps are deployed on.
-  contextual({ id: 'heroku-api-key', type: 'HEROKU_KEY', names: ['heroku'], value: UUID }),
+  contextual({
+    id: 'heroku-api-key',
+    type: 'HEROKU_KEY',
+    names: ['heroku'],
+    secretWord: UUID_SECRET_WORDS,
+    value: UUID,
+  }),
   token({
     id: 'heroku-platform-key',
     type: 'HEROKU_KEY',
     prefix: 'HRKU-',
     body: '[A-Za-z0-9_-]{58,64}',
     confidence: 0.9,
+  }),
+  // Vercel's prefixed credentials: `vcp_` personal, `vci_` integration, `vca_` and `vcr_` app access
+  // and refresh tokens, `vck_` API keys (Vercel's changelog, "New token formats and secret scanning").
+  token({
+    id: 'vercel-prefixed-token',
+    type: 'VERCEL_TOKEN',
+    prefix: 'vc',
+    body: '[pirak]_[A-Za-z0-9]{24,64}',
+    keywords: ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
+    check: minBits(3.8),
   }),
   contextual({
     id: 'vercel-token',
@@ -314,7 +340,13 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     body: '[A-Za-z0-9]{32}',
     confidence: 0.9,
   }),
-  contextual({ id: 'railway-token', type: 'RAILWAY_TOKEN', names: ['railway'], value: UUID }),
+  contextual({
+    id: 'railway-token',
+    type: 'RAILWAY_TOKEN',
+    names: ['railway'],
+    secretWord: UUID_SECRET_WORDS,
+    value: UUID,
+  }),
   token({ id: 'pulumi-access-token', type: 'PULUMI_TOKEN', prefix: 'pul-', body: '[a-f0-9]{40}' }),
   token({
     id: 'terraform-cloud-token',

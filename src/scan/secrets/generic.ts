@@ -3,13 +3,29 @@
 // credentials in HTTP Authorization headers. Judged by entropy, length and the name.
 
 import type { Context, DetectionRule } from '../detect.ts';
-import { bitsPerChar, secretRule } from './rule.ts';
+import { bitsPerChar, isPlaceholder, secretRule } from './rule.ts';
 
 /** Names that say a value is secret. `auth` and `token` also name things that are not, so they weigh less. */
 const STRONG_NAME = /password|passwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential/i;
 
-/** Property paths (`this.token`, `config.apiKey`, `Foo::KEY`): code that reads a value, not one. */
+/**
+ * Property paths (`this.token`, `config.apiKey`, `Foo::KEY`, `settings.DB_PASSWORD`): code that
+ * reads a value, not one. Each part is words as code names them (letters, trailing digits, or upper
+ * case with underscores), so a password with a dot in it (`h38gBAU.n7f`) is not read as one.
+ */
 const PROPERTY_PATH = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$/;
+const PATH_PART = /^(?:[A-Za-z_$][A-Za-z_$]*\d*|[A-Z_][A-Z0-9_]*)$/;
+const isPropertyPath = (value: string) =>
+  PROPERTY_PATH.test(value) && value.split(/\.|::|->/).every((part) => PATH_PART.test(part));
+
+/**
+ * Keys their providers publish to browsers by design (Stripe's publishable `pk_live_`, Mapbox's
+ * public `pk.eyJ`, PostHog's project `phc_`): under a name that says token, still no secret.
+ */
+const PUBLIC_KEY = /^(?:pk_(?:live|test)_|pk\.eyJ|phc_)/;
+
+/** An address without credentials (`https://oauth2.googleapis.com/token` under `token_uri`). */
+const PLAIN_URL = /^[a-z][a-z0-9+.-]*:\/\/[^\s:@]+$/i;
 
 /** Words joined as code names them (`string`, `getPassword`, `SessionToken`, `none_set`). */
 const WORDS = /^(?:[a-z]+(?:[A-Z][a-z]+)*|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[_-][a-z]+)+)$/;
@@ -25,16 +41,40 @@ export function isUserName(value: string, line: string): boolean {
   return user === value;
 }
 
+/**
+ * The text a base64 value holds, when it holds printable text: a Kubernetes Secret's `data:` writes
+ * every value so (`Y2hhbmdlbWU=` is `changeme`). Random bytes, and so a token that merely uses the
+ * base64 alphabet, almost never decode to printable text.
+ */
+export function base64Text(value: string): string | undefined {
+  if (value.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return undefined;
+  try {
+    const text = atob(value);
+    return /^[\x20-\x7e]+$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the value's own characters say: entropy and length against the name that holds it. */
 export function judgeAssignedValue(value: string, context: Context): boolean | number {
+  // Base64 of text: the text is what is judged (a placeholder encoded is still a placeholder).
+  const inner = base64Text(value);
+  if (inner !== undefined) {
+    if (isPlaceholder(inner) || /\s/.test(inner)) return false;
+    return judgeAssignedValue(inner, { ...context, line: context.line.replace(value, inner) });
+  }
   const at = context.line.indexOf(value);
   const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
-  if (!quoted && (PROPERTY_PATH.test(value) || WORDS.test(value))) return false;
+  if (!quoted && (isPropertyPath(value) || WORDS.test(value))) return false;
   if (/^(?:true|false|null|nil|none|undefined|\d+)$/i.test(value)) return false;
+  if (PUBLIC_KEY.test(value) || PLAIN_URL.test(value)) return false;
   const bits = bitsPerChar(value);
-  const strong = STRONG_NAME.test(context.line);
+  // A Kubernetes env entry's `value:` line is reached from a strong name only (the pattern's last branch).
+  const strong = STRONG_NAME.test(context.line) || /^\s*value:/.test(context.line);
   if (value.length >= 16) {
-    if (bits < 3.5) return false;
+    // Hex digits carry at most 4 bits each, so random hex reads lower than random base64.
+    if (bits < (/^[0-9a-f]+$/i.test(value) ? 3 : 3.5)) return false;
     return strong ? 0.6 : 0.5;
   }
   // 8 to 15 characters: a password, when it mixes kinds of characters.
@@ -45,10 +85,15 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
 
 const SECRET_NAMES =
   'password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
+const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential';
+/** What a generic value may hold: no space, quote, comma, semicolon or bracket. */
+const GENERIC_VALUE = `(?<value>[^\\s"'\`,;()\\[\\]]{8,256})(?=["'\`\\s,;)\\]]|$)`;
 
 export const GENERIC_RULES: readonly DetectionRule[] = [
-  // `API_KEY=...`, `password: ...`, `"client_secret": "..."`, `token := "..."`, `secret = '...'`.
-  // The match starts at the secret word, so the engine never walks a long identifier twice.
+  // `API_KEY=...`, `password: ...`, `"client_secret": "..."`, `token := "..."`, `secret = '...'`,
+  // `os.Setenv("DB_PASSWORD", "...")`, a Dockerfile's `ENV DB_PASSWORD ...`, and a Kubernetes env entry whose name says password or
+  // secret (`- name: DB_PASSWORD`, `value: ...` on the next line). The match starts at the secret
+  // word, so the engine never walks a long identifier twice.
   secretRule({
     id: 'generic-secret-assignment',
     type: 'SECRET',
@@ -71,7 +116,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       'credential',
     ],
     pattern: new RegExp(
-      `(?:${SECRET_NAMES})[\\w.-]{0,30}?["']?[ \\t]*(?::=|=>|=|:)[ \\t]*["'\`]?(?<value>[^\\s"'\`,;()\\[\\]]{8,256})(?=["'\`\\s,;)\\]]|$)`,
+      `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:["']?[ \\t]*(?::=|=>|=|:)[ \\t]*["'\`]?|["'][ \\t]*,[ \\t]*["']|(?<=^[ \\t]*ENV[ \\t]+[\\w.-]+)[ \\t]+)|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]*\\r?\\n[ \\t]*value:[ \\t]*["']?)${GENERIC_VALUE}`,
       'gim',
     ),
     confidence: 0.55,

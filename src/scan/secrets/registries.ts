@@ -79,8 +79,10 @@ export const REGISTRY_RULES: readonly DetectionRule[] = [
   secretRule({
     id: 'gradle-plugin-portal-key',
     type: 'GRADLE_KEY',
-    keywords: ['gradle.publish.'],
-    pattern: /gradle\.publish\.(?:key|secret)\s*=\s*(?<value>[A-Za-z0-9]{32})(?![A-Za-z0-9])/g,
+    // gradle.properties spells it `gradle.publish.key`; CI settings `GRADLE_PUBLISH_KEY`.
+    keywords: ['gradle.publish.', 'gradle_publish_'],
+    pattern:
+      /gradle[._]publish[._](?:key|secret)["']?\s*[=:]\s*["']?(?<value>[A-Za-z0-9]{32})(?![A-Za-z0-9])/gi,
     confidence: 0.9,
   }),
   contextual({

@@ -152,6 +152,13 @@ export function token(format: TokenFormat): DetectionRule {
 /** Between a name and its value: `=`, `:`, `:=`, `=>`, with optional quotes and spaces. */
 export const ASSIGN = `["']?\\s*(?::=|=>|=|:)\\s*["'\`]?`;
 
+/**
+ * Between a name and its value, wherever a name gives one: an assignment (ASSIGN), a call that sets
+ * it (`os.Setenv("NAME", "value")`, `os.environ.setdefault("NAME", "value")`), a Dockerfile's older
+ * `ENV NAME value`, and a Kubernetes env entry (`- name: NAME`, then `value: ...` on the next line).
+ */
+export const NAMED_VALUE = `(?:${ASSIGN}|["'][ \\t]*,[ \\t]*["']|(?<=(?:^|\\n)[ \\t]*ENV[ \\t]+[\\w.-]+)[ \\t]+|["']?[ \\t]*\\r?\\n[ \\t]*value:[ \\t]*["']?)`;
+
 export interface ContextFormat {
   id: string;
   type: string;
@@ -171,7 +178,8 @@ export interface ContextFormat {
 
 /**
  * A value whose format is not distinctive on its own (32 hex digits), found where a name that says
- * whose it is gets it: `TWILIO_AUTH_TOKEN=...`, `"datadog_api_key": "..."`.
+ * whose it is gets it: `TWILIO_AUTH_TOKEN=...`, `"datadog_api_key": "..."`,
+ * `os.Setenv("TWILIO_AUTH_TOKEN", "...")`.
  */
 export function contextual(format: ContextFormat): DetectionRule {
   const names = format.names.map(escape).join('|');
@@ -181,13 +189,19 @@ export function contextual(format: ContextFormat): DetectionRule {
     type: format.type,
     keywords: format.names,
     pattern: new RegExp(
-      `(?<![A-Za-z0-9])(?:${names})${rest}${ASSIGN}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
+      `(?<![A-Za-z0-9])(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
       'gi',
     ),
     confidence: format.confidence ?? 0.7,
     ...(format.check ? { check: format.check } : {}),
   });
 }
+
+/**
+ * The words a name must hold when its value is a UUID: a service's project, app and account ids
+ * are UUIDs too (`HEROKU_APP_ID`, `RAILWAY_PROJECT_ID`), and name no secret.
+ */
+export const UUID_SECRET_WORDS = 'key|token|secret|auth|pass';
 
 /** A value needs at least this much entropy per character to read as generated. */
 export function minBits(bits: number): (value: string) => boolean {

@@ -2,7 +2,7 @@
 // Each format as the provider documents it.
 
 import type { DetectionRule } from '../detect.ts';
-import { contextual, minBits, token } from './rule.ts';
+import { UUID_SECRET_WORDS, contextual, minBits, token } from './rule.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -202,7 +202,13 @@ export const SERVICE_RULES: readonly DetectionRule[] = [
     value: '[A-Za-z0-9]{22}|hc[a-z]{2}_[a-z0-9]{58}',
     check: minBits(3.8),
   }),
-  contextual({ id: 'splunk-hec-token', type: 'SPLUNK_TOKEN', names: ['splunk'], value: UUID }),
+  contextual({
+    id: 'splunk-hec-token',
+    type: 'SPLUNK_TOKEN',
+    names: ['splunk'],
+    secretWord: UUID_SECRET_WORDS,
+    value: UUID,
+  }),
   contextual({
     id: 'pagerduty-api-key',
     type: 'PAGERDUTY_KEY',

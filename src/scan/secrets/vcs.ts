@@ -3,7 +3,7 @@
 
 import type { DetectionRule } from '../detect.ts';
 import { hasBase62Checksum } from './checksum.ts';
-import { contextual, minBits, token } from './rule.ts';
+import { UUID_SECRET_WORDS, contextual, minBits, token } from './rule.ts';
 
 /** A GitHub token whose CRC-32 holds is surely one; one whose does not may be an older or mistyped one. */
 function githubChecksum(value: string): number {
@@ -139,12 +139,14 @@ export const VCS_RULES: readonly DetectionRule[] = [
     id: 'codecov-upload-token',
     type: 'CODECOV_TOKEN',
     names: ['codecov'],
+    secretWord: UUID_SECRET_WORDS,
     value: '[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}',
   }),
   contextual({
     id: 'snyk-api-token',
     type: 'SNYK_TOKEN',
     names: ['snyk'],
+    secretWord: UUID_SECRET_WORDS,
     value: '[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}',
   }),
   token({
