@@ -472,6 +472,53 @@ export function buildProgram(): Command {
       if (findings.length > 0) process.exitCode = EXIT.found;
     });
 
+  program
+    .command('redact')
+    .description(
+      'write a clean copy of a folder or a file: every value `svc scan` finds replaced by a typed token (docs/SCAN.md)',
+    )
+    .argument('<path>')
+    .option(
+      '--out <dir>',
+      'where the copy goes (default: <folder>.clean, or <name>.clean<ext> beside a file)',
+    )
+    .option(
+      '--json',
+      'print one JSON object: source, out, kind, files, skipped, values_replaced, tokens_by_type',
+    )
+    .action(async (path: string, options: JsonFlag & { out?: string }) => {
+      const live = !options.json && process.stderr.isTTY;
+      const { redactPath } = await import('../backend/redact.ts');
+      let copy;
+      try {
+        copy = await redactPath(undefined, path, {
+          out: options.out,
+          onProgress: ({ files, bytes }) => {
+            if (live)
+              process.stderr.write(`\rsvc redact: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+          },
+        });
+      } finally {
+        if (live) process.stderr.write('\n');
+      }
+      // The report only: the mapping (token to value) stays in this process and is dropped.
+      const { report } = copy;
+      const types = Object.entries(report.tokens_by_type).map(([type, n]) => `${type} ${n}`);
+      print(
+        options,
+        report,
+        [
+          ...report.files.map((f) =>
+            f.status === 'redacted'
+              ? `${f.file}: ${f.values} value(s) replaced`
+              : `${f.file}: copied as it is`,
+          ),
+          ...report.skipped.map((s) => `${s.file}: skipped (${s.reason.replace('_', ' ')})`),
+          `clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${report.files.filter((f) => f.status === 'redacted').length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}${report.skipped.length ? `; ${report.skipped.length} skipped` : ''}`,
+        ].join('\n'),
+      );
+    });
+
   const rules = program
     .command('rules')
     .description(
