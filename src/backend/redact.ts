@@ -93,15 +93,8 @@ export async function redactPath(
   path: string,
   options: RedactOptions = {},
 ): Promise<CleanCopy> {
-  const source = resolve(path);
-  let isFile: boolean;
-  try {
-    const stat = statSync(source);
-    if (!stat.isFile() && !stat.isDirectory()) throw new Error('neither');
-    isFile = stat.isFile();
-  } catch {
-    throw new ServiceError('not_found', `nothing to copy at ${source}: give a folder or a file that exists`);
-  }
+  const { source, out, kind } = cleanCopyPlace(path, options.out);
+  const isFile = kind === 'file';
   const tokens = new TokenAllocator();
   const skipped: Skipped[] = [];
   const files: CopiedFile[] = [];
@@ -125,22 +118,18 @@ export async function redactPath(
     options.onProgress?.({ files: ++done, bytes });
   };
 
-  let out: string;
   if (isFile) {
     const name = basename(source);
-    out =
-      options.out === undefined ? join(dirname(source), cleanName(name)) : join(resolve(options.out), name);
     if (realOf(out) === realOf(source)) {
       throw new ServiceError(
         'invalid_request',
         `the copy would replace ${source} itself: give another --out folder`,
       );
     }
-    if (options.out !== undefined) claimFolder(resolve(options.out));
+    if (options.out !== undefined) claimFolder(dirname(out));
     mkdirSync(dirname(out), { recursive: true });
     await copyOne({ path: source, file: name, bytes: statSync(source).size }, out);
   } else {
-    out = resolve(options.out ?? `${source.replace(/[\\/]+$/, '')}.clean`);
     const realSource = realOf(source);
     const realOut = realOf(out);
     if (realOut === realSource || realOut.startsWith(`${realSource}${sep}`)) {
@@ -168,6 +157,34 @@ export async function redactPath(
     },
     mapping: tokens.mapping(),
   };
+}
+
+/**
+ * Where the clean copy of `path` goes, absolute, before anything is read (for a gate to decide the
+ * write first): a folder's copy folder, or a file's copy. A source that is not there is refused.
+ */
+export function cleanCopyPlace(
+  path: string,
+  out: string | undefined,
+): { source: string; out: string; kind: 'file' | 'folder' } {
+  const source = resolve(path);
+  let isFile: boolean;
+  try {
+    const stat = statSync(source);
+    if (!stat.isFile() && !stat.isDirectory()) throw new Error('neither a file nor a folder');
+    isFile = stat.isFile();
+  } catch {
+    throw new ServiceError('not_found', `nothing to copy at ${source}: give a folder or a file that exists`);
+  }
+  if (isFile) {
+    const name = basename(source);
+    return {
+      source,
+      kind: 'file',
+      out: out === undefined ? join(dirname(source), cleanName(name)) : join(resolve(out), name),
+    };
+  }
+  return { source, kind: 'folder', out: resolve(out ?? `${source.replace(/[\\/]+$/, '')}.clean`) };
 }
 
 /** `config.json` → `config.clean.json`, `.env` → `.env.clean`, `notes` → `notes.clean`. */

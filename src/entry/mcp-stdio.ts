@@ -81,6 +81,8 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       connect: { flow, keyStore: machineVault().location },
       gate,
       scan: async (path, options) => (await import('../backend/scan.ts')).scanPath(coreOf(), path, options),
+      redact: async (path, options) =>
+        (await import('../backend/redact.ts')).redactPath(coreOf(), path, options),
     };
   });
   const stop = () => {

@@ -23,6 +23,8 @@ export function serve(options: {
           clock: ctx.clock,
           gate,
           scan: async (path, options) => (await import('../backend/scan.ts')).scanPath(ctx, path, options),
+          redact: async (path, options) =>
+            (await import('../backend/redact.ts')).redactPath(ctx, path, options),
         }),
       (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
     ],

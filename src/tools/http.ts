@@ -24,11 +24,17 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
   return token ? { token, clientId: 'bearer', scopes: [] } : undefined;
 }
 
-function depsFor(invoker: Invoker, gate: GateCheck | undefined, scan: ToolDeps['scan']) {
+function depsFor(
+  invoker: Invoker,
+  gate: GateCheck | undefined,
+  scan: ToolDeps['scan'],
+  redact: ToolDeps['redact'],
+) {
   return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'> => ({
     invoker,
     gate,
     scan,
+    redact,
     credentialSource: 'request',
     ownerBearer: token?.startsWith(API_KEY_PREFIX) ? `Bearer ${token}` : undefined,
     agentBearer: token?.startsWith(AGENT_TOKEN_PREFIX) ? `Bearer ${token}` : undefined,
@@ -49,6 +55,8 @@ export interface McpMountOptions {
   gate?: GateCheck;
   /** Scans on the machine the server runs on. */
   scan?: ToolDeps['scan'];
+  /** Clean copies on the machine the server runs on. */
+  redact?: ToolDeps['redact'];
 }
 
 interface Session<T> {
@@ -131,9 +139,9 @@ const jsonRpcError = (code: number, message: string) => ({
 export function mountMcp(
   app: Hono,
   invoker: Invoker,
-  { clock = () => new Date(), gate, scan }: McpMountOptions = {},
+  { clock = () => new Date(), gate, scan, redact }: McpMountOptions = {},
 ): void {
-  const deps = depsFor(invoker, gate, scan);
+  const deps = depsFor(invoker, gate, scan, redact);
   const now = () => clock().getTime();
   const streams = new Sessions<WebStandardStreamableHTTPServerTransport>(MAX_SESSIONS, now);
   const sse = new Sessions<SSEServerTransport>(MAX_SSE_SESSIONS, now);

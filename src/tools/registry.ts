@@ -7,6 +7,7 @@ import type { ConnectFlow } from '../backend/connect-flow.ts';
 import type { GateCheck } from '../backend/gate-check.ts';
 import type { FolderScan } from '../backend/scan-folder.ts';
 import type { ScanPathOptions } from '../backend/scan.ts';
+import type { CleanCopy, RedactOptions } from '../backend/redact.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -83,6 +84,8 @@ export interface ToolDeps {
   gate?: GateCheck | undefined;
   /** Scans a folder or a file of the computer this server runs on, under its store's key. */
   scan?: ((path: string, options: ScanPathOptions) => Promise<FolderScan>) | undefined;
+  /** Makes clean copies of a folder or a file of the computer this server runs on. */
+  redact?: ((path: string, options: RedactOptions) => Promise<CleanCopy>) | undefined;
 }
 
 export interface ToolResult<T> {
