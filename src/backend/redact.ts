@@ -4,7 +4,7 @@
 // beside its place and renamed into it. The source is never written; a file with nothing found is
 // copied byte for byte; binaries are skipped and reported. The token-to-value mapping is handed
 // back to the caller in memory only: nothing here logs it or writes it in the clear.
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import {
   closeSync,
   existsSync,
@@ -19,9 +19,12 @@ import {
   writeSync,
 } from 'node:fs';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import { ensurePrivateDir } from '../config/paths.ts';
+import { cleanCopiesDir } from '../gate/builtin.ts';
 import { detector, type Detector } from '../scan/detect.ts';
 import { redactText, TokenAllocator } from '../scan/redact.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../scan/rules.ts';
+import { deriveKey } from '../vault/derive.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { filesToScan, readWholeText, type FileToScan, type Skipped } from './scan-files.ts';
@@ -267,4 +270,66 @@ function realOf(path: string): string {
       at = parent;
     }
   }
+}
+
+/**
+ * The clean text of one file, in memory: for a tool the gate lets read a file only clean. Nothing
+ * is written, and the mapping is not kept.
+ */
+export function cleanTextOf(path: string): { text: string; values: number } | { unavailable: string } {
+  const read = readWholeText(path);
+  if ('skipped' in read) return { unavailable: UNAVAILABLE[read.skipped] };
+  const name = basename(path);
+  const clean = redactText(
+    read.text,
+    name,
+    cleanCopyDetector().matches(read.text, name),
+    new TokenAllocator(),
+  );
+  return { text: clean.text, values: clean.replaced };
+}
+
+/** What a hook can tell an agent about the clean copy of a file it may read only clean. */
+export type AgentCleanCopy = { path: string; values: number } | { unavailable: string };
+
+const UNAVAILABLE: Record<Skipped['reason'], string> = {
+  binary: 'it is a binary file',
+  too_large: 'it is larger than 100 MiB',
+  unreadable: 'svc cannot read it',
+  protected: 'it is protected',
+};
+
+/**
+ * Makes the clean copy of one file for one agent in svc's clean-copies folder (the one folder of
+ * the data dir an agent may read; src/gate/builtin.ts) and says where it is, so that a hook can
+ * refuse the file and point at its copy. The copy's folder is named by a keyed hash of the asker
+ * and the file's path: the same agent gets the same place again (the copy made anew each time, so
+ * it follows the file), and nobody without the vault can work out another agent's copy's place.
+ */
+export function cleanCopyForAgent(
+  ctx: Context,
+  dataDir: string,
+  source: string,
+  asker: { client?: string | undefined; agent?: string | undefined },
+): AgentCleanCopy {
+  try {
+    if (!statSync(source).isFile()) return { unavailable: 'it is not a file' };
+  } catch {
+    return { unavailable: 'it is not there' };
+  }
+  const key = deriveKey(ctx.vault.secret('data-columns'), {
+    purpose: 'svc-clean-copy-place-v1',
+    salt: 'svc',
+  });
+  const place = createHmac('sha256', key.export())
+    .update(`${asker.client ?? ''}\u0000${asker.agent ?? ''}\u0000${source}`)
+    .digest('hex')
+    .slice(0, 32);
+  const folder = ensurePrivateDir(join(ensurePrivateDir(cleanCopiesDir(dataDir)), place));
+  const name = basename(source);
+  const destination = join(folder, name);
+  const outcome = writeCleanFile({ path: source, file: name }, destination, new TokenAllocator());
+  return 'skipped' in outcome
+    ? { unavailable: UNAVAILABLE[outcome.skipped] }
+    : { path: destination, values: outcome.values };
 }

@@ -127,7 +127,9 @@ export function readWholeText(path: string): WholeText {
     return { skipped: 'unreadable' };
   }
   try {
-    const { size, mode } = fstatSync(fd);
+    const stat = fstatSync(fd);
+    const { size, mode } = stat;
+    if (!stat.isFile()) return { skipped: 'unreadable' };
     if (size > MAX_SCAN_FILE_BYTES) return { skipped: 'too_large' };
     if (looksBinary(fd)) return { skipped: 'binary' };
     const buffer = Buffer.alloc(size);
