@@ -4,20 +4,8 @@
 // beside its place and renamed into it. The source is never written; a file with nothing found is
 // copied byte for byte; binaries are skipped and reported. The token-to-value mapping is handed
 // back to the caller in memory only: nothing here logs it or writes it in the clear.
-import { createHmac, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { ensurePrivateDir } from '../config/paths.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
@@ -26,7 +14,9 @@ import { redactText, TokenAllocator } from '../scan/redact.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../scan/rules.ts';
 import { deriveKey } from '../vault/derive.ts';
 import type { Context } from './context.ts';
+import { writeAtomically } from './atomic-write.ts';
 import { ServiceError } from './errors.ts';
+import { keepMapping } from './redact-mapping.ts';
 import { filesToScan, readWholeText, type FileToScan, type Skipped } from './scan-files.ts';
 
 /**
@@ -48,6 +38,11 @@ export interface RedactOptions {
   admit?: ((path: string) => Promise<boolean>) | undefined;
   /** Called after each file, with the files done and the bytes read so far. */
   onProgress?: ((done: { files: number; bytes: number }) => void) | undefined;
+  /**
+   * Keep the mapping from token to value, sealed in the store (redact-mapping.ts), so that the
+   * owner can put values back later; the copy's id comes back in the report. Off by default.
+   */
+  keepMapping?: boolean | undefined;
 }
 
 export interface CopiedFile {
@@ -71,6 +66,10 @@ export interface RedactReport {
   values_replaced: number;
   /** Distinct values per type: how many tokens of each type the copy holds. */
   tokens_by_type: Record<string, number>;
+  /** The id that names the kept mapping (`svc redact reverse`); null when it is not kept. */
+  copy_id: string | null;
+  /** The receipt of keeping the mapping; null when it is not kept. */
+  receipt_id: string | null;
 }
 
 export interface CleanCopy {
@@ -92,10 +91,12 @@ export const cleanCopyDetector = () => (scanner ??= detector(DETECTION_RULES, TA
  * did not put there (they could be written over).
  */
 export async function redactPath(
-  _ctx: Context | undefined,
+  ctx: Context | undefined,
   path: string,
   options: RedactOptions = {},
 ): Promise<CleanCopy> {
+  if (options.keepMapping && !ctx)
+    throw new Error("keeping a mapping needs svc's core (its store and vault)");
   const { source, out, kind } = cleanCopyPlace(path, options.out);
   const isFile = kind === 'file';
   const tokens = new TokenAllocator();
@@ -148,17 +149,25 @@ export async function redactPath(
       await copyOne(target, destination);
     }
   }
+  const mapping = tokens.mapping();
+  const tokensByType = tokens.tokensByType();
+  const kept =
+    options.keepMapping && ctx
+      ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, mapping)
+      : undefined;
   return {
     report: {
       source,
       out,
-      kind: isFile ? 'file' : 'folder',
+      kind,
       files,
       skipped,
       values_replaced: files.reduce((n, f) => n + f.values, 0),
-      tokens_by_type: tokens.tokensByType(),
+      tokens_by_type: tokensByType,
+      copy_id: kept?.copy_id ?? null,
+      receipt_id: kept?.receipt_id ?? null,
     },
-    mapping: tokens.mapping(),
+    mapping,
   };
 }
 
@@ -214,21 +223,6 @@ export function writeCleanFile(
   const clean = redactText(read.text, target.file, matches, tokens);
   writeAtomically(destination, Buffer.from(clean.text, read.encoding), read.mode);
   return { values: clean.replaced, bytes: read.bytes };
-}
-
-function writeAtomically(destination: string, data: Buffer, mode: number): void {
-  const temp = join(dirname(destination), `.${basename(destination)}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', mode);
-  try {
-    writeSync(fd, data);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temp, destination);
 }
 
 /**

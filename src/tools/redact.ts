@@ -32,6 +32,12 @@ const Input = z
       .max(4096)
       .optional()
       .describe("where relative paths start and the project is found (default: the server's folder)"),
+    keep_mapping: z
+      .boolean()
+      .optional()
+      .describe(
+        "keep the mapping from token to value sealed in the owner's vault, only when the owner asked for it: the owner can then put the values back with `svc redact reverse`, as the read gate allows (default false)",
+      ),
   })
   .strict();
 
@@ -48,6 +54,8 @@ const Output = z.object({
   /** Files not copied, by reason: protected (the gate), binary, too_large, unreadable. */
   skipped: z.record(z.string(), z.number().int()),
   protected_files: z.array(z.string()),
+  /** The kept mapping's id, for the owner's `svc redact reverse`; null when it is not kept. */
+  copy_id: z.string().nullable(),
   next: z.string(),
 });
 
@@ -81,6 +89,7 @@ export const svcRedact = defineTool({
     try {
       copy = await redact(source, {
         out,
+        keepMapping: input.keep_mapping ?? false,
         admit: async (path) => {
           const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
           return (
@@ -102,17 +111,21 @@ export const svcRedact = defineTool({
       }
       throw error;
     }
-    // Only the report is used: the mapping from token to value stays in the server and is dropped.
+    // Only the report is used: the mapping from token to value is sealed in the store when asked,
+    // and otherwise dropped; it never reaches the answer.
     const { report } = copy;
     const redacted = report.files.filter((f) => f.status === 'redacted');
     const skipped: Record<string, number> = {};
     for (const s of report.skipped) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
     const protectedFiles = report.skipped.filter((s) => s.reason === 'protected').map((s) => s.file);
     const types = Object.entries(report.tokens_by_type).map(([type, n]) => `${type} ${n}`);
+    const kept = report.copy_id
+      ? `; the mapping is kept sealed as ${report.copy_id}: the owner, not you, can put the values back with \`svc redact reverse ${report.copy_id} FILE\``
+      : '';
     const next =
       report.files.length === 0
         ? 'nothing was copied: every file was skipped (see skipped); protected files are not yours to read'
-        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are`;
+        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}`;
     return {
       text: [
         `Clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${redacted.length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}.`,
@@ -129,6 +142,7 @@ export const svcRedact = defineTool({
         redacted_files: redacted.slice(0, NAMES_SHOWN).map((f) => f.file),
         skipped,
         protected_files: protectedFiles.slice(0, NAMES_SHOWN),
+        copy_id: report.copy_id,
         next,
       },
     };

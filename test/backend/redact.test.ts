@@ -1,12 +1,15 @@
 // Clean copies of files and folders (src/backend/redact.ts): the walk of the scanner, one token per
 // value across the copy's files, files with nothing found copied byte for byte, binaries skipped,
 // the source never written, and the copy's folder refused where it could land on the source or on
-// files svc did not make.
+// files svc did not make. Then values put back from a mapping (src/backend/redact-mapping.ts).
 import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLEAN_COPY_MARKER, cleanName, redactPath } from '../../src/backend/redact.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
+import { restoreValues, restoredName } from '../../src/backend/redact-mapping.ts';
+import type { Match } from '../../src/scan/detect.ts';
+import { redactText, TokenAllocator } from '../../src/scan/redact.ts';
 import { tempDir } from '../helpers.ts';
 
 const tmp = tempDir('svc-redact-');
@@ -171,5 +174,49 @@ describe('a clean copy of a file', () => {
     ['archive.tar.gz', 'archive.tar.clean.gz'],
   ])('names the copy of %s %s', (name, clean) => {
     expect(cleanName(name)).toBe(clean);
+  });
+});
+
+describe('putting values back', () => {
+  it.each([
+    ['config.clean.json', 'config.restored.json'],
+    ['notes.txt', 'notes.restored.txt'],
+    ['.env.clean', '.env.restored'],
+    ['README', 'README.restored'],
+  ])('names the file with values of %s %s', (name, restored) => {
+    expect(restoredName(name)).toBe(restored);
+  });
+
+  it('gives an untouched copy back as it was, multi-line values included, and leaves unknown tokens', () => {
+    const key = `-----BEGIN RSA PRIVATE KEY-----\n  ${pick(BASE32, 64)}\n  ${pick(BASE32, 64)}\n  -----END RSA PRIVATE KEY-----`;
+    const text = `k: |\n  ${key}\nmail: ${email}\nagain: "${email}" [EMAIL_9]\n`;
+    const tokens = new TokenAllocator();
+    const copy = redactText(
+      text,
+      'a.yaml',
+      [
+        {
+          rule: { type: 'PRIVATE_KEY' },
+          start: text.indexOf(key),
+          end: text.indexOf(key) + key.length,
+          confidence: 1,
+        },
+        ...[text.indexOf(email), text.lastIndexOf(email)].map((start) => ({
+          rule: { type: 'EMAIL' },
+          start,
+          end: start + email.length,
+          confidence: 1,
+        })),
+      ] as unknown as Match[],
+      tokens,
+    ).text;
+    expect(copy).toBe(
+      `k: |\n  [PRIVATE_KEY_1]\n  \n  \n  \nmail: '[EMAIL_1]'\nagain: "[EMAIL_1]" [EMAIL_9]\n`,
+    );
+    const back = restoreValues(copy, tokens.mapping());
+    expect(back).toEqual({
+      text: `k: |\n  ${key}\nmail: '${email}'\nagain: "${email}" [EMAIL_9]\n`,
+      count: 3,
+    });
   });
 });

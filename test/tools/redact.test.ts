@@ -91,6 +91,7 @@ describe('svc_redact', () => {
       redacted_files: ['app.json', 'exports/customers.csv'],
       skipped: { protected: 1 },
       protected_files: ['.env'],
+      copy_id: null,
       next: expect.stringContaining(`read the copy in ${out}`),
     });
     expect(progress.at(-1)).toBe(3);
@@ -114,6 +115,25 @@ describe('svc_redact', () => {
       kind: 'file',
       values_replaced: 2,
     });
+  });
+
+  it('keeps the mapping sealed only when asked, and the answer names it without a value', async () => {
+    const result = await mcp.callTool({
+      name: 'svc_redact',
+      arguments: { path: 'app.json', cwd: project, out: '../kept', keep_mapping: true },
+    });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const data = result.structuredContent as { copy_id: string; next: string };
+    expect(data.copy_id).toMatch(/^copy_/);
+    expect(data.next).toContain(`svc redact reverse ${data.copy_id}`);
+    expect(JSON.stringify(result)).not.toContain(email);
+    const row = await service.ctx.store.get<{ sealed_mapping: string; tokens: number }>(
+      'SELECT sealed_mapping, tokens FROM clean_copies WHERE copy_id = ?',
+      data.copy_id,
+    );
+    expect(row?.tokens).toBe(1);
+    expect(row?.sealed_mapping).not.toContain(email);
+    expect(Buffer.from(row!.sealed_mapping, 'base64').toString('latin1')).not.toContain(email);
   });
 
   it('writes no copy where the gate denies writing', async () => {
