@@ -2,7 +2,7 @@
 // scan reads (a folder walked with its `.gitignore` files and a `.svcignore` honoured, binaries and
 // oversized files skipped), and one file scanned in constant memory, however large: it is read in
 // chunks that end at a line break, so a value is never cut in two and line numbers run on.
-import { closeSync, openSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, type Dirent } from 'node:fs';
 import { lstat, opendir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -107,6 +107,48 @@ function looksBinary(fd: number): boolean {
   const probe = Buffer.alloc(BINARY_PROBE_BYTES);
   const read = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
   return probe.subarray(0, read).includes(0);
+}
+
+/** A text file read whole: its text, and how it was decoded (to write it back the same way). */
+export type WholeText =
+  { text: string; encoding: 'utf8' | 'latin1'; bytes: number; mode: number } | { skipped: Skipped['reason'] };
+
+/**
+ * Reads a text file whole, up to MAX_SCAN_FILE_BYTES, for what needs all of it at once (a clean
+ * copy reads a YAML or JSON file's structure from its start). UTF-8, a byte order mark kept; a
+ * file that is not valid UTF-8 is read as Latin-1, byte for byte, so that writing the text back
+ * the same way changes no byte that was not replaced.
+ */
+export function readWholeText(path: string): WholeText {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return { skipped: 'unreadable' };
+  }
+  try {
+    const stat = fstatSync(fd);
+    const { size, mode } = stat;
+    if (!stat.isFile()) return { skipped: 'unreadable' };
+    if (size > MAX_SCAN_FILE_BYTES) return { skipped: 'too_large' };
+    if (looksBinary(fd)) return { skipped: 'binary' };
+    const buffer = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const got = readSync(fd, buffer, read, size - read, read);
+      if (got === 0) break;
+      read += got;
+    }
+    const bytes = buffer.subarray(0, read);
+    try {
+      const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+      return { text, encoding: 'utf8', bytes: read, mode: mode & 0o777 };
+    } catch {
+      return { text: bytes.toString('latin1'), encoding: 'latin1', bytes: read, mode: mode & 0o777 };
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export type ScanOutcome = { findings: Finding[]; bytes: number } | { skipped: Skipped['reason'] };

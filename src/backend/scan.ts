@@ -19,6 +19,7 @@ import {
   type StoredScan,
 } from './scan-store.ts';
 import { applyPlanToProject, planFor, type ApplyInput } from './scan-plan.ts';
+import type { RedactOptions } from './redact.ts';
 import { projectRootOf } from '../gate/local.ts';
 
 /** The fingerprint key of this store's scans (HKDF over the vault's data secret, its own purpose). */
@@ -71,8 +72,8 @@ export async function scanPath(ctx: Context, path: string, options: ScanPathOpti
 }
 
 /**
- * What svc finds on this computer, for its tools and commands: scans, verdicts on findings, and
- * the plan with its application to a project. Bound to one store.
+ * What svc finds on this computer, for its tools and commands: scans, verdicts on findings, the
+ * plan with its application to a project, and clean copies. Bound to one store.
  */
 export function finderOf(ctx: Context) {
   return {
@@ -81,6 +82,9 @@ export function finderOf(ctx: Context) {
     feedback: (project: string) => listFeedback(ctx, project),
     plan: (which: { scan_id: string } | { project: string }) => planFor(ctx, which),
     applyToProject: (input: ApplyInput & { applied_by: string }) => applyPlanToProject(ctx, input),
+    // The redaction loads the rules in this thread: only when a copy is asked for.
+    redact: async (path: string, options: RedactOptions) =>
+      (await import('./redact.ts')).redactPath(ctx, path, options),
   };
 }
 

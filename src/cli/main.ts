@@ -1,8 +1,8 @@
 // The `svc` command line: owner bootstrap on the local store, tables, revoke, verify and serve.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { extname } from 'node:path';
+import { dirname, extname } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
@@ -132,6 +132,15 @@ async function readRowsFile(file: string): Promise<Record<string, unknown>[]> {
   if (!Array.isArray(rows))
     throw new ServiceError('invalid_request', 'the JSON file must hold an array of row objects');
   return rows as Record<string, unknown>[];
+}
+
+/** Where the project of a path is looked for: the folder itself, or the folder holding the file. */
+function folderOf(path: string): string {
+  try {
+    return statSync(path).isDirectory() ? path : dirname(path);
+  } catch {
+    return dirname(path);
+  }
 }
 
 function describeZod(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
@@ -640,6 +649,107 @@ export function buildProgram(): Command {
         );
       },
     );
+
+  const redact = program
+    .command('redact')
+    .description(
+      'write a clean copy of a folder or a file: every value `svc scan` finds replaced by a typed token (docs/SCAN.md)',
+    )
+    .argument('<path>')
+    .option(
+      '--out <dir>',
+      'where the copy goes (default: <folder>.clean, or <name>.clean<ext> beside a file)',
+    )
+    .option(
+      '--keep-mapping',
+      'keep the mapping from token to value sealed in the vault, so the owner can put values back (`svc redact reverse`)',
+    )
+    .option(
+      '--json',
+      'print one JSON object: source, out, kind, files, skipped, values_replaced, tokens_by_type, copy_id, receipt_id',
+    )
+    .action(async (path: string, options: JsonFlag & { out?: string; keepMapping?: boolean }) => {
+      const live = !options.json && process.stderr.isTTY;
+      const { redactPath } = await import('../backend/redact.ts');
+      // The store and the vault open only to keep a mapping.
+      const service = options.keepMapping ? await openService() : undefined;
+      let copy;
+      try {
+        copy = await redactPath(service?.ctx, path, {
+          out: options.out,
+          keepMapping: options.keepMapping,
+          onProgress: ({ files, bytes }) => {
+            if (live)
+              process.stderr.write(`\rsvc redact: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+          },
+        });
+      } finally {
+        service?.close();
+        if (live) process.stderr.write('\n');
+      }
+      // The report only: the mapping (token to value) is sealed in the store when asked, else dropped.
+      const { report } = copy;
+      const types = Object.entries(report.tokens_by_type).map(([type, n]) => `${type} ${n}`);
+      print(
+        options,
+        report,
+        [
+          ...report.files.map((f) =>
+            f.status === 'redacted'
+              ? `${f.file}: ${f.values} value(s) replaced`
+              : `${f.file}: copied as it is`,
+          ),
+          ...report.skipped.map((s) => `${s.file}: skipped (${s.reason.replace('_', ' ')})`),
+          `clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${report.files.filter((f) => f.status === 'redacted').length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}${report.skipped.length ? `; ${report.skipped.length} skipped` : ''}`,
+          ...(report.copy_id
+            ? [
+                `mapping kept sealed as ${report.copy_id} (receipt ${report.receipt_id}): \`svc redact reverse ${report.copy_id} FILE\` puts the values back, as the read gate allows`,
+              ]
+            : []),
+        ].join('\n'),
+      );
+    });
+  redact
+    .command('reverse')
+    .description(
+      'put the values of a clean copy whose mapping was kept back into one of its files, as a new file, when the read gate allows reading the original; receipted',
+    )
+    .argument('<copy_id>')
+    .argument('<file>')
+    .option('--out <file>', 'where the file with its values goes (default: <name>.restored<ext> beside it)')
+    .option('--yes', 'you are the person a rule asks before the original is read, and you approve')
+    .option(
+      '--json',
+      'print one JSON object: copy_id, out, original, restored, outcome, gate_receipt_id, receipt_id',
+    )
+    .action(async (copyId: string, file: string, _own: unknown, command: Command) => {
+      // `--out` and `--json` are `svc redact`'s options too, and commander gives them to it: read both.
+      const options = command.optsWithGlobals<JsonFlag & { out?: string; yes?: boolean }>();
+      const service = await openService();
+      const { GateCheck } = await import('../backend/gate-check.ts');
+      const gate = new GateCheck({ dataDir: service.dataDir, core: () => service.ctx, watch: false });
+      let result;
+      try {
+        const { reverseCleanCopy } = await import('../backend/redact-mapping.ts');
+        result = await reverseCleanCopy(
+          service.ctx,
+          { copy_id: copyId, file, out: options.out, confirmed: options.yes },
+          (original) =>
+            gate.check(
+              { kind: 'paths', action: 'read', paths: [original] },
+              { cwd: folderOf(original), client: 'svc' },
+            ),
+        );
+      } finally {
+        await gate.close();
+        service.close();
+      }
+      print(
+        options,
+        result,
+        `put ${result.restored} value(s) back into ${result.out} (a read of ${result.original}: ${result.outcome}; receipt ${result.receipt_id})`,
+      );
+    });
 
   const rules = program
     .command('rules')

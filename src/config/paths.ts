@@ -15,6 +15,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 
+import { basename, dirname, join } from 'node:path';
+
 export { resolveDataDir } from './data-dir.ts';
 
 /** Group and other bits: none of them may be set on what svc keeps. */
@@ -59,7 +61,8 @@ export function ensurePrivateFile(file: string, { create }: { create: boolean })
  * part: written beside it, flushed to disk, then renamed over it. A failure leaves nothing behind.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // A hidden name of its own beside the file: a folder walk or a glob passes over it.
+  const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);
   try {
     try {

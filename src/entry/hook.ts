@@ -12,13 +12,14 @@ import { enableCompileCache } from '../config/compile-cache.ts';
 import { homeDir } from '../config/data-dir.ts';
 import { resolveDataDir } from '../config/paths.ts';
 import type { Decision, UsesSoFar } from '../gate/engine.ts';
-import { decideWith, gateFor } from '../gate/check.ts';
+import { decideWith, gateFor, type GateAsk } from '../gate/check.ts';
+import { pathForms } from '../gate/resolve.ts';
 import { readOrganizationRules } from '../backend/rules-read.ts';
 import { claude } from '../hooks/claude.ts';
 import { cursor } from '../hooks/cursor.ts';
 import { gemini } from '../hooks/gemini.ts';
 import { codex } from '../hooks/codex.ts';
-import type { HookCall, HookFormat } from '../hooks/format.ts';
+import type { HookCall, HookDecision, HookFormat } from '../hooks/format.ts';
 
 export interface HookResult {
   stdout: string;
@@ -62,11 +63,13 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
     const compiled = { ...(await gateFor(setting, cwd)), setting };
     const decide = (usesSoFar: UsesSoFar): Decision =>
       decideWith(compiled, ask, { cwd, client: format.client }, now, usesSoFar);
-    let decision = decide(() => 0);
+    let decision: HookDecision = decide(() => 0);
     // A decision no rule made (nothing protects what is touched) needs no store and no keys: the
     // common call stays fast. Any other is decided again with the store's counts and recorded.
     if (decision.rule || decision.charges.length > 0) {
-      const recorded = await recordInStore(dataDir, decide, format.client);
+      // A read of one file that the gate allows only clean: the file it may read instead.
+      const file = readOfOneFile(ask) ? pathForms(ask.paths[0]!, { cwd, home: setting.home })[0] : undefined;
+      const recorded = await recordInStore(dataDir, decide, format.client, file);
       decision = recorded.decision;
       if (recorded.receipt_id) {
         decision = {
@@ -82,8 +85,20 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
   }
 }
 
-/** Opens svc's core on this computer's data dir (only now: it loads the store and the keys) and records. */
-async function recordInStore(dataDir: string, decide: (usesSoFar: UsesSoFar) => Decision, client: string) {
+const readOfOneFile = (ask: GateAsk): ask is Extract<GateAsk, { kind: 'paths' }> =>
+  ask.kind === 'paths' && ask.action === 'read' && ask.paths.length === 1;
+
+/**
+ * Opens svc's core on this computer's data dir (only now: it loads the store and the keys) and
+ * records. When the decision is a clean copy only and `file` is the one file read, the clean copy
+ * is made for the agent to read instead; the redaction code loads only then.
+ */
+async function recordInStore(
+  dataDir: string,
+  decide: (usesSoFar: UsesSoFar) => Decision,
+  client: string,
+  file: string | undefined,
+): Promise<{ decision: HookDecision; receipt_id: string | null }> {
   enableCompileCache();
   const [{ openCore }, { decideAndRecord }] = await Promise.all([
     import('../backend/core.ts'),
@@ -91,7 +106,13 @@ async function recordInStore(dataDir: string, decide: (usesSoFar: UsesSoFar) => 
   ]);
   const { ctx } = openCore({ dataDir });
   try {
-    return await decideAndRecord(ctx, decide, { client });
+    const recorded = await decideAndRecord(ctx, decide, { client });
+    if (recorded.decision.outcome !== 'clean_copy' || file === undefined) return recorded;
+    const { cleanCopyForAgent } = await import('../backend/redact.ts');
+    return {
+      ...recorded,
+      decision: { ...recorded.decision, clean_copy: cleanCopyForAgent(ctx, dataDir, file, { client }) },
+    };
   } finally {
     ctx.store.close();
   }

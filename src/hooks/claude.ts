@@ -1,7 +1,6 @@
 // Claude Code's PreToolUse hook: its event in, its answer out (docs/HOOKS.md). This file only
 // translates: which action and paths a tool call is, and how a decision is said back. The gate
 // decides. Codex sends the same event and reads the same answer (src/hooks/codex.ts builds on this).
-import type { Decision } from '../gate/engine.ts';
 import type { ClaudeEvent } from './claude-event.ts';
 import {
   approvalReasonOf,
@@ -9,6 +8,7 @@ import {
   mcpAsk,
   nonEmpty as text,
   reasonOf,
+  type HookDecision,
   type HookFormat,
   type ToolAsk,
   readEvent,
@@ -71,7 +71,7 @@ export function askOf(event: ClaudeEvent): ToolAsk {
  * nothing. A client that cannot ask its person (`cannotAsk` names it) gets a refusal instead of a
  * question, saying that a person must approve.
  */
-export function answerOf(decision: Decision, cannotAsk?: string): { stdout: string; code: number } {
+export function answerOf(decision: HookDecision, cannotAsk?: string): { stdout: string; code: number } {
   const say = (permissionDecision: 'deny' | 'ask', permissionDecisionReason: string) => ({
     stdout: JSON.stringify({
       hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason },
@@ -86,7 +86,7 @@ export function answerOf(decision: Decision, cannotAsk?: string): { stdout: stri
       return cannotAsk ? say('deny', approvalReasonOf(decision, cannotAsk)) : say('ask', reasonOf(decision));
     case 'clean_copy':
     case 'denied':
-      // Clean copies come with the redaction module; until then the file is not read at all.
+      // A clean-copy-only file is not read either: the reason names its clean copy instead.
       return say('deny', reasonOf(decision));
   }
 }

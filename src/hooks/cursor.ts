@@ -2,9 +2,17 @@
 // answered with `permission` (allow, deny or ask; beforeReadFile knows only allow and deny) and a
 // message for the person and one for the agent. Tested against Cursor's documentation only: no
 // Cursor client runs here.
-import type { Decision } from '../gate/engine.ts';
 import type { CursorEvent } from './cursor-event.ts';
-import { isRecord, mcpAsk, nonEmpty, reasonOf, type HookFormat, type ToolAsk, readEvent } from './format.ts';
+import {
+  isRecord,
+  mcpAsk,
+  nonEmpty,
+  reasonOf,
+  type HookDecision,
+  type HookFormat,
+  type ToolAsk,
+  readEvent,
+} from './format.ts';
 
 const EVENT_NAMES = new Set(['beforeReadFile', 'beforeShellExecution', 'beforeMCPExecution']);
 
@@ -68,7 +76,7 @@ export const cursor: HookFormat = {
   },
 };
 
-function answerOf(decision: Decision, readingFile: boolean): { stdout: string; code: number } {
+function answerOf(decision: HookDecision, readingFile: boolean): { stdout: string; code: number } {
   const permission =
     decision.outcome === 'allowed' || decision.outcome === 'limited'
       ? 'allow'

@@ -7,12 +7,18 @@ import type { Decision } from '../gate/engine.ts';
 /** What a tool call asks of the gate, or that it touches nothing the gate decides. */
 export type ToolAsk = GateAsk | { kind: 'ungated'; why: string };
 
+/**
+ * A decision as a hook says it: for a read the gate allows only clean, where svc put the file's
+ * clean copy for the agent (or why it could not make one).
+ */
+export type HookDecision = Decision & { clean_copy?: { path: string } | { unavailable: string } };
+
 /** An event read: where the agent works, what it asks, and how to answer this event. */
 export interface HookCall {
   cwd: string;
   ask: ToolAsk;
   /** The answer to this event: what goes to stdout, and the exit code. */
-  answer(decision: Decision): { stdout: string; code: number };
+  answer(decision: HookDecision): { stdout: string; code: number };
 }
 
 export interface HookFormat {
@@ -61,10 +67,17 @@ export function mcpAsk(input: Record<string, unknown>): ToolAsk {
 }
 
 /** The reason a denial or a question carries, written for the agent that reads it. */
-export function reasonOf(decision: Decision): string {
+export function reasonOf(decision: HookDecision): string {
   const reason = `svc: ${decision.explanation}. ${decision.to_change}.`;
   if (decision.outcome === 'clean_copy') {
-    return `${reason} Clean copies are not available yet: ask the person for the part you need.`;
+    const copy = decision.clean_copy;
+    if (copy && 'path' in copy) {
+      return `${reason} Only a clean copy may be read: svc wrote one for you at ${copy.path} (its secrets and personal data replaced by tokens such as [EMAIL_1]); read that file instead, and keep the tokens as they are.`;
+    }
+    if (copy) {
+      return `${reason} Only a clean copy may be read, and svc could not make one (${copy.unavailable}): ask the person for the part you need.`;
+    }
+    return `${reason} Only a clean copy may be read: read one file at a time with your file-reading tool and svc gives you its clean copy's path, or make a clean copy with svc_redact (\`svc redact PATH\`) and work on that.`;
   }
   if (decision.outcome === 'denied')
     return `${reason} The owner protects it: do not look for another way to read it.`;

@@ -2,7 +2,6 @@
 // `decision` and `reason` (Claude Code's fields are ignored and the tool runs), and an `ask` makes
 // `gemini -p` wait forever, so a question is refused, saying that a person must approve.
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Decision } from '../gate/engine.ts';
 import type { GeminiEvent } from './gemini-event.ts';
 import {
   approvalReasonOf,
@@ -10,6 +9,7 @@ import {
   mcpAsk,
   nonEmpty as text,
   reasonOf,
+  type HookDecision,
   type HookFormat,
   type ToolAsk,
   readEvent,
@@ -142,7 +142,7 @@ function askOf(event: GeminiEvent): ToolAsk {
 }
 
 /** The answer: nothing when allowed (Gemini goes on with its own checks); `decision: "deny"` otherwise. */
-function answerOf(decision: Decision): { stdout: string; code: number } {
+function answerOf(decision: HookDecision): { stdout: string; code: number } {
   switch (decision.outcome) {
     case 'allowed':
     case 'limited':

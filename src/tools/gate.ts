@@ -1,7 +1,9 @@
 // The read gate before a tool touches a file: every svc tool that reads or writes a file of this
 // computer calls `requireGate` first. Allowed (or within a daily limit) goes ahead; `ask` asks the
-// person once through the client's form; anything else is a tool error naming the rule and the
-// audit row the decision left. Without a gate of its own the server refuses: fail closed.
+// person once through the client's form; a clean copy only goes ahead for a tool that reads files
+// and says it takes their clean text instead (`cleanCopy`); anything else is a tool error naming
+// the rule and the audit row the decision left. Without a gate of its own the server refuses:
+// fail closed.
 import type { RecordedDecision } from '../backend/gate-record.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { GateUnavailable, type Asker, type GateAsk } from '../gate/check.ts';
@@ -11,6 +13,19 @@ import type { ToolDeps } from './registry.ts';
 export interface GatePassed extends RecordedDecision {
   /** The person approved through the client's form (an `ask` rule). */
   confirmed: boolean;
+  /**
+   * Only a clean copy may be read (a `redact` rule): the caller reads each file's clean text
+   * (`cleanTextOf` in src/backend/redact.ts), never the file itself.
+   */
+  cleanOnly: boolean;
+}
+
+export interface GateOptions {
+  /**
+   * The caller reads the files' content and can take their clean text instead: a read the gate
+   * allows only clean goes ahead, with `cleanOnly` set. Without it such a read is refused.
+   */
+  cleanCopy?: boolean;
 }
 
 function refusal(message: string, passed: RecordedDecision): ServiceError {
@@ -31,7 +46,12 @@ const what = (ask: GateAsk) =>
       : 'run a command';
 
 /** Goes ahead only as the gate of this computer lets it; throws the tool error otherwise. */
-export async function requireGate(deps: ToolDeps, ask: GateAsk, asker: Asker): Promise<GatePassed> {
+export async function requireGate(
+  deps: ToolDeps,
+  ask: GateAsk,
+  asker: Asker,
+  options: GateOptions = {},
+): Promise<GatePassed> {
   if (!deps.gate) {
     throw new ServiceError(
       'forbidden',
@@ -57,12 +77,12 @@ export async function requireGate(deps: ToolDeps, ask: GateAsk, asker: Asker): P
   switch (decision.outcome) {
     case 'allowed':
     case 'limited':
-      return { ...passed, confirmed: false };
+      return { ...passed, confirmed: false, cleanOnly: false };
     case 'ask': {
       const answer = await deps.confirm(
         `${rule} asks you before an agent may ${what(ask)}${decision.rule?.reason ? ` (${decision.rule.reason})` : ''}. Go ahead?`,
       );
-      if (answer === 'accepted') return { ...passed, confirmed: true };
+      if (answer === 'accepted') return { ...passed, confirmed: true, cleanOnly: false };
       if (answer === 'declined') {
         throw refusal(`the person declined: ${what(ask)} was not done. ${rule}${record}`, passed);
       }
@@ -71,11 +91,17 @@ export async function requireGate(deps: ToolDeps, ask: GateAsk, asker: Asker): P
         passed,
       );
     }
-    case 'clean_copy':
+    case 'clean_copy': {
+      const reading = (ask.kind === 'paths' && ask.action === 'read') || ask.kind === 'folder';
+      if (options.cleanCopy && reading) return { ...passed, confirmed: false, cleanOnly: true };
+      const path = decision.path ?? 'it';
       throw refusal(
-        `${rule} allows only a clean copy for ${what(ask)}, and clean copies come with the scanner, which is not built yet: nothing was touched${record}. ${decision.to_change}`,
+        reading
+          ? `${rule} lets an agent have only a clean copy of ${path}, and this tool would read the file itself, so nothing was read${record}. Make a clean copy with svc_redact (path ${path}) and work on the copy; ${decision.to_change}`
+          : `${rule} lets an agent have only a clean copy of ${path}, so ${what(ask)} is not done${record}. ${decision.to_change}`,
         passed,
       );
+    }
     case 'denied':
       throw refusal(`${decision.explanation}${record}. To change it: ${decision.to_change}`, passed);
   }

@@ -5,6 +5,7 @@ import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify 
 import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
 import { svcRules } from './rules.ts';
 import { svcPlan, svcScanFeedback, svcScanFolder } from './scan.ts';
+import { svcRedact } from './redact.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
@@ -12,6 +13,7 @@ const implemented = [
   svcScanFolder,
   svcScanFeedback,
   svcPlan,
+  svcRedact,
   svcConnect,
   svcGetStarted,
   svcNode,

@@ -20,7 +20,7 @@ import { projectRootOf } from '../gate/local.ts';
  * The gate and the finder of the computer this server runs on; a server without them (over HTTP,
  * away from the files) reads no file and keeps no scan.
  */
-async function localFind(deps: ToolDeps, tool: string) {
+export async function localFind(deps: ToolDeps, tool: string) {
   if (!deps.gate || !deps.find) {
     // Without a gate nothing here may read a file, and without a finder nothing is kept.
     throw new ServiceError(

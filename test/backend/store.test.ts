@@ -163,3 +163,18 @@ it('appends in one batch keep the chain whole when a write between them is rolle
   expect(chains.verifyAll('service')).toMatchObject({ ok: true, length: 2 });
   expect(await chains.check(third!.value.receipt_id)).toMatchObject({ authentic: true, unaltered: true });
 });
+
+it('runs a migration numbered below the latest that a store lacks (two lines of work merged)', () => {
+  const home = tempDir();
+  cleanups.push(() => home.cleanup());
+  const file = join(home.dir, 'svc.db');
+  new Store(file).close();
+  // A store made where migration 016 did not exist yet: at the latest version, without 016's tables.
+  const db = new DatabaseSync(file);
+  db.exec('DROP TABLE scan_feedback; DROP TABLE scan_findings; DROP TABLE scans');
+  db.exec('DELETE FROM schema_migrations WHERE version = 16');
+  db.close();
+  const store = new Store(file);
+  cleanups.unshift(() => store.close());
+  expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'scans'").get()).toBeDefined();
+});

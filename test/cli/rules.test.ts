@@ -96,6 +96,7 @@ describe('svc rules', () => {
     };
     expect(body.rules.map((r) => [r.id, r.level])).toEqual([
       ['builtin:svc-data', 'builtin'],
+      ['builtin:svc-clean-copies', 'builtin'],
       [ruleId, 'organization'],
       ['SVC_RULES_FILE#2', 'computer'],
     ]);

@@ -286,6 +286,20 @@ describe('the most restrictive outcome wins, across levels', () => {
     expect(decision).toMatchObject({ outcome: 'denied', rule: { id: 'builtin:svc-data', level: 'builtin' } });
     expect(decision.to_change).toMatch(/^nothing can change this/);
   });
+
+  it.each([
+    ['read', 'clean/3f9a/customers.csv', 'allowed', null],
+    ['write', 'clean/3f9a/customers.csv', 'denied', 'builtin:svc-clean-copies'],
+    ['search', 'clean', 'denied', 'builtin:svc-clean-copies'],
+    ['run', 'clean/3f9a/run.sh', 'denied', 'builtin:svc-clean-copies'],
+    ['read', 'cleanup/notes.txt', 'denied', 'builtin:svc-data'],
+    ['read', 'keys/clean/x.key', 'denied', 'builtin:svc-data'],
+  ] as const)("the clean copies in svc's data dir: %s of %s is %s", (action, path, outcome, rule) => {
+    const data = '/home/ann/.local/share/svc';
+    const decision = decide(builtinRules(data), { action, path: `${data}/${path}` });
+    expect(decision.outcome).toBe(outcome);
+    expect(decision.rule?.id ?? null).toBe(rule);
+  });
 });
 
 describe('tighten only', () => {

@@ -4,7 +4,7 @@
 // (look-alikes), daily limits counted in the store, and the fail-closed cases. Events go through
 // the hook's bundle, as an installed hook's do; a sample also through the sources, alike.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -177,7 +177,7 @@ const blocked: [string, ReturnType<typeof event>, 'deny' | 'ask'][] = [
     'deny',
   ],
   [
-    'Read a clean-copy-only file (no clean copies yet: denied)',
+    'Read a clean-copy-only file (denied; its clean copy is named instead)',
     event('Read', { file_path: 'customers/list.txt' }),
     'deny',
   ],
@@ -420,6 +420,39 @@ describe('svc hook claude', () => {
       'allow',
     );
     expect(existsSync(join(fresh, 'svc.db'))).toBe(false);
+  });
+
+  it('a clean-copy-only file is refused with the path of its clean copy, which the agent may read and nothing more', async () => {
+    // Built at test time: the repository holds no credential-looking literal.
+    const email = `${Math.random().toString(36).slice(2, 8).replace(/\d/g, 'q')}.roe@fastmail.fm`;
+    writeFileSync(join(project, 'customers', 'people.csv'), `id,email\n1,${email}\n`);
+    const answer = await hook(event('Read', { file_path: 'customers/people.csv' }));
+    expect(answer.decision).toBe('deny');
+    const copy = /svc wrote one for you at (\S+) \(/.exec(answer.reason)?.[1];
+    expect(copy, answer.reason).toBeDefined();
+    expect(copy!.startsWith(join(svcHome, 'clean') + '/')).toBe(true);
+    expect(readFileSync(copy!, 'utf8')).toBe('id,email\n1,[EMAIL_1]\n');
+    expect(answer.reason).not.toContain(email);
+    // The same file gets the same place again, made anew from the file as it is now.
+    writeFileSync(join(project, 'customers', 'people.csv'), `id,email\n1,${email}\n2,${email}\n`);
+    const again = await hook(event('Read', { file_path: join(project, 'customers', 'people.csv') }));
+    expect(again.reason).toContain(copy!);
+    expect(readFileSync(copy!, 'utf8')).toBe('id,email\n1,[EMAIL_1]\n2,[EMAIL_1]\n');
+    expect((await hook(event('Read', { file_path: copy! }))).decision).toBe('allow');
+    expect((await hook(event('Write', { file_path: copy!, content: 'x' }))).decision).toBe('deny');
+    expect((await hook(event('Grep', { pattern: 'EMAIL', path: join(svcHome, 'clean') }))).decision).toBe(
+      'deny',
+    );
+    expect((await hook(event('Read', { file_path: join(svcHome, 'svc.db') }))).decision).toBe('deny');
+  });
+
+  it('a clean-copy-only folder searched, or a command reaching such a file, is refused with the way to a clean copy', async () => {
+    const search = await hook(event('Grep', { pattern: 'x', path: 'customers' }));
+    expect(search.decision).toBe('deny');
+    expect(search.reason).toContain('svc_redact');
+    const shell = await hook(event('Bash', { command: 'cat customers/list.txt' }));
+    expect(shell.decision).toBe('deny');
+    expect(shell.reason).toContain('read one file at a time with your file-reading tool');
   });
 });
 

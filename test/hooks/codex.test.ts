@@ -41,7 +41,7 @@ const denied: [string, ReturnType<typeof event>][] = [
   ['find -exec cat', bash('find . -name "*.pem" -exec cat {} \\;')],
   ['cp out of secrets/', bash('cp secrets/key.txt /tmp/key')],
   ['source .env', bash('source .env')],
-  ['a clean-copy-only file (none yet)', bash('cat customers/list.txt')],
+  ['a clean-copy-only file (a command gets no clean copy)', bash('cat customers/list.txt')],
   ['apply_patch updating .env', patch('*** Update File: .env', '@@', '-K=1', '+K=2')],
   ['apply_patch adding a file in secrets/', patch('*** Add File: secrets/new.txt', '+x')],
   [

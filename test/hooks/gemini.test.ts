@@ -34,7 +34,10 @@ const denied: [string, ReturnType<typeof event>][] = [
     'read_file by its older argument absolute_path',
     event('read_file', { absolute_path: join(project, '.env') }),
   ],
-  ['read_file a clean-copy-only file (none yet)', event('read_file', { file_path: 'customers/list.txt' })],
+  [
+    'read_file a clean-copy-only file (its clean copy is named instead)',
+    event('read_file', { file_path: 'customers/list.txt' }),
+  ],
   ['write_file into secrets/', event('write_file', { file_path: 'secrets/new.txt', content: 'x' })],
   ['replace in .env', event('replace', { file_path: '.env', old_string: 'K', new_string: 'L' })],
   ['read_many_files naming .env', event('read_many_files', { include: ['src/app.ts', '.env'] })],

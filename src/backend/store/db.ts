@@ -310,7 +310,9 @@ export class Store implements Queries {
       .filter((name) => /^\d+_.+\.sql$/.test(name))
       .sort();
     const latest = Math.max(...files.map((name) => Number.parseInt(name, 10)));
-    if (this.userVersion() >= latest) return;
+    // Up to date when it is at the latest version and holds as many migrations as there are: a
+    // migration numbered below the latest one that came later (two lines of work merged) still runs.
+    if (this.userVersion() >= latest && this.migrationsApplied() === files.length) return;
     this.writeAtStartup(() => {
       // Checked again under the lock: another process may have migrated a moment ago.
       this.writer.db.exec(
@@ -331,6 +333,10 @@ export class Store implements Queries {
       }
       this.writer.db.exec(`PRAGMA user_version = ${latest}`);
     });
+  }
+
+  private migrationsApplied(): number {
+    return (this.writer.db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n;
   }
 
   private userVersion(): number {

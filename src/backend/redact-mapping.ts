@@ -1,0 +1,252 @@
+// The reversible mapping of a clean copy, kept only when the owner asks (docs/SCAN.md, Clean
+// copies): token to value, sealed (AES-256-GCM) under a key the vault derives for that copy alone
+// and bound to its id, stored with where the copy came from, and receipted on the service chain.
+// Putting the values back into a file of the copy is a read of the original: the read gate
+// decides it on the original path, and the reversal is receipted whether it goes ahead or not.
+// Values are never logged, printed or returned: only counts, paths and ids.
+import { realpathSync } from 'node:fs';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { tokenBody } from '../scan/redact.ts';
+import { deriveKey } from '../vault/derive.ts';
+import { seal, unseal } from '../vault/seal.ts';
+import { newId, nowIso, type Context } from './context.ts';
+import { ServiceError } from './errors.ts';
+import type { RecordedDecision } from './gate-record.ts';
+import { Refusal, receiptRefusals } from './governance.ts';
+import { writeFileAtomic } from '../config/paths.ts';
+import { readWholeText } from './scan-files.ts';
+
+/** The key one copy's mapping is sealed under: HKDF over the vault's data secret, bound to the copy. */
+function mappingKey(ctx: Context, copyId: string) {
+  return deriveKey(ctx.vault.secret('data-columns'), {
+    purpose: 'svc-clean-copy-mapping-v1',
+    salt: 'svc',
+    context: [copyId],
+  });
+}
+
+const aadOf = (copyId: string) => new TextEncoder().encode(`svc-clean-copy:${copyId}`);
+
+/** Keeps a copy's mapping sealed in the store, receipted; answers the copy's id and the receipt's. */
+export async function keepMapping(
+  ctx: Context,
+  report: {
+    source: string;
+    out: string;
+    kind: 'file' | 'folder';
+    tokens_by_type: Record<string, number>;
+  },
+  mapping: ReadonlyMap<string, string>,
+): Promise<{ copy_id: string; receipt_id: string }> {
+  const copyId = newId('copy');
+  const sealed = seal(mappingKey(ctx, copyId), JSON.stringify([...mapping]), aadOf(copyId));
+  return ctx.store.write(async () => {
+    const receipt = await ctx.chains.append('service', {
+      kind: 'clean_copy.keep',
+      org_id: null,
+      signed_at: nowIso(ctx),
+      body: {
+        copy_id: copyId,
+        source: report.source,
+        out: report.out,
+        copy_kind: report.kind,
+        tokens_by_type: report.tokens_by_type,
+        values: mapping.size,
+      },
+    });
+    await ctx.store.run(
+      `INSERT INTO clean_copies (copy_id, source, out, kind, tokens, sealed_mapping, created_at, receipt_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      copyId,
+      report.source,
+      report.out,
+      report.kind,
+      mapping.size,
+      sealed,
+      receipt.signed_at,
+      receipt.receipt_id,
+    );
+    return { copy_id: copyId, receipt_id: receipt.receipt_id };
+  });
+}
+
+interface CopyRow {
+  copy_id: string;
+  source: string;
+  out: string;
+  kind: 'file' | 'folder';
+  sealed_mapping: string;
+}
+
+export interface ReverseInput {
+  copy_id: string;
+  /** A file of the copy (or any file holding its tokens). */
+  file: string;
+  /** Where the file with its values goes (default: `<name>.restored<ext>` beside `file`). */
+  out?: string | undefined;
+  /** The person running the command approves a read the gate would ask them about. */
+  confirmed?: boolean | undefined;
+}
+
+export interface ReverseResult {
+  copy_id: string;
+  /** The file with its values back, absolute: private to this user (0600). */
+  out: string;
+  /** The path the gate decided a read of: the file's original, or the copy's source. */
+  original: string;
+  /** Tokens put back. */
+  restored: number;
+  outcome: string;
+  gate_receipt_id: string | null;
+  receipt_id: string;
+}
+
+/** `config.clean.json` → `config.restored.json`, `.env.clean` → `.env.restored`, `a.txt` → `a.restored.txt`. */
+export function restoredName(name: string): string {
+  const found = extname(name);
+  // A copy named `<name>.clean` (a file without an extension) has `.clean` for its extension.
+  const ext = found === '.clean' ? '' : found;
+  const stem = name.slice(0, name.length - found.length).replace(/\.clean$/, '');
+  return `${stem}.restored${ext}`;
+}
+
+/**
+ * Puts a copy's values back into one of its files, as a new file. The read gate decides a read
+ * of the original path (`decide`); only `allowed` and `limited` go ahead, and `ask` when the
+ * person running the command confirmed it. Refused or done, the reversal is receipted.
+ */
+export async function reverseCleanCopy(
+  ctx: Context,
+  input: ReverseInput,
+  decide: (original: string) => Promise<RecordedDecision>,
+): Promise<ReverseResult> {
+  const row = await ctx.store.get<CopyRow>(
+    'SELECT copy_id, source, out, kind, sealed_mapping FROM clean_copies WHERE copy_id = ?',
+    input.copy_id,
+  );
+  if (!row) {
+    throw new ServiceError(
+      'not_found',
+      `no clean copy ${input.copy_id} keeps a mapping here: \`svc redact --keep-mapping\` prints the id of one that does`,
+    );
+  }
+  const file = resolve(input.file);
+  const text = readWholeText(file);
+  if ('skipped' in text) {
+    throw new ServiceError(
+      'invalid_request',
+      `${file} cannot be read as text (${text.skipped}): give a file of the copy`,
+    );
+  }
+  const out = resolve(input.out ?? join(dirname(file), restoredName(basename(file))));
+  const original = originalOf(row, file);
+  if (sameFile(out, file) || sameFile(out, row.source) || sameFile(out, original)) {
+    throw new ServiceError(
+      'invalid_request',
+      `the values go to a new file, never over the copy or its source: give another --out than ${out}`,
+    );
+  }
+  const passed = await decide(original);
+  const { decision } = passed;
+  const goesAhead =
+    decision.outcome === 'allowed' ||
+    decision.outcome === 'limited' ||
+    (decision.outcome === 'ask' && input.confirmed === true);
+  const facts = {
+    copy_id: row.copy_id,
+    file,
+    original,
+    outcome: decision.outcome,
+    rule_id: decision.rule?.id ?? null,
+    gate_receipt_id: passed.receipt_id,
+  };
+  return receiptRefusals(ctx, async () => {
+    if (!goesAhead) {
+      const why =
+        decision.outcome === 'ask'
+          ? `the rules ask the person first: run it again with --yes if you are that person`
+          : `${decision.explanation}; to change it: ${decision.to_change}`;
+      throw new Refusal(
+        'forbidden',
+        `putting the values of ${row.copy_id} back is a read of ${original}, and the read gate does not allow it: ${why}`,
+        { outcome: decision.outcome, rule_id: facts.rule_id, gate_receipt_id: passed.receipt_id },
+        { kind: 'clean_copy.reverse.deny', org_id: null, body: facts },
+      );
+    }
+    const mapping = new Map(
+      JSON.parse(unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id))) as [
+        string,
+        string,
+      ][],
+    );
+    const restored = restoreValues(text.text, mapping);
+    writeFileAtomic(out, Buffer.from(restored.text, text.encoding), 0o600);
+    const receipt = await ctx.chains.append('service', {
+      kind: 'clean_copy.reverse',
+      org_id: null,
+      signed_at: nowIso(ctx),
+      body: { ...facts, out, restored: restored.count },
+    });
+    return {
+      copy_id: row.copy_id,
+      out,
+      original,
+      restored: restored.count,
+      outcome: decision.outcome,
+      gate_receipt_id: passed.receipt_id,
+      receipt_id: receipt.receipt_id,
+    };
+  });
+}
+
+/**
+ * The original of a file of the copy: the source's file at the same place for a folder's copy,
+ * the source for a file's copy; anything else stands for the whole source.
+ */
+function originalOf(row: CopyRow, file: string): string {
+  if (row.kind === 'file') return row.source;
+  const rel = relative(row.out, file);
+  return rel && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel)
+    ? join(row.source, rel)
+    : row.source;
+}
+
+function sameFile(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return real(a) === real(b);
+}
+
+const TOKEN = /\[[A-Z0-9_]+_\d+\]/g;
+
+/**
+ * Each token of `mapping` in `text` replaced by its value. A multi-line value is looked for in the
+ * form the copy wrote it (its token, then its lines holding only their indentation) first, so that
+ * an untouched copy comes back with its lines as they were.
+ */
+export function restoreValues(
+  text: string,
+  mapping: ReadonlyMap<string, string>,
+): { text: string; count: number } {
+  let count = 0;
+  let out = text;
+  for (const [token, value] of mapping) {
+    if (!value.includes('\n')) continue;
+    const body = tokenBody(token, value);
+    const parts = out.split(body);
+    count += parts.length - 1;
+    out = parts.join(value);
+  }
+  out = out.replace(TOKEN, (token) => {
+    const value = mapping.get(token);
+    if (value === undefined) return token;
+    count++;
+    return value;
+  });
+  return { text: out, count };
+}

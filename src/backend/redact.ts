@@ -1,0 +1,328 @@
+// Clean copies of files and folders on this computer (docs/SCAN.md, Clean copies): every file the
+// scanner would read is read whole, its values replaced by typed tokens (src/scan/redact.ts) with
+// one token allocator for the whole copy, and written under the copy's folder, each file written
+// beside its place and renamed into it. The source is never written; a file with nothing found is
+// copied byte for byte; binaries are skipped and reported. The token-to-value mapping is handed
+// back to the caller in memory only: nothing here logs it or writes it in the clear.
+import { createHmac } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import { ensurePrivateDir, writeFileAtomic } from '../config/paths.ts';
+import { cleanCopiesDir } from '../gate/builtin.ts';
+import { detector, type Detector } from '../scan/detect.ts';
+import { redactText, TokenAllocator } from '../scan/redact.ts';
+import { DETECTION_RULES, TABLE_READERS } from '../scan/rules.ts';
+import { deriveKey } from '../vault/derive.ts';
+import type { Context } from './context.ts';
+import { ServiceError } from './errors.ts';
+import { keepMapping } from './redact-mapping.ts';
+import { filesToScan, readWholeText, type FileToScan, type Skipped } from './scan-files.ts';
+
+/**
+ * The file svc leaves in a folder it made a clean copy in: a later copy may write over such a
+ * folder, never over one it did not make.
+ */
+export const CLEAN_COPY_MARKER = '.svc-clean-copy';
+
+export interface RedactOptions {
+  /**
+   * Where the copy goes. A folder's copy: this folder (default `<folder>.clean` beside it). A
+   * file's copy: a file of the same name in this folder (default `<name>.clean<ext>` beside it).
+   */
+  out?: string | undefined;
+  /**
+   * Whether a file may be read (the read gate's decision, for an agent): a file it refuses is not
+   * read and not copied, and is reported as skipped, `protected`.
+   */
+  admit?: ((path: string) => Promise<boolean>) | undefined;
+  /** Called after each file, with the files done and the bytes read so far. */
+  onProgress?: ((done: { files: number; bytes: number }) => void) | undefined;
+  /**
+   * Keep the mapping from token to value, sealed in the store (redact-mapping.ts), so that the
+   * owner can put values back later; the copy's id comes back in the report. Off by default.
+   */
+  keepMapping?: boolean | undefined;
+}
+
+export interface CopiedFile {
+  /** Relative to the source folder, with `/` between parts (a file alone: its name). */
+  file: string;
+  /** `redacted`: values were replaced; `copied`: nothing was found, the bytes are the source's. */
+  status: 'redacted' | 'copied';
+  /** Values replaced in this file. */
+  values: number;
+}
+
+/** What a clean copy did, without a single value: what may be shown and logged. */
+export interface RedactReport {
+  /** The source, absolute. */
+  source: string;
+  /** The copy: a folder, or for a file alone the copied file. Absolute. */
+  out: string;
+  kind: 'file' | 'folder';
+  files: CopiedFile[];
+  skipped: Skipped[];
+  values_replaced: number;
+  /** Distinct values per type: how many tokens of each type the copy holds. */
+  tokens_by_type: Record<string, number>;
+  /** The id that names the kept mapping (`svc redact reverse`); null when it is not kept. */
+  copy_id: string | null;
+  /** The receipt of keeping the mapping; null when it is not kept. */
+  receipt_id: string | null;
+}
+
+export interface CleanCopy {
+  report: RedactReport;
+  /**
+   * Token to value, for the owner who asked to keep it (sealed in the vault). Never log it,
+   * never print it, never send it anywhere in the clear.
+   */
+  mapping: ReadonlyMap<string, string>;
+}
+
+/** The scanner's rules as one detector, built once per process on first use. */
+let scanner: Detector | undefined;
+export const cleanCopyDetector = () => (scanner ??= detector(DETECTION_RULES, TABLE_READERS));
+
+/**
+ * Makes a clean copy of a folder or a file. Refused, before anything is read: a source that is not
+ * there, a copy that would land on the source or inside it, and a copy folder that holds files svc
+ * did not put there (they could be written over).
+ */
+export async function redactPath(
+  ctx: Context | undefined,
+  path: string,
+  options: RedactOptions = {},
+): Promise<CleanCopy> {
+  if (options.keepMapping && !ctx)
+    throw new Error("keeping a mapping needs svc's core (its store and vault)");
+  const { source, out, kind } = cleanCopyPlace(path, options.out);
+  const isFile = kind === 'file';
+  const tokens = new TokenAllocator();
+  const skipped: Skipped[] = [];
+  const files: CopiedFile[] = [];
+  let done = 0;
+  let bytes = 0;
+  const copyOne = async (target: FileToScan, destination: string) => {
+    if (options.admit && !(await options.admit(target.path))) {
+      skipped.push({ file: target.file, reason: 'protected' });
+      return;
+    }
+    const outcome = writeCleanFile(target, destination, tokens);
+    if ('skipped' in outcome) skipped.push({ file: target.file, reason: outcome.skipped });
+    else {
+      files.push({
+        file: target.file,
+        status: outcome.values > 0 ? 'redacted' : 'copied',
+        values: outcome.values,
+      });
+      bytes += outcome.bytes;
+    }
+    options.onProgress?.({ files: ++done, bytes });
+  };
+
+  if (isFile) {
+    const name = basename(source);
+    if (realOf(out) === realOf(source)) {
+      throw new ServiceError(
+        'invalid_request',
+        `the copy would replace ${source} itself: give another --out folder`,
+      );
+    }
+    if (options.out !== undefined) claimFolder(dirname(out));
+    mkdirSync(dirname(out), { recursive: true });
+    await copyOne({ path: source, file: name, bytes: statSync(source).size }, out);
+  } else {
+    const realSource = realOf(source);
+    const realOut = realOf(out);
+    if (realOut === realSource || realOut.startsWith(`${realSource}${sep}`)) {
+      throw new ServiceError(
+        'invalid_request',
+        `the copy of ${source} cannot go inside it (${out}): give an --out folder outside it`,
+      );
+    }
+    claimFolder(out);
+    for await (const target of filesToScan(source, (s) => skipped.push(s))) {
+      const destination = join(out, ...target.file.split('/'));
+      mkdirSync(dirname(destination), { recursive: true });
+      await copyOne(target, destination);
+    }
+  }
+  const mapping = tokens.mapping();
+  const tokensByType = tokens.tokensByType();
+  const kept =
+    options.keepMapping && ctx
+      ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, mapping)
+      : undefined;
+  return {
+    report: {
+      source,
+      out,
+      kind,
+      files,
+      skipped,
+      values_replaced: files.reduce((n, f) => n + f.values, 0),
+      tokens_by_type: tokensByType,
+      copy_id: kept?.copy_id ?? null,
+      receipt_id: kept?.receipt_id ?? null,
+    },
+    mapping,
+  };
+}
+
+/**
+ * Where the clean copy of `path` goes, absolute, before anything is read (for a gate to decide the
+ * write first): a folder's copy folder, or a file's copy. A source that is not there is refused.
+ */
+export function cleanCopyPlace(
+  path: string,
+  out: string | undefined,
+): { source: string; out: string; kind: 'file' | 'folder' } {
+  const source = resolve(path);
+  let isFile: boolean;
+  try {
+    const stat = statSync(source);
+    if (!stat.isFile() && !stat.isDirectory()) throw new Error('neither a file nor a folder');
+    isFile = stat.isFile();
+  } catch {
+    throw new ServiceError('not_found', `nothing to copy at ${source}: give a folder or a file that exists`);
+  }
+  if (isFile) {
+    const name = basename(source);
+    return {
+      source,
+      kind: 'file',
+      out: out === undefined ? join(dirname(source), cleanName(name)) : join(resolve(out), name),
+    };
+  }
+  return { source, kind: 'folder', out: resolve(out ?? `${source.replace(/[\\/]+$/, '')}.clean`) };
+}
+
+/** `config.json` → `config.clean.json`, `.env` → `.env.clean`, `notes` → `notes.clean`. */
+export function cleanName(name: string): string {
+  const ext = extname(name);
+  return ext ? `${name.slice(0, -ext.length)}.clean${ext}` : `${name}.clean`;
+}
+
+export type CleanFileOutcome = { values: number; bytes: number } | { skipped: Skipped['reason'] };
+
+/**
+ * Writes the clean copy of one file to `destination`: its values replaced by tokens from
+ * `tokens`, or its bytes as they are when nothing is found. Written beside the destination and
+ * renamed into place, so a reader sees the old copy or the new, never a part.
+ */
+export function writeCleanFile(
+  target: Pick<FileToScan, 'path' | 'file'>,
+  destination: string,
+  tokens: TokenAllocator,
+): CleanFileOutcome {
+  const read = readWholeText(target.path);
+  if ('skipped' in read) return read;
+  const matches = cleanCopyDetector().matches(read.text, target.file);
+  const clean = redactText(read.text, target.file, matches, tokens);
+  writeFileAtomic(destination, Buffer.from(clean.text, read.encoding), read.mode);
+  return { values: clean.replaced, bytes: read.bytes };
+}
+
+/**
+ * Takes a folder for a copy: made when missing, taken when empty or when an earlier clean copy
+ * left its marker there; refused when it holds anything else, which the copy could write over.
+ */
+function claimFolder(folder: string): void {
+  if (existsSync(folder)) {
+    if (!statSync(folder).isDirectory()) {
+      throw new ServiceError('invalid_request', `${folder} is a file: give a folder for the copy`);
+    }
+    const entries = readdirSync(folder);
+    if (entries.length > 0 && !entries.includes(CLEAN_COPY_MARKER)) {
+      throw new ServiceError(
+        'invalid_request',
+        `${folder} holds files svc did not put there, and the copy could write over them: give a new or empty --out folder`,
+      );
+    }
+  }
+  mkdirSync(folder, { recursive: true });
+  writeFileAtomic(
+    join(folder, CLEAN_COPY_MARKER),
+    Buffer.from('A clean copy made by svc redact: the values svc found are replaced by typed tokens.\n'),
+    0o644,
+  );
+}
+
+/** A path with every symbolic link resolved, as far as it exists (a copy's folder may not yet). */
+function realOf(path: string): string {
+  const missing: string[] = [];
+  let at = path;
+  for (;;) {
+    try {
+      return join(realpathSync(at), ...missing.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return path;
+      missing.push(basename(at));
+      at = parent;
+    }
+  }
+}
+
+/**
+ * The clean text of one file, in memory: for a tool the gate lets read a file only clean. Nothing
+ * is written, and the mapping is not kept.
+ */
+export function cleanTextOf(path: string): { text: string; values: number } | { unavailable: string } {
+  const read = readWholeText(path);
+  if ('skipped' in read) return { unavailable: UNAVAILABLE[read.skipped] };
+  const name = basename(path);
+  const clean = redactText(
+    read.text,
+    name,
+    cleanCopyDetector().matches(read.text, name),
+    new TokenAllocator(),
+  );
+  return { text: clean.text, values: clean.replaced };
+}
+
+/** What a hook can tell an agent about the clean copy of a file it may read only clean. */
+export type AgentCleanCopy = { path: string; values: number } | { unavailable: string };
+
+const UNAVAILABLE: Record<Skipped['reason'], string> = {
+  binary: 'it is a binary file',
+  too_large: 'it is larger than 100 MiB',
+  unreadable: 'svc cannot read it',
+  protected: 'it is protected',
+};
+
+/**
+ * Makes the clean copy of one file for one agent in svc's clean-copies folder (the one folder of
+ * the data dir an agent may read; src/gate/builtin.ts) and says where it is, so that a hook can
+ * refuse the file and point at its copy. The copy's folder is named by a keyed hash of the asker
+ * and the file's path: the same agent gets the same place again (the copy made anew each time, so
+ * it follows the file), and nobody without the vault can work out another agent's copy's place.
+ */
+export function cleanCopyForAgent(
+  ctx: Context,
+  dataDir: string,
+  source: string,
+  asker: { client?: string | undefined; agent?: string | undefined },
+): AgentCleanCopy {
+  try {
+    if (!statSync(source).isFile()) return { unavailable: 'it is not a file' };
+  } catch {
+    return { unavailable: 'it is not there' };
+  }
+  const key = deriveKey(ctx.vault.secret('data-columns'), {
+    purpose: 'svc-clean-copy-place-v1',
+    salt: 'svc',
+  });
+  const place = createHmac('sha256', key.export())
+    .update(`${asker.client ?? ''}\u0000${asker.agent ?? ''}\u0000${source}`)
+    .digest('hex')
+    .slice(0, 32);
+  const folder = ensurePrivateDir(join(ensurePrivateDir(cleanCopiesDir(dataDir)), place));
+  const name = basename(source);
+  const destination = join(folder, name);
+  const outcome = writeCleanFile({ path: source, file: name }, destination, new TokenAllocator());
+  return 'skipped' in outcome
+    ? { unavailable: UNAVAILABLE[outcome.skipped] }
+    : { path: destination, values: outcome.values };
+}

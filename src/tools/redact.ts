@@ -1,0 +1,145 @@
+// svc_redact: a clean copy of a folder or a file of this computer, for an agent: every value the
+// scanner finds replaced by a typed token ([EMAIL_1]), the same value by the same token across the
+// copy's files. Each file is read only as the read gate lets this agent read it: allowed, within a
+// limit, or clean copy only (a clean copy is what this tool makes); a file the gate denies or asks
+// about is not read and is named as protected. Writing the copy is decided by the gate too.
+// Values never come back: the answer counts tokens per type.
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { ServiceError } from '../backend/errors.ts';
+import { localFind } from './scan.ts';
+import { GateUnavailable } from '../gate/check.ts';
+import { RulesUnreadable } from '../gate/local.ts';
+import { requireGate } from './gate.ts';
+import { defineTool } from './registry.ts';
+
+/** Names listed at most in one answer. */
+const NAMES_SHOWN = 20;
+
+const Input = z
+  .object({
+    path: z.string().min(1).max(4096).describe('the folder or file to copy, absolute or relative to cwd'),
+    out: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'where the copy goes, relative to cwd: a new or empty folder (default: <folder>.clean beside a folder, <name>.clean<ext> beside a file)',
+      ),
+    cwd: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe("where relative paths start and the project is found (default: the server's folder)"),
+    keep_mapping: z
+      .boolean()
+      .optional()
+      .describe(
+        "keep the mapping from token to value sealed in the owner's vault, only when the owner asked for it: the owner can then put the values back with `svc redact reverse`, as the read gate allows (default false)",
+      ),
+  })
+  .strict();
+
+const Output = z.object({
+  /** The copy: a folder, or the copied file. */
+  out: z.string(),
+  kind: z.enum(['file', 'folder']),
+  files_redacted: z.number().int(),
+  files_copied: z.number().int(),
+  values_replaced: z.number().int(),
+  /** Distinct values per type: `{EMAIL: 2}` means the copy holds [EMAIL_1] and [EMAIL_2]. */
+  tokens_by_type: z.record(z.string(), z.number().int()),
+  redacted_files: z.array(z.string()),
+  /** Files not copied, by reason: protected (the gate), binary, too_large, unreadable. */
+  skipped: z.record(z.string(), z.number().int()),
+  protected_files: z.array(z.string()),
+  /** The kept mapping's id, for the owner's `svc redact reverse`; null when it is not kept. */
+  copy_id: z.string().nullable(),
+  next: z.string(),
+});
+
+export const svcRedact = defineTool({
+  name: 'svc_redact',
+  group: 'find-lock',
+  title: 'Make a clean copy with typed tokens',
+  description:
+    "Writes a clean copy of a folder (or one file) on this computer: every secret and piece of personal data svc_scan_folder would find is replaced by a typed token such as [EMAIL_1] or [AWS_ACCESS_KEY_1], the same value by the same token in every file. JSON, YAML, CSV and .env files stay valid with the same keys, rows and columns, and every line keeps its number. It honours .gitignore and .svcignore, skips binaries, reads only the files the owner's rules let you read (a rule that allows only a clean copy is fine here) and never changes the source. Use it to work on or share a file you may not read as it is; read the copy in `out` afterwards. Values are never returned.",
+  credential: 'none',
+  inputSchema: Input,
+  outputSchema: Output,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handler: async (input, deps) => {
+    const { gate, find } = await localFind(deps, 'svc_redact');
+    const cwd = input.cwd ?? process.cwd();
+    const asker = { cwd, client: 'svc' };
+    const source = resolve(cwd, input.path);
+    const out = input.out === undefined ? undefined : resolve(cwd, input.out);
+    // The copy is written where the agent says: the gate decides that write like any other.
+    const { cleanCopyPlace } = await import('../backend/redact.ts');
+    const place = cleanCopyPlace(source, out);
+    await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker);
+    let copy;
+    try {
+      copy = await find.redact(source, {
+        out,
+        keepMapping: input.keep_mapping ?? false,
+        admit: async (path) => {
+          const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
+          return (
+            decision.outcome === 'allowed' ||
+            decision.outcome === 'limited' ||
+            decision.outcome === 'clean_copy'
+          );
+        },
+        onProgress: ({ files, bytes }) =>
+          void deps.progress(files, undefined, `${files} files, ${(bytes / 1048576).toFixed(1)} MiB copied`),
+      });
+    } catch (error) {
+      // Rules that cannot be read are the owner's to fix; until then nothing is read.
+      if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
+        throw new ServiceError(
+          'forbidden',
+          `the read gate cannot decide, so nothing was read: ${error.message}`,
+        );
+      }
+      throw error;
+    }
+    // Only the report is used: the mapping from token to value is sealed in the store when asked,
+    // and otherwise dropped; it never reaches the answer.
+    const { report } = copy;
+    const redacted = report.files.filter((f) => f.status === 'redacted');
+    const skipped: Record<string, number> = {};
+    for (const s of report.skipped) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
+    const protectedFiles = report.skipped.filter((s) => s.reason === 'protected').map((s) => s.file);
+    const types = Object.entries(report.tokens_by_type).map(([type, n]) => `${type} ${n}`);
+    const kept = report.copy_id
+      ? `; the mapping is kept sealed as ${report.copy_id}: the owner, not you, can put the values back with \`svc redact reverse ${report.copy_id} FILE\``
+      : '';
+    const next =
+      report.files.length === 0
+        ? 'nothing was copied: every file was skipped (see skipped); protected files are not yours to read'
+        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}`;
+    return {
+      text: [
+        `Clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${redacted.length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}.`,
+        ...(protectedFiles.length ? [`${protectedFiles.length} protected file(s) not read or copied.`] : []),
+        next,
+      ].join('\n'),
+      structured: {
+        out: report.out,
+        kind: report.kind,
+        files_redacted: redacted.length,
+        files_copied: report.files.length - redacted.length,
+        values_replaced: report.values_replaced,
+        tokens_by_type: report.tokens_by_type,
+        redacted_files: redacted.slice(0, NAMES_SHOWN).map((f) => f.file),
+        skipped,
+        protected_files: protectedFiles.slice(0, NAMES_SHOWN),
+        copy_id: report.copy_id,
+        next,
+      },
+    };
+  },
+});

@@ -1,0 +1,222 @@
+// Clean copies of files and folders (src/backend/redact.ts): the walk of the scanner, one token per
+// value across the copy's files, files with nothing found copied byte for byte, binaries skipped,
+// the source never written, and the copy's folder refused where it could land on the source or on
+// files svc did not make. Then values put back from a mapping (src/backend/redact-mapping.ts).
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CLEAN_COPY_MARKER, cleanName, redactPath } from '../../src/backend/redact.ts';
+import { ServiceError } from '../../src/backend/errors.ts';
+import { restoreValues, restoredName } from '../../src/backend/redact-mapping.ts';
+import type { Match } from '../../src/scan/detect.ts';
+import { redactText, TokenAllocator } from '../../src/scan/redact.ts';
+import { tempDir } from '../helpers.ts';
+
+const tmp = tempDir('svc-redact-');
+afterAll(() => tmp.cleanup());
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const pick = (alphabet: string, n: number) =>
+  Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
+/** Built at test time: the repository holds no credential-looking literal. */
+const awsKey = `AKIA${pick(BASE32, 16)}`;
+const email = `${pick('abcdefghij', 6)}.${pick('klmnopqrst', 7)}@${pick('uvwxyzabc', 6)}-mail.io`;
+
+let folders = 0;
+/** A project folder: a JSON and a .env with the same key, notes with nothing, a binary, an ignored file. */
+function project(): string {
+  const root = join(tmp.dir, `project-${++folders}`);
+  mkdirSync(join(root, 'config'), { recursive: true });
+  mkdirSync(join(root, 'build'), { recursive: true });
+  writeFileSync(join(root, '.gitignore'), 'build/\n');
+  writeFileSync(
+    join(root, 'config', 'app.json'),
+    `${JSON.stringify({ owner: email, aws: { key: awsKey } }, null, 2)}\n`,
+  );
+  writeFileSync(join(root, '.env'), `AWS_ACCESS_KEY_ID=${awsKey}\nCONTACT="${email}"\n`, { mode: 0o600 });
+  chmodSync(join(root, '.env'), 0o600);
+  writeFileSync(join(root, 'notes.md'), '# nothing to hide\n');
+  writeFileSync(join(root, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1]));
+  writeFileSync(join(root, 'build', 'out.js'), `const key = "${awsKey}";\n`);
+  return root;
+}
+
+const snapshot = (root: string) =>
+  Object.fromEntries(
+    readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => [join(e.parentPath, e.name), readFileSync(join(e.parentPath, e.name), 'utf8')]),
+  );
+
+describe('a clean copy of a folder', () => {
+  it('replaces every value with one token across files and copies the rest as it is', async () => {
+    const root = project();
+    const before = snapshot(root);
+    const { report, mapping } = await redactPath(undefined, root);
+    expect(report.out).toBe(`${root}.clean`);
+    expect(report.kind).toBe('folder');
+    expect(report.files).toEqual([
+      { file: '.env', status: 'redacted', values: 2 },
+      { file: '.gitignore', status: 'copied', values: 0 },
+      { file: 'notes.md', status: 'copied', values: 0 },
+      { file: 'config/app.json', status: 'redacted', values: 2 },
+    ]);
+    expect(report.skipped).toEqual([{ file: 'logo.png', reason: 'binary' }]);
+    expect(report.values_replaced).toBe(4);
+    expect(report.tokens_by_type).toEqual({ AWS_ACCESS_KEY: 1, EMAIL: 1 });
+    // The same key is one token in both files; the report holds no value, the mapping holds them.
+    const env = readFileSync(join(report.out, '.env'), 'utf8');
+    expect(env).toBe('AWS_ACCESS_KEY_ID=[AWS_ACCESS_KEY_1]\nCONTACT="[EMAIL_1]"\n');
+    expect(JSON.parse(readFileSync(join(report.out, 'config', 'app.json'), 'utf8'))).toEqual({
+      owner: '[EMAIL_1]',
+      aws: { key: '[AWS_ACCESS_KEY_1]' },
+    });
+    expect(JSON.stringify(report)).not.toContain(awsKey);
+    expect(JSON.stringify(report)).not.toContain(email);
+    expect([...mapping]).toEqual([
+      ['[AWS_ACCESS_KEY_1]', awsKey],
+      ['[EMAIL_1]', email],
+    ]);
+    // A file keeps its mode; an ignored folder and a binary are not in the copy; the source is untouched.
+    expect(statSync(join(report.out, '.env')).mode & 0o777).toBe(0o600);
+    expect(readdirSync(report.out).sort()).toEqual(
+      ['.env', '.gitignore', CLEAN_COPY_MARKER, 'config', 'notes.md'].sort(),
+    );
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('writes over a copy it made before, and nowhere that holds files it did not make', async () => {
+    const root = project();
+    await redactPath(undefined, root);
+    await expect(redactPath(undefined, root)).resolves.toBeDefined();
+    const foreign = join(tmp.dir, 'foreign');
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, 'mine.txt'), 'keep me\n');
+    await expect(redactPath(undefined, root, { out: foreign })).rejects.toThrow(
+      /holds files svc did not put/,
+    );
+    expect(readdirSync(foreign)).toEqual(['mine.txt']);
+  });
+
+  it.each([
+    ['the source itself', (root: string) => root],
+    ['a folder inside the source', (root: string) => join(root, 'clean')],
+  ])('refuses an --out that is %s, before anything is written', async (_name, outOf) => {
+    const root = project();
+    const before = snapshot(root);
+    const refusal = await redactPath(undefined, root, { out: outOf(root) }).catch((e: unknown) => e);
+    expect(refusal).toBeInstanceOf(ServiceError);
+    expect((refusal as ServiceError).code).toBe('invalid_request');
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('reads only the files `admit` lets it read; the others are neither read nor copied', async () => {
+    const root = project();
+    const asked: string[] = [];
+    const { report } = await redactPath(undefined, root, {
+      admit: async (path) => {
+        asked.push(path);
+        return !path.endsWith('.env');
+      },
+    });
+    expect(asked).toContain(join(root, '.env'));
+    expect(report.skipped).toContainEqual({ file: '.env', reason: 'protected' });
+    expect(report.files.map((f) => f.file)).not.toContain('.env');
+    expect(readdirSync(report.out)).not.toContain('.env');
+  });
+
+  it('says when there is nothing to copy', async () => {
+    await expect(redactPath(undefined, join(tmp.dir, 'missing'))).rejects.toMatchObject({
+      code: 'not_found',
+    });
+  });
+});
+
+describe('a clean copy of a file', () => {
+  it('goes beside it as name.clean.ext by default, or into --out under its own name', async () => {
+    const root = project();
+    const file = join(root, 'config', 'app.json');
+    const beside = await redactPath(undefined, file);
+    expect(beside.report.out).toBe(join(root, 'config', 'app.clean.json'));
+    expect(beside.report.files).toEqual([{ file: 'app.json', status: 'redacted', values: 2 }]);
+    const out = join(tmp.dir, `single-${folders}`);
+    const into = await redactPath(undefined, file, { out });
+    expect(into.report.out).toBe(join(out, 'app.json'));
+    expect(readFileSync(into.report.out, 'utf8')).toBe(readFileSync(beside.report.out, 'utf8'));
+  });
+
+  it('refuses an --out that would put the copy on the file itself', async () => {
+    const root = project();
+    const file = join(root, 'notes.md');
+    await expect(redactPath(undefined, file, { out: root })).rejects.toThrow(/replace .* itself/);
+  });
+
+  it('keeps the bytes of a file that is not UTF-8 where nothing was replaced', async () => {
+    const root = join(tmp.dir, 'latin');
+    mkdirSync(root);
+    const text = Buffer.concat([
+      Buffer.from('Gr'),
+      Buffer.from([0xfc]),
+      Buffer.from(`\u00df key=${awsKey} end\n`, 'latin1'),
+    ]);
+    writeFileSync(join(root, 'old.txt'), text);
+    const { report } = await redactPath(undefined, join(root, 'old.txt'));
+    const copy = readFileSync(report.out);
+    expect(
+      copy.equals(Buffer.from(text.toString('latin1').replace(awsKey, '[AWS_ACCESS_KEY_1]'), 'latin1')),
+    ).toBe(true);
+  });
+
+  it.each([
+    ['config.json', 'config.clean.json'],
+    ['.env', '.env.clean'],
+    ['notes', 'notes.clean'],
+    ['archive.tar.gz', 'archive.tar.clean.gz'],
+  ])('names the copy of %s %s', (name, clean) => {
+    expect(cleanName(name)).toBe(clean);
+  });
+});
+
+describe('putting values back', () => {
+  it.each([
+    ['config.clean.json', 'config.restored.json'],
+    ['notes.txt', 'notes.restored.txt'],
+    ['.env.clean', '.env.restored'],
+    ['README', 'README.restored'],
+  ])('names the file with values of %s %s', (name, restored) => {
+    expect(restoredName(name)).toBe(restored);
+  });
+
+  it('gives an untouched copy back as it was, multi-line values included, and leaves unknown tokens', () => {
+    const key = `-----BEGIN RSA PRIVATE KEY-----\n  ${pick(BASE32, 64)}\n  ${pick(BASE32, 64)}\n  -----END RSA PRIVATE KEY-----`;
+    const text = `k: |\n  ${key}\nmail: ${email}\nagain: "${email}" [EMAIL_9]\n`;
+    const tokens = new TokenAllocator();
+    const copy = redactText(
+      text,
+      'a.yaml',
+      [
+        {
+          rule: { type: 'PRIVATE_KEY' },
+          start: text.indexOf(key),
+          end: text.indexOf(key) + key.length,
+          confidence: 1,
+        },
+        ...[text.indexOf(email), text.lastIndexOf(email)].map((start) => ({
+          rule: { type: 'EMAIL' },
+          start,
+          end: start + email.length,
+          confidence: 1,
+        })),
+      ] as unknown as Match[],
+      tokens,
+    ).text;
+    expect(copy).toBe(
+      `k: |\n  [PRIVATE_KEY_1]\n  \n  \n  \nmail: '[EMAIL_1]'\nagain: "[EMAIL_1]" [EMAIL_9]\n`,
+    );
+    const back = restoreValues(copy, tokens.mapping());
+    expect(back).toEqual({
+      text: `k: |\n  ${key}\nmail: '${email}'\nagain: "${email}" [EMAIL_9]\n`,
+      count: 3,
+    });
+  });
+});

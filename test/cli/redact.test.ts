@@ -1,0 +1,194 @@
+// `svc redact` as a real process: the --json contract (exactly one object on stdout, no value in
+// it), a folder's copy with one token per value across files and valid JSON, YAML and CSV, a file
+// alone, the exit codes (done, refused, missing), and no value ever in the output.
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { parseCsv } from '../../src/backend/csv.ts';
+import { tempDir } from '../helpers.ts';
+import { childEnv, runSvc } from '../e2e/procs.ts';
+
+const tmp = tempDir('svc-redact-cli-');
+afterAll(() => tmp.cleanup());
+const env = childEnv({ SVC_HOME: join(tmp.dir, 'svc'), SVC_VAULT: 'file', HOME: tmp.dir });
+
+const pick = (alphabet: string, n: number) =>
+  Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
+// Built at test time: the repository holds no credential-looking literal.
+const awsKey = `AKIA${pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`;
+const email = `${pick('abcdefghij', 6)}.${pick('klmnopqrst', 7)}@${pick('uvwxyzabc', 6)}-mail.io`;
+
+const project = join(tmp.dir, 'shop');
+mkdirSync(join(project, 'config'), { recursive: true });
+writeFileSync(join(project, 'config', 'app.json'), JSON.stringify({ owner: email, key: awsKey }, null, 2));
+writeFileSync(
+  join(project, 'config', 'deploy.yaml'),
+  `aws:\n  key: ${awsKey}\n  contacts: [${email}, ops]\n`,
+);
+writeFileSync(join(project, 'people.csv'), `id,contact,note\n1,${email},"met ${email}, twice"\n`);
+writeFileSync(join(project, 'README.md'), '# shop\n');
+
+interface Report {
+  source: string;
+  out: string;
+  kind: string;
+  files: { file: string; status: string; values: number }[];
+  skipped: { file: string; reason: string }[];
+  values_replaced: number;
+  tokens_by_type: Record<string, number>;
+}
+
+describe('svc redact', () => {
+  it('--json prints exactly one object and writes a copy that keeps every format valid', async () => {
+    const run = await runSvc(['redact', project, '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim().split('\n')).toHaveLength(1);
+    const report = run.json() as Report;
+    expect(Object.keys(report).sort()).toEqual(
+      [
+        'copy_id',
+        'files',
+        'kind',
+        'out',
+        'receipt_id',
+        'skipped',
+        'source',
+        'tokens_by_type',
+        'values_replaced',
+      ].sort(),
+    );
+    expect(report.out).toBe(`${project}.clean`);
+    expect(report).toMatchObject({ copy_id: null, receipt_id: null });
+    expect(report.files).toEqual([
+      { file: 'README.md', status: 'copied', values: 0 },
+      { file: 'people.csv', status: 'redacted', values: 2 },
+      { file: 'config/app.json', status: 'redacted', values: 2 },
+      { file: 'config/deploy.yaml', status: 'redacted', values: 2 },
+    ]);
+    expect(report.tokens_by_type).toEqual({ AWS_ACCESS_KEY: 1, EMAIL: 1 });
+    expect(run.stdout + run.stderr).not.toContain(awsKey);
+    expect(run.stdout + run.stderr).not.toContain(email);
+
+    const copy = (file: string) => readFileSync(join(report.out, file), 'utf8');
+    expect(JSON.parse(copy('config/app.json'))).toEqual({ owner: '[EMAIL_1]', key: '[AWS_ACCESS_KEY_1]' });
+    expect(parseYaml(copy('config/deploy.yaml'))).toEqual({
+      aws: { key: '[AWS_ACCESS_KEY_1]', contacts: ['[EMAIL_1]', 'ops'] },
+    });
+    expect(parseCsv(copy('people.csv'))).toEqual([
+      { id: 1, contact: '[EMAIL_1]', note: 'met [EMAIL_1], twice' },
+    ]);
+    expect(copy('README.md')).toBe('# shop\n');
+  });
+
+  it('copies one file beside it, and says what it did in words', async () => {
+    const run = await runSvc(['redact', join(project, 'config', 'app.json')], env);
+    expect(run.code, run.stderr).toBe(0);
+    const out = join(project, 'config', 'app.clean.json');
+    expect(run.stdout).toContain('app.json: 2 value(s) replaced');
+    expect(run.stdout).toContain(
+      `clean copy in ${out}: 2 value(s) replaced in 1 of 1 file(s) (AWS_ACCESS_KEY 1, EMAIL 1)`,
+    );
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ owner: '[EMAIL_1]', key: '[AWS_ACCESS_KEY_1]' });
+    expect(run.stdout + run.stderr).not.toContain(awsKey);
+  });
+
+  it('refuses a copy inside the source (exit 1, the error as JSON), and a path that is not there', async () => {
+    const inside = await runSvc(['redact', project, '--out', join(project, 'clean'), '--json'], env);
+    expect(inside.code).toBe(1);
+    expect(inside.json()).toMatchObject({ error: 'invalid_request' });
+    expect(inside.stderr).toMatch(/cannot go inside it/);
+    const missing = await runSvc(['redact', join(tmp.dir, 'nowhere')], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nothing to copy/);
+  });
+
+  describe('the mapping, kept only when asked, and put back as the read gate allows', () => {
+    const guarded = join(tmp.dir, 'guarded');
+    const rules = (list: object[]) =>
+      writeFileSync(join(guarded, '.svc', 'rules.json'), JSON.stringify(list));
+    const original = `${JSON.stringify({ owner: email, key: awsKey }, null, 2)}\n`;
+    mkdirSync(join(guarded, '.git'), { recursive: true });
+    mkdirSync(join(guarded, '.svc'), { recursive: true });
+    writeFileSync(join(guarded, 'app.json'), original);
+
+    interface Reversed {
+      copy_id: string;
+      out: string;
+      original: string;
+      restored: number;
+      outcome: string;
+      gate_receipt_id: string | null;
+      receipt_id: string;
+    }
+
+    async function keptCopy(): Promise<{ copyId: string; copy: string }> {
+      const kept = await runSvc(['redact', join(guarded, 'app.json'), '--keep-mapping', '--json'], env);
+      expect(kept.code, kept.stderr).toBe(0);
+      const report = kept.json() as Report & { copy_id: string; receipt_id: string };
+      expect(report.copy_id).toMatch(/^copy_/);
+      expect(report.receipt_id).toMatch(/^rcpt_/);
+      expect(kept.stdout + kept.stderr).not.toContain(awsKey);
+      return { copyId: report.copy_id, copy: report.out };
+    }
+
+    it('puts the values back into a new private file when the original may be read, with a receipt', async () => {
+      rules([]);
+      const { copyId, copy } = await keptCopy();
+      const run = await runSvc(['redact', 'reverse', copyId, copy, '--json'], env);
+      expect(run.code, run.stderr).toBe(0);
+      const reversed = run.json() as Reversed;
+      expect(reversed).toMatchObject({
+        copy_id: copyId,
+        out: join(guarded, 'app.restored.json'),
+        original: join(guarded, 'app.json'),
+        restored: 2,
+        outcome: 'allowed',
+      });
+      expect(readFileSync(reversed.out, 'utf8')).toBe(original);
+      expect(statSync(reversed.out).mode & 0o777).toBe(0o600);
+      expect(run.stdout + run.stderr).not.toContain(awsKey);
+      expect(run.stdout + run.stderr).not.toContain(email);
+      const verified = await runSvc(['verify', reversed.receipt_id], env);
+      expect(verified.code, verified.stdout).toBe(0);
+    });
+
+    it('refuses when the rules allow the original only as a clean copy, and receipts the refusal', async () => {
+      rules([{ effect: 'redact', paths: ['app.json'] }]);
+      const { copyId, copy } = await keptCopy();
+      const out = join(tmp.dir, 'refused.json');
+      const run = await runSvc(['redact', 'reverse', copyId, copy, '--out', out, '--json'], env);
+      expect(run.code).toBe(1);
+      const body = run.json() as Record<string, string>;
+      expect(body).toMatchObject({ error: 'forbidden', outcome: 'clean_copy' });
+      expect(body.message).toContain('the read gate does not allow it');
+      expect(existsSync(out)).toBe(false);
+      // The refusal is on the service chain, and so is the gate's decision on the audit chain.
+      expect((await runSvc(['verify', body.receipt_id!], env)).code).toBe(0);
+      expect((await runSvc(['verify', body.gate_receipt_id!], env)).code).toBe(0);
+    });
+
+    it('goes ahead on a rule that asks the person only when the person says --yes', async () => {
+      rules([{ effect: 'ask', paths: ['app.json'] }]);
+      const { copyId, copy } = await keptCopy();
+      const out = join(tmp.dir, 'asked.json');
+      const refused = await runSvc(['redact', 'reverse', copyId, copy, '--out', out], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('run it again with --yes');
+      const confirmed = await runSvc(['redact', 'reverse', copyId, copy, '--out', out, '--yes'], env);
+      expect(confirmed.code, confirmed.stderr).toBe(0);
+      expect(readFileSync(out, 'utf8')).toBe(original);
+    });
+
+    it('says when no copy keeps a mapping by that id, and never writes over the source', async () => {
+      rules([]);
+      const unknown = await runSvc(['redact', 'reverse', 'copy_unknown', join(guarded, 'app.json')], env);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('no clean copy copy_unknown keeps a mapping here');
+      const { copyId, copy } = await keptCopy();
+      const over = await runSvc(['redact', 'reverse', copyId, copy, '--out', join(guarded, 'app.json')], env);
+      expect(over.code).toBe(1);
+      expect(readFileSync(join(guarded, 'app.json'), 'utf8')).toBe(original);
+    });
+  });
+});
