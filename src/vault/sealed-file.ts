@@ -375,3 +375,13 @@ export async function* openStream(
 export function sealedSize(plaintextBytes: number, chunkBytes = DEFAULT_CHUNK_BYTES): number {
   return HEADER_BYTES + plaintextBytes + (Math.floor(plaintextBytes / chunkBytes) + 1) * TAG_BYTES;
 }
+
+/**
+ * The plaintext size of a sealed file of `sealedBytes` bytes, from its length alone (what it will
+ * be if it opens): every chunk but the final one is full.
+ */
+export function plaintextSize(sealedBytes: number, chunkBytes: number): number {
+  const body = Math.max(0, sealedBytes - HEADER_BYTES);
+  const chunks = Math.max(1, Math.ceil(body / (chunkBytes + TAG_BYTES)));
+  return Math.max(0, body - chunks * TAG_BYTES);
+}
