@@ -5,11 +5,15 @@ import { svcGrant, svcPolicy, svcProofs, svcRegisterTable, svcRevoke, svcVerify 
 import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
 import { svcRules } from './rules.ts';
 import { svcScanFolder } from './scan.ts';
+import { svcOpen, svcProtect, svcSealRevoke } from './lock.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
 const implemented = [
   svcScanFolder,
+  svcProtect,
+  svcOpen,
+  svcSealRevoke,
   svcConnect,
   svcGetStarted,
   svcNode,

@@ -7,6 +7,7 @@ import type { ConnectFlow } from '../backend/connect-flow.ts';
 import type { GateCheck } from '../backend/gate-check.ts';
 import type { FolderScan } from '../backend/scan-folder.ts';
 import type { ScanPathOptions } from '../backend/scan.ts';
+import type { SealFiles } from '../backend/seal-files.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -83,6 +84,8 @@ export interface ToolDeps {
   gate?: GateCheck | undefined;
   /** Scans a folder or a file of the computer this server runs on, under its store's key. */
   scan?: ((path: string, options: ScanPathOptions) => Promise<FolderScan>) | undefined;
+  /** Seals, opens and revokes files of the computer this server runs on, in its store. */
+  seals?: SealFiles | undefined;
 }
 
 export interface ToolResult<T> {
