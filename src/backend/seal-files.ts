@@ -659,6 +659,7 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
             );
           }
         }
+        await rm(privateDir, { recursive: true, force: true });
         await syncFolder(folder);
         options.onProgress?.({ step: 'released', bytes });
         return opened(bytes, receiptId, destination);
