@@ -16,6 +16,7 @@ import { serveUnderLoad } from './serve-under-load.ts';
 import { sourceMask } from './source-mask.ts';
 import { gateRules } from './gate-rules.ts';
 import { hookLatency } from './hook-latency.ts';
+import { seal } from './seal.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -27,6 +28,7 @@ const BENCHMARKS: Benchmark[] = [
   sourceMask,
   gateRules,
   hookLatency,
+  seal,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 

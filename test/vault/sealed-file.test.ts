@@ -46,7 +46,7 @@ async function* piecesOf(bytes: Buffer, sizes: number[] = []): AsyncGenerator<Bu
 
 async function sealAll(key: KeyObject, header: SealedHeader, plaintext: Buffer, sizes?: number[]) {
   const out: Buffer[] = [];
-  for await (const piece of sealStream(key, header, piecesOf(plaintext, sizes))) out.push(piece);
+  for await (const pieces of sealStream(key, header, piecesOf(plaintext, sizes))) out.push(...pieces);
   return Buffer.concat(out);
 }
 
