@@ -791,15 +791,20 @@ export async function revokeSeal(ctx: Context, target: string, options: RevokeOp
   let sealId: string;
   if (SEAL_ID.test(target)) sealId = target;
   else sealId = await sealIdOfFile(resolve(target));
-  const refuse = (code: ServiceError['code'], message: string, reason: string) =>
+  const refuse = (
+    code: ServiceError['code'],
+    message: string,
+    reason: string,
+    gate: Record<string, unknown> | null = null,
+  ) =>
     new Refusal(
       code,
       message,
-      { seal_id: sealId },
+      { seal_id: sealId, ...gate },
       {
         kind: 'seal.revoke.deny',
         org_id: null,
-        body: { seal_id: sealId, target, by: options.by, reason },
+        body: { seal_id: sealId, target, by: options.by, reason, gate },
       },
     );
   return receiptRefusals(ctx, async () => {
@@ -817,6 +822,7 @@ export async function revokeSeal(ctx: Context, target: string, options: RevokeOp
           'forbidden',
           admission.message ?? `the gate did not allow changing ${known.path}; the seal stands`,
           'gate',
+          { outcome: admission.outcome, rule_id: admission.rule_id, audit_id: admission.audit_id },
         );
       }
     }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
-import { extname } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
@@ -622,7 +622,12 @@ export function buildProgram(): Command {
                 ? { kind: 'stdout', write: toStdout }
                 : { kind: 'file', path: options.out },
           by: localUser(),
-          admit: (target) => gateAdmission(service, target, 'read'),
+          // Reading the sealed file is a read; putting its plaintext in a file is a write of that file.
+          admit: async (target) => {
+            const read = await gateAdmission(service, target, 'read');
+            if (!read.allowed || options.out === '-') return read;
+            return gateAdmission(service, options.out === undefined ? target : resolve(options.out), 'write');
+          },
         });
       } catch (error) {
         if (refusedByGate(options, error)) return;
@@ -659,7 +664,15 @@ export function buildProgram(): Command {
       let revoked;
       try {
         const { revokeSeal } = await import('../backend/seal-files.ts');
-        revoked = await revokeSeal(service.ctx, target, { by: localUser(), reason: options.reason });
+        revoked = await revokeSeal(service.ctx, target, {
+          by: localUser(),
+          reason: options.reason,
+          // Revoking destroys what the file holds for good: a write of it, as the gate sees it.
+          admit: (path) => gateAdmission(service, path, 'write'),
+        });
+      } catch (error) {
+        if (refusedByGate(options, error)) return;
+        throw error;
       } finally {
         service.close();
       }

@@ -113,6 +113,30 @@ describe('svc protect, open and seal', () => {
     }
   });
 
+  it('writing is gated too: the destination of open, and the file a revoke would destroy', async () => {
+    const locked = join(tmp.dir, 'locked');
+    writeFileSync(
+      rulesFile,
+      JSON.stringify([
+        { effect: 'deny', paths: [`${locked}/`, join(project, 'config/.env')], actions: ['write'] },
+      ]),
+    );
+    try {
+      const open = await runSvc(['open', join(project, 'config/.env'), '--out', join(locked, 'env')], env);
+      expect(open.code).toBe(5);
+      const revoke = await runSvc(['seal', 'revoke', join(project, 'config/.env'), '--json'], env);
+      expect(revoke.code).toBe(5);
+      expect(revoke.json()).toMatchObject({
+        error: 'forbidden',
+        outcome: 'denied',
+        seal_id: sealIds['config/.env'],
+      });
+      expect(isSealed('config/.env')).toBe(true);
+    } finally {
+      writeFileSync(rulesFile, '[]');
+    }
+  });
+
   it('open in place restores the file', async () => {
     const run = await runSvc(['open', join(project, 'empty.txt')], env);
     expect(run.code, run.stderr).toBe(0);
