@@ -19,6 +19,7 @@ import { hookLatency } from './hook-latency.ts';
 import { scanAccuracy } from './scan-accuracy.ts';
 import { scanMemory } from './scan-memory.ts';
 import { scanThroughput } from './scan-throughput.ts';
+import { seal } from './seal.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -33,6 +34,7 @@ const BENCHMARKS: Benchmark[] = [
   scanThroughput,
   scanAccuracy,
   scanMemory,
+  seal,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 

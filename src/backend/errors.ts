@@ -24,6 +24,7 @@ export const SERVICE_ERROR_STATUS = {
   not_enrolled: 412,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  sealed_corrupt: 422,
   quota_exceeded: 429,
   rate_limited: 429,
   forbidden_host: 403,

@@ -1,8 +1,9 @@
 // The `svc` command line: owner bootstrap on the local store, tables, revoke, verify and serve.
 import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
+import { createInterface } from 'node:readline/promises';
 import { fileURLToPath } from 'node:url';
-import { dirname, extname } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import { ServiceError } from '../backend/errors.ts';
@@ -157,6 +158,78 @@ async function localGate() {
       throw new Error('a command that only tests rules records nothing');
     },
   });
+}
+
+/** Who runs this command, as a seal's receipts name them. */
+function localUser(): string {
+  try {
+    return `user:${userInfo().username}`;
+  } catch {
+    return 'user';
+  }
+}
+
+/**
+ * The read gate's decision on a path, for a command that releases or changes a sealed file. The
+ * command may have been started by an agent through a shell, so it is gated as an agent's call
+ * would be, and recorded: a rule that asks the person is answered on this terminal, and refused
+ * where there is none to ask.
+ */
+async function gateAdmission(service: Service, path: string, action: Action) {
+  const { GateCheck } = await import('../backend/gate-check.ts');
+  const { RulesUnreadable } = await import('../gate/local.ts');
+  const { GateUnavailable } = await import('../gate/check.ts');
+  const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
+  let recorded;
+  try {
+    recorded = await gate.check(
+      { kind: 'paths', action, paths: [path] },
+      { cwd: process.cwd(), client: 'svc' },
+    );
+  } catch (error) {
+    if (!(error instanceof RulesUnreadable || error instanceof GateUnavailable)) throw error;
+    return {
+      allowed: false,
+      outcome: 'undecided',
+      rule_id: null,
+      audit_id: null,
+      message: `the read gate cannot decide, so nothing was released: ${error.message}`,
+    };
+  } finally {
+    await gate.close();
+  }
+  const { decision, receipt_id } = recorded;
+  const base = { outcome: decision.outcome, rule_id: decision.rule?.id ?? null, audit_id: receipt_id };
+  if (decision.outcome === 'allowed' || decision.outcome === 'limited') return { ...base, allowed: true };
+  if (decision.outcome === 'ask' && process.stdin.isTTY && process.stderr.isTTY) {
+    const prompt = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = await prompt.question(
+        `svc: rule ${decision.rule?.id ?? ''} asks you first${decision.rule?.reason ? ` (${decision.rule.reason})` : ''}: ${action} ${path}? [y/N] `,
+      );
+      if (/^y(es)?$/i.test(answer.trim())) return { ...base, allowed: true };
+    } finally {
+      prompt.close();
+    }
+    return { ...base, allowed: false, message: `you declined: ${path} was not released` };
+  }
+  const message =
+    decision.outcome === 'ask'
+      ? `rule ${decision.rule?.id} asks the person before ${path} is released, and there is no terminal to ask on: run the command yourself in a terminal`
+      : `${decision.explanation}; to change it: ${decision.to_change}`;
+  return { ...base, allowed: false, message };
+}
+
+/** A refusal by the gate: said as any failure is, with the exit code of a refusal. */
+function refusedByGate(options: JsonFlag, error: unknown): boolean {
+  // Only the gate's refusal names its outcome; other refusals (a file svc may not read) exit 1.
+  if (!(error instanceof ServiceError) || error.code !== 'forbidden' || !('outcome' in error.details)) {
+    return false;
+  }
+  if (options.json) process.stdout.write(`${JSON.stringify(error.toBody())}\n`);
+  process.stderr.write(`svc: ${error.message}\n`);
+  process.exitCode = EXIT.deny;
+  return true;
 }
 
 /** Rules given as JSON text: one rule or an array, checked against the format before anything is sent. */
@@ -748,6 +821,171 @@ export function buildProgram(): Command {
         options,
         result,
         `put ${result.restored} value(s) back into ${result.out} (a read of ${result.original}: ${result.outcome}; receipt ${result.receipt_id})`,
+      );
+    });
+
+  program
+    .command('protect')
+    .description(
+      'seal files in place, folders recursively (docs/VAULT.md); exit 1 when a file could not be sealed',
+    )
+    .argument('<path...>')
+    .option('--json', 'print one JSON object: sealed, skipped, failed')
+    .action(async (paths: string[], options: JsonFlag) => {
+      const service = await openService();
+      const live = !options.json && process.stderr.isTTY;
+      let result;
+      try {
+        const { protectPaths } = await import('../backend/seal-files.ts');
+        result = await protectPaths(service.ctx, paths, {
+          by: localUser(),
+          onProgress: ({ step, files, bytes }) => {
+            if (live && (step === 'done' || step === 'skipped' || step === 'failed')) {
+              process.stderr.write(`\rsvc protect: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+            }
+          },
+        });
+      } finally {
+        service.close();
+        if (live) process.stderr.write('\n');
+      }
+      const said = {
+        already_sealed: 'already sealed',
+        svc_data: "svc's own data",
+        version_control: 'version control',
+      } as Record<string, string>;
+      print(
+        options,
+        result,
+        [
+          ...result.sealed.map((s) => `sealed   ${s.path} (${s.seal_id})`),
+          ...result.skipped.map(
+            (s) => `skipped  ${s.path}: ${said[s.reason] ?? s.reason.replaceAll('_', ' ')}`,
+          ),
+          ...result.failed.map((f) => `failed   ${f.path}: ${f.message}`),
+          `${result.sealed.length} sealed, ${result.skipped.length} skipped, ${result.failed.length} failed`,
+        ].join('\n'),
+      );
+      if (result.failed.length > 0) process.exitCode = EXIT.failed;
+    });
+
+  program
+    .command('open')
+    .description(
+      'release a sealed file after the read gate allows it: back in place, to a new file, or to stdout (--out -)',
+    )
+    .argument('<path>')
+    .option('--out <file>', 'write the plaintext to FILE (which must not exist), or to stdout with -')
+    .option('--json', 'print one JSON object: seal_id, released_to, out_path, bytes, receipt_id')
+    .action(async (path: string, options: JsonFlag & { out?: string }) => {
+      if (options.out === '-' && options.json) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          '--json and --out - both write to stdout: choose one',
+        );
+      }
+      const service = await openService();
+      let opened;
+      try {
+        const { openSealed } = await import('../backend/seal-files.ts');
+        const toStdout = (bytes: Buffer) =>
+          new Promise<void>((resolve, reject) =>
+            process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())),
+          );
+        opened = await openSealed(service.ctx, path, {
+          out:
+            options.out === undefined
+              ? { kind: 'in_place' }
+              : options.out === '-'
+                ? { kind: 'stdout', write: toStdout }
+                : { kind: 'file', path: options.out },
+          by: localUser(),
+          // Reading the sealed file is a read; putting its plaintext in a file is a write of that file.
+          admit: async (target) => {
+            const read = await gateAdmission(service, target, 'read');
+            if (!read.allowed || options.out === '-') return read;
+            return gateAdmission(service, options.out === undefined ? target : resolve(options.out), 'write');
+          },
+        });
+      } catch (error) {
+        if (refusedByGate(options, error)) return;
+        throw error;
+      } finally {
+        service.close();
+      }
+      const where = opened.released_to === 'in_place' ? 'in place' : `to ${opened.out_path}`;
+      if (opened.released_to === 'stdout') {
+        process.stderr.write(
+          `svc: opened ${opened.path} (${opened.bytes} bytes, receipt ${opened.receipt_id})\n`,
+        );
+      } else {
+        print(
+          options,
+          opened,
+          `opened ${opened.path} ${where} (${opened.bytes} bytes, receipt ${opened.receipt_id})`,
+        );
+      }
+    });
+
+  const seal = program.command('seal').description('seals of files sealed in place (docs/VAULT.md)');
+  seal
+    .command('revoke')
+    .description('revoke a seal so that nobody can open the file again: its key is destroyed')
+    .argument('<path-or-seal-id>')
+    .option('--reason <text>', 'why, kept with the seal and its receipt')
+    .option('--json', 'print JSON')
+    .action(async (target: string, options: JsonFlag & { reason?: string }) => {
+      if (options.reason !== undefined && options.reason.length > 512) {
+        throw new CommanderError(EXIT.usage, 'svc.usage', '--reason is at most 512 characters');
+      }
+      const service = await openService();
+      let revoked;
+      try {
+        const { revokeSeal } = await import('../backend/seal-files.ts');
+        revoked = await revokeSeal(service.ctx, target, {
+          by: localUser(),
+          reason: options.reason,
+          // Revoking destroys what the file holds for good: a write of it, as the gate sees it.
+          admit: (path) => gateAdmission(service, path, 'write'),
+        });
+      } catch (error) {
+        if (refusedByGate(options, error)) return;
+        throw error;
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        revoked,
+        revoked.changed
+          ? `revoked ${revoked.seal_id} (${revoked.path}): its key is destroyed and nobody can open it again (receipt ${revoked.receipt_id})`
+          : `${revoked.seal_id} was already revoked at ${revoked.revoked_at} by ${revoked.revoked_by}`,
+      );
+    });
+  seal
+    .command('list')
+    .description(
+      'the seals of this store, newest first: sealed, pending (a sealing that did not finish) or revoked',
+    )
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const service = await openService();
+      let seals;
+      try {
+        const { listSeals } = await import('../backend/seal-files.ts');
+        seals = await listSeals(service.ctx);
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        { seals },
+        seals.length
+          ? seals
+              .map((s) => `${s.seal_id}  ${s.state.padEnd(7)}  ${String(s.bytes).padStart(12)}  ${s.path}`)
+              .join('\n')
+          : 'no seals',
       );
     });
 

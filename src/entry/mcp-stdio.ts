@@ -81,6 +81,15 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       connect: { flow, keyStore: machineVault().location },
       gate,
       find: async () => (await import('../backend/scan.ts')).finderOf(coreOf()),
+      // Sealed files belong to this computer: their keys are in its store, also in remote mode.
+      seals: {
+        protect: async (paths, options) =>
+          (await import('../backend/seal-files.ts')).protectPaths(coreOf(), paths, options),
+        open: async (path, options) =>
+          (await import('../backend/seal-files.ts')).openSealed(coreOf(), path, options),
+        revoke: async (target, options) =>
+          (await import('../backend/seal-files.ts')).revokeSeal(coreOf(), target, options),
+      },
     };
   });
   const stop = () => {

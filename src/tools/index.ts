@@ -6,6 +6,7 @@ import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
 import { svcRules } from './rules.ts';
 import { svcPlan, svcScanFeedback, svcScanFolder } from './scan.ts';
 import { svcRedact } from './redact.ts';
+import { svcOpen, svcProtect, svcSealRevoke } from './lock.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
@@ -14,6 +15,9 @@ const implemented = [
   svcScanFeedback,
   svcPlan,
   svcRedact,
+  svcProtect,
+  svcOpen,
+  svcSealRevoke,
   svcConnect,
   svcGetStarted,
   svcNode,

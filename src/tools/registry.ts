@@ -6,6 +6,7 @@ import type { Invoker } from '../backend/invoke.ts';
 import type { ConnectFlow } from '../backend/connect-flow.ts';
 import type { GateCheck } from '../backend/gate-check.ts';
 import type { Finder } from '../backend/scan.ts';
+import type { SealFiles } from '../backend/seal-files.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -85,6 +86,8 @@ export interface ToolDeps {
    * first use.
    */
   find?: (() => Promise<Finder>) | undefined;
+  /** Seals, opens and revokes files of the computer this server runs on, in its store. */
+  seals?: SealFiles | undefined;
 }
 
 export interface ToolResult<T> {

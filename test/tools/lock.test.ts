@@ -1,0 +1,244 @@
+// svc_protect, svc_open and svc_seal_revoke through a real MCP client on an in-process server:
+// sealing a project (a file the gate protects skipped), opening to a file, in place and as text,
+// plaintext never in an answer the agent did not ask for, the gate's refusals receipted, and a
+// revocation only with the person's confirmation through the client's form.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { GateCheck } from '../../src/backend/gate-check.ts';
+import { sealFilesOn } from '../../src/backend/seal-files.ts';
+import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
+import { createMcpServer } from '../../src/tools/server.ts';
+
+const home = tempDir('svc-lock-tool-');
+const project = join(home.dir, 'shop');
+const secretLine = 'STRIPE_SECRET=made-up-but-secret-value-123';
+let service: Service;
+let gate: GateCheck;
+const asked: string[] = [];
+
+type Structured = Record<string, any>;
+type Elicit = 'accept' | 'decline' | 'unsupported';
+
+async function client(elicit: Elicit, options: { withSeals?: boolean } = {}) {
+  const server = createMcpServer(() => ({
+    invoker: service.invoker,
+    ownerBearer: undefined,
+    agentBearer: undefined,
+    credentialSource: 'environment',
+    gate: options.withSeals === false ? undefined : gate,
+    seals: options.withSeals === false ? undefined : sealFilesOn(() => service.ctx),
+  }));
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await server.connect(s);
+  const mcp = new Client(
+    { name: 'lock', version: '1' },
+    { capabilities: elicit === 'unsupported' ? {} : { elicitation: {} } },
+  );
+  if (elicit !== 'unsupported') {
+    mcp.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message));
+      return elicit === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+    });
+  }
+  await mcp.connect(c);
+  return async (
+    name: string,
+    args: Record<string, unknown>,
+    onprogress?: (p: { progress: number }) => void,
+  ) => {
+    const result = await mcp.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress } : {});
+    return {
+      error: result.isError === true,
+      text: (result.content as { text: string }[]).map((c) => c.text).join('\n'),
+      all: JSON.stringify(result),
+      data: (result.structuredContent ?? {}) as Structured,
+    };
+  };
+}
+
+const sealed = (name: string) => readFileSync(join(project, name)).subarray(0, 8).equals(SEALED_MAGIC);
+const rules = (list: unknown[]) => writeFileSync(join(project, '.svc', 'rules.json'), JSON.stringify(list));
+
+beforeAll(() => {
+  mkdirSync(join(project, '.git'), { recursive: true });
+  mkdirSync(join(project, '.svc'), { recursive: true });
+  mkdirSync(join(project, 'config'), { recursive: true });
+  rules([{ effect: 'deny', paths: ['locked/'], actions: ['write'] }]);
+  writeFileSync(join(project, 'config', 'prod.env'), `${secretLine}\n`);
+  writeFileSync(join(project, 'config', 'dev.env'), 'DEBUG=1\n');
+  mkdirSync(join(project, 'locked'));
+  writeFileSync(join(project, 'locked', 'keep.txt'), 'not yours to seal\n');
+  service = new Service({ dataDir: join(home.dir, 'svc') });
+  gate = new GateCheck({
+    dataDir: service.dataDir,
+    env: { HOME: home.dir },
+    core: () => service.ctx,
+    watch: false,
+  });
+});
+afterAll(async () => {
+  await gate.close();
+  service.close();
+  home.cleanup();
+});
+
+describe('svc_protect', () => {
+  it('seals what the agent may write, skips what it may not, and reports progress', async () => {
+    const call = await client('unsupported');
+    const progress: number[] = [];
+    const result = await call('svc_protect', { paths: ['config', 'locked'], cwd: project }, (p) =>
+      progress.push(p.progress),
+    );
+    expect(result.error, result.text).toBe(false);
+    expect(result.data).toMatchObject({
+      files_sealed: 2,
+      files_skipped: 1,
+      files_failed: 0,
+      skipped: [{ path: join(project, 'locked', 'keep.txt'), reason: 'protected' }],
+    });
+    expect(result.data.sealed.map((s: { path: string }) => s.path).sort()).toEqual([
+      join(project, 'config', 'dev.env'),
+      join(project, 'config', 'prod.env'),
+    ]);
+    expect(sealed('config/prod.env')).toBe(true);
+    expect(sealed('locked/keep.txt')).toBe(false);
+    expect(progress.at(-1)).toBe(3);
+    expect(result.all).not.toContain('made-up-but-secret');
+  });
+});
+
+describe('svc_open', () => {
+  it('needs exactly one destination', async () => {
+    const call = await client('unsupported');
+    for (const args of [{}, { in_place: true, as_text: true }, { out: 'x', as_text: true }]) {
+      const result = await call('svc_open', { path: 'config/prod.env', cwd: project, ...args });
+      expect(result.error).toBe(true);
+      expect(result.text).toContain('exactly one of');
+    }
+  });
+
+  it('as text: the plaintext, only because it was asked for, with a receipt', async () => {
+    const call = await client('unsupported');
+    const result = await call('svc_open', { path: 'config/prod.env', cwd: project, as_text: true });
+    expect(result.error, result.text).toBe(false);
+    expect(result.data).toMatchObject({ released_to: 'text', out_path: null, text: `${secretLine}\n` });
+    expect((await service.ctx.chains.receipt(result.data.receipt_id))!.payload).toMatchObject({
+      kind: 'seal.open',
+      by: 'agent:mcp',
+      released_to: 'text',
+    });
+    expect(sealed('config/prod.env')).toBe(true);
+  });
+
+  it('to a new file: the answer says where, never what', async () => {
+    const call = await client('unsupported');
+    const result = await call('svc_open', { path: 'config/prod.env', cwd: project, out: 'prod.copy' });
+    expect(result.error, result.text).toBe(false);
+    expect(result.data).toMatchObject({
+      released_to: 'file',
+      out_path: join(project, 'prod.copy'),
+      text: null,
+    });
+    expect(result.all).not.toContain('made-up-but-secret');
+    expect(readFileSync(join(project, 'prod.copy'), 'utf8')).toBe(`${secretLine}\n`);
+  });
+
+  it('refused by a read rule: a tool error with the receipt, and nothing released', async () => {
+    rules([{ effect: 'deny', paths: ['config/prod.env'], actions: ['read'], reason: 'live keys' }]);
+    try {
+      const call = await client('unsupported');
+      const result = await call('svc_open', { path: 'config/prod.env', cwd: project, as_text: true });
+      expect(result.error).toBe(true);
+      expect(result.text).toMatch(/^forbidden: /);
+      expect(result.text).toContain('live keys');
+      expect(result.all).not.toContain('made-up-but-secret');
+      const details = JSON.parse(result.text.slice(result.text.indexOf('\n') + 1)) as Record<string, string>;
+      expect((await service.ctx.chains.receipt(details.receipt_id!))!.payload).toMatchObject({
+        kind: 'seal.open.deny',
+        reason: 'gate',
+      });
+    } finally {
+      rules([{ effect: 'deny', paths: ['locked/'], actions: ['write'] }]);
+    }
+  });
+
+  it('a destination the agent may not write is refused', async () => {
+    const call = await client('unsupported');
+    const result = await call('svc_open', { path: 'config/dev.env', cwd: project, out: 'locked/dev.env' });
+    expect(result.error).toBe(true);
+    expect(existsSync(join(project, 'locked', 'dev.env'))).toBe(false);
+  });
+
+  it('an `ask` rule asks the person; declined, nothing is released', async () => {
+    rules([{ effect: 'ask', paths: ['config/dev.env'], actions: ['read'] }]);
+    try {
+      const declined = await (
+        await client('decline')
+      )('svc_open', { path: 'config/dev.env', cwd: project, as_text: true });
+      expect(declined.error).toBe(true);
+      expect(declined.all).not.toContain('DEBUG=1');
+      const accepted = await (
+        await client('accept')
+      )('svc_open', { path: 'config/dev.env', cwd: project, in_place: true });
+      expect(accepted.error, accepted.text).toBe(false);
+      expect(readFileSync(join(project, 'config', 'dev.env'), 'utf8')).toBe('DEBUG=1\n');
+      expect(asked.some((m) => m.includes('dev.env'))).toBe(true);
+    } finally {
+      rules([{ effect: 'deny', paths: ['locked/'], actions: ['write'] }]);
+    }
+  });
+});
+
+describe('svc_seal_revoke', () => {
+  it('only with the person: refused without a form, declined, then revoked when confirmed', async () => {
+    const target = { target: 'config/prod.env', cwd: project, reason: 'rotated' };
+    const without = await (await client('unsupported'))('svc_seal_revoke', target);
+    expect(without.error).toBe(true);
+    expect(without.text).toContain('svc seal revoke');
+    const declined = await (await client('decline'))('svc_seal_revoke', target);
+    expect(declined.error).toBe(true);
+    expect(declined.text).toContain('the person declined');
+
+    const confirmed = await (await client('accept'))('svc_seal_revoke', target);
+    expect(confirmed.error, confirmed.text).toBe(false);
+    expect(confirmed.data).toMatchObject({
+      changed: true,
+      revoke_reason: 'rotated',
+      path: join(project, 'config', 'prod.env'),
+    });
+    expect(asked.at(-1)).toContain('nobody can open this file');
+
+    const open = await (
+      await client('unsupported')
+    )('svc_open', { path: 'config/prod.env', cwd: project, as_text: true });
+    expect(open.error).toBe(true);
+    expect(open.text).toMatch(
+      /^gone: seal seal_[0-9a-f]{32} was revoked at .* by agent:mcp, confirmed by the person \(rotated\)/,
+    );
+  });
+
+  it('a locked file cannot be revoked by the agent', async () => {
+    const sealedNow = await sealFilesOn(() => service.ctx).protect([join(project, 'locked', 'keep.txt')], {
+      by: 'user:test',
+    });
+    expect(sealedNow.sealed).toHaveLength(1);
+    const result = await (
+      await client('accept')
+    )('svc_seal_revoke', { target: 'locked/keep.txt', cwd: project });
+    expect(result.error).toBe(true);
+    expect(result.text).toMatch(/^forbidden: /);
+  });
+
+  it('a server without a gate and store of its own touches no file', async () => {
+    const call = await client('accept', { withSeals: false });
+    const result = await call('svc_protect', { paths: ['.'], cwd: project });
+    expect(result.error).toBe(true);
+    expect(result.text).toContain('svc mcp');
+  });
+});
