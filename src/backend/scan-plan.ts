@@ -15,6 +15,7 @@ import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { addRules } from './rules.ts';
 import type { FolderFinding } from './scan-folder.ts';
 import { SCANS_KEPT_PER_PROJECT, storedScan, type StoredScan } from './scan-store.ts';
+import type { ProtectOptions } from './seal-files.ts';
 
 /** Below this, a finding is a question for the person rather than a reason to shut the file. */
 export const STRONG_CONFIDENCE = 0.7;
@@ -146,7 +147,8 @@ export function planOf(scan: StoredScan): Plan {
     items,
     notes: [
       'rule items: applying adds them to the project rules file (.svc/rules.json), or to the organization with an owner key',
-      'seal and vault items: the way to do each is named; sealing files and the vault of secrets are not built yet, so applying does not carry them out',
+      'seal items: applying seals the file in place on this computer (it then opens only through the gate: svc open)',
+      'vault items: the vault of secrets is not built yet, so applying does not carry them out; move the value by hand',
     ],
   };
 }
@@ -183,7 +185,7 @@ export async function planFor(ctx: Context, which: { scan_id: string } | { proje
 
 export interface ApplyInput {
   scan_id: string;
-  /** The item ids to apply; all rule items when absent. */
+  /** The item ids to apply; when absent, every item of the kinds the target applies. */
   items?: string[] | undefined;
 }
 
@@ -193,12 +195,25 @@ export interface Applied {
   rules_added: number;
   /** Where the rules went: the project's rules file, or the organization. */
   to: string;
+  /** Files sealed in place by the plan's seal items, each with its seal. */
+  sealed: { path: string; seal_id: string }[];
+  /** Seal items not carried out, and why (a file already sealed, one the gate refused, …). */
+  not_sealed: { path: string; reason: string }[];
   receipt_id: string;
 }
 
-/** The rule items to apply: the picked ones, each of which must exist and be appliable. */
-function chosenRules(plan: Plan, picked: string[] | undefined) {
-  if (!picked) return plan.items.filter((i) => i.kind === 'rule');
+type RuleItem = Extract<PlanItem, { kind: 'rule' }>;
+type SealItem = Extract<PlanItem, { kind: 'seal' }>;
+
+/**
+ * The items to apply: those picked (each must exist and be of a kind applied there), or every item
+ * of those kinds. Rules apply anywhere; seals only on this computer, where the files and their keys
+ * are; vault items not yet.
+ */
+function chosenItems(plan: Plan, picked: string[] | undefined, kinds: readonly ('rule' | 'seal')[]) {
+  const appliable = (item: PlanItem): item is RuleItem | SealItem =>
+    (kinds as readonly string[]).includes(item.kind);
+  if (!picked) return plan.items.filter(appliable);
   return picked.map((id) => {
     const item = plan.items.find((i) => i.id === id);
     if (!item) {
@@ -209,10 +224,12 @@ function chosenRules(plan: Plan, picked: string[] | undefined) {
         { item: id },
       );
     }
-    if (item.kind !== 'rule') {
+    if (!appliable(item)) {
       throw new PlanRefused(
         'invalid_request',
-        `item ${id} (${item.kind}) cannot be applied here: ${item.kind === 'seal' ? 'sealing files' : 'the vault of secrets'} is not built yet; pick rule items`,
+        item.kind === 'vault'
+          ? `item ${id} (vault) cannot be applied: the vault of secrets is not built yet; move the value by hand, or pick rule and seal items`
+          : `item ${id} (seal) is applied on the computer that holds the file and its key: \`svc plan apply --items ${id}\` there`,
         'not_appliable',
         { item: id },
       );
@@ -221,50 +238,79 @@ function chosenRules(plan: Plan, picked: string[] | undefined) {
   });
 }
 
-/** The plan of a kept scan and the rule items chosen from it: at least one. */
-async function chosenOf(ctx: Context, input: ApplyInput) {
+/** The plan of a kept scan and the items chosen from it: at least one. */
+async function chosenOf(ctx: Context, input: ApplyInput, kinds: readonly ('rule' | 'seal')[]) {
   const plan = await planFor(ctx, { scan_id: input.scan_id });
-  const chosen = chosenRules(plan, input.items);
+  const chosen = chosenItems(plan, input.items, kinds);
   if (chosen.length === 0) {
     throw new PlanRefused(
       'invalid_request',
-      `the plan of ${plan.scan_id} has no rule to apply: the scan found nothing`,
+      `the plan of ${plan.scan_id} has nothing to apply: the scan found nothing`,
       'nothing_to_apply',
     );
   }
-  return { plan, chosen };
+  return {
+    plan,
+    rules: chosen.filter((i): i is RuleItem => i.kind === 'rule'),
+    seals: chosen.filter((i): i is SealItem => i.kind === 'seal'),
+    chosen,
+  };
+}
+
+/** Every rule of a project's rules file, checked: a file that is not valid is the owner's to fix first. */
+function rulesFileOf(file: string): Rule[] {
+  if (!existsSync(file)) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    json = undefined;
+  }
+  const valid = validRules(json);
+  if (!valid) {
+    throw new ServiceError(
+      'invalid_request',
+      `${file} is not a valid rules file, so nothing was applied: fix it first (\`svc rules list\` says what is wrong)`,
+    );
+  }
+  return valid;
+}
+
+export interface ProjectApplyInput extends ApplyInput {
+  applied_by: string;
+  /** The gate's decision on sealing a file, for an agent's call; absent for the person's own command. */
+  admitSeal?: ProtectOptions['admit'];
 }
 
 /**
- * Adds the chosen rules to the project's rules file (`.svc/rules.json`, created if absent), after
- * the rules it holds; a rule already there is not added twice. The file is written whole and
- * renamed into place; the receipt names the items applied.
+ * Applies the chosen items on this computer: rules are added to the project's rules file
+ * (`.svc/rules.json`, created if absent) after the rules it holds, a rule already there not twice,
+ * the file written whole and renamed into place; files of seal items are sealed in place (each
+ * with its own receipt). The plan's receipt names what was applied.
  */
-export async function applyPlanToProject(
-  ctx: Context,
-  input: ApplyInput & { applied_by: string },
-): Promise<Applied> {
-  const { plan, chosen } = await chosenOf(ctx, input);
+export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput): Promise<Applied> {
+  const { plan, rules, seals, chosen } = await chosenOf(ctx, input, ['rule', 'seal']);
   const file = join(plan.project, PROJECT_RULES_FILE);
-  let present: Rule[] = [];
-  if (existsSync(file)) {
-    let json: unknown;
-    try {
-      json = JSON.parse(readFileSync(file, 'utf8'));
-    } catch {
-      json = undefined;
-    }
-    const valid = validRules(json);
-    if (!valid) {
-      throw new ServiceError(
-        'invalid_request',
-        `${file} is not a valid rules file, so nothing was added: fix it first (\`svc rules list\` says what is wrong)`,
-      );
-    }
-    present = valid;
-  }
+  const present = rulesFileOf(file);
   const known = new Set(present.map((r) => JSON.stringify(r)));
-  const added = chosen.map((i) => i.rule).filter((r) => !known.has(JSON.stringify(r)));
+  const added = rules.map((i) => i.rule).filter((r) => !known.has(JSON.stringify(r)));
+  // Sealing first: a file the gate denies is denied either way, and a rule on a sealed file still holds.
+  const sealing =
+    seals.length > 0
+      ? await (
+          await import('./seal-files.ts')
+        ).protectPaths(
+          ctx,
+          seals.map((i) => join(plan.project, i.path)),
+          { by: input.applied_by, admit: input.admitSeal },
+        )
+      : { sealed: [], skipped: [], failed: [] };
+  const fromProject = (path: string) => `./${relative(plan.project, path).split(sep).join('/')}`;
+  const sealed = sealing.sealed.map((s) => ({ path: fromProject(s.path), seal_id: s.seal_id }));
+  const notSealed = [
+    ...sealing.skipped.map((s) => ({ path: fromProject(s.path), reason: s.reason as string })),
+    ...sealing.failed.map((f) => ({ path: fromProject(f.path), reason: f.message })),
+  ];
   return await ctx.store.write(async () => {
     const receipt = await ctx.chains.append('service', {
       kind: 'scan.plan.apply',
@@ -274,8 +320,10 @@ export async function applyPlanToProject(
         scan_id: plan.scan_id,
         project: plan.project,
         to: PROJECT_RULES_FILE,
-        applied: chosen.map((i) => ({ id: i.id, effect: i.effect, path: i.path })),
+        applied: chosen.map((i) => ({ id: i.id, kind: i.kind, path: i.path })),
         rules_added: added.length,
+        sealed,
+        not_sealed: notSealed,
         applied_by: input.applied_by,
       },
     });
@@ -289,6 +337,8 @@ export async function applyPlanToProject(
       applied: chosen.map((i) => i.id),
       rules_added: added.length,
       to: file,
+      sealed,
+      not_sealed: notSealed,
       receipt_id: receipt.receipt_id,
     };
   });
@@ -306,7 +356,7 @@ export async function applyPlanToOrganization(
   return await receiptRefusals(ctx, async () => {
     let chosenPlan;
     try {
-      chosenPlan = await chosenOf(ctx, input);
+      chosenPlan = await chosenOf(ctx, input, ['rule']);
     } catch (error) {
       if (!(error instanceof PlanRefused)) throw error;
       throw new Refusal(error.code, error.message, error.details ?? {}, {
@@ -315,7 +365,7 @@ export async function applyPlanToOrganization(
         body: { ...actorOf(caller), scan_id: input.scan_id, reason: error.reason, ...error.details },
       });
     }
-    const { plan, chosen } = chosenPlan;
+    const { plan, rules: chosen } = chosenPlan;
     const rules = chosen.map((i) => ({ ...i.rule, project: plan.project }));
     const added = await addRules(ctx, caller, { rules });
     const receipt = await ctx.chains.append('service', {
@@ -337,6 +387,8 @@ export async function applyPlanToOrganization(
       applied: chosen.map((i) => i.id),
       rules_added: added.count,
       to: 'organization',
+      sealed: [],
+      not_sealed: [],
       receipt_id: receipt.receipt_id,
     };
   });

@@ -680,7 +680,9 @@ export function buildProgram(): Command {
     });
   plan
     .command('apply')
-    .description("add the plan's rules (all, or --items) to the project's rules file, or to the organization")
+    .description(
+      "carry out the plan (all, or --items): rules into the project's rules file or the organization, files sealed in place",
+    )
     .argument('[path]', 'a folder of the project (default: the current one)')
     .option('--scan <scan_id>', 'the scan whose plan to apply (default: the latest)')
     .option('--items <ids>', 'the rule items to apply, separated by commas (default: all)')
@@ -718,7 +720,11 @@ export function buildProgram(): Command {
         print(
           options,
           applied,
-          `applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to} (receipt ${applied.receipt_id})`,
+          [
+            `applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to} (receipt ${applied.receipt_id})`,
+            ...applied.sealed.map((x) => `sealed ${x.path} (${x.seal_id})`),
+            ...applied.not_sealed.map((x) => `not sealed: ${x.path} (${x.reason})`),
+          ].join('\n'),
         );
       },
     );

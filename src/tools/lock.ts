@@ -73,7 +73,12 @@ async function admitAll(deps: ToolDeps, asks: GateAsk[], cwd: string): Promise<A
 }
 
 /** The gate's decision on one path, for the core's walk: only what may go ahead at once is done. */
-async function admitOne(deps: ToolDeps, action: Action, path: string, cwd: string): Promise<Admission> {
+export async function admitOne(
+  deps: ToolDeps,
+  action: Action,
+  path: string,
+  cwd: string,
+): Promise<Admission> {
   try {
     const { decision, receipt_id } = await deps.gate!.check(
       { kind: 'paths', action, paths: [path] },

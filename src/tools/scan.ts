@@ -15,6 +15,7 @@ import { Feedback, FeedbackIdParam, PlanItemIds, ScanIdParam } from '../backend/
 import { VERDICTS } from '../backend/scan-store.ts';
 import type { Plan } from '../backend/scan-plan.ts';
 import { projectRootOf } from '../gate/local.ts';
+import { admitOne } from './lock.ts';
 
 /**
  * The gate and the finder of the computer this server runs on; a server without them (over HTTP,
@@ -306,7 +307,9 @@ const PlanInput = z
   .object({
     action: z
       .enum(['show', 'apply'])
-      .describe('show: the plan of the latest scan; apply: add its rules (all, or `items`)'),
+      .describe(
+        'show: the plan of the latest scan; apply: carry out its rule and seal items (all, or `items`)',
+      ),
     items: PlanItemIds.optional().describe(
       'for apply: the rule item ids to apply (default: every rule item)',
     ),
@@ -340,6 +343,8 @@ const PlanOutput = z.object({
   applied: z.array(z.string()).optional(),
   rules_added: z.number().int().optional(),
   to: z.string().optional(),
+  sealed: z.array(z.object({ path: z.string(), seal_id: z.string() })).optional(),
+  not_sealed: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
   receipt_id: z.string().optional(),
   next: z.string(),
 });
@@ -356,7 +361,7 @@ export const svcPlan = defineTool({
   group: 'find-lock',
   title: 'Plan a policy from a scan',
   description:
-    'Turns the latest scan of this project (svc_scan_folder) into a reviewable policy, one item each with its reason: a read-gate rule for every file found (not allowed for files made to hold secrets, clean copy only for files with secrets or personal data, ask first for weak findings), files to seal, and secrets to move into the vault. Show it to the person; apply adds the rules they pick (after their yes) to the project\u2019s rules file, or to the organization with an owner key, and is receipted.',
+    'Turns the latest scan of this project (svc_scan_folder) into a reviewable policy, one item each with its reason: a read-gate rule for every file found (not allowed for files made to hold secrets, clean copy only for files with secrets or personal data, ask first for weak findings), files to seal, and secrets to move into the vault. Show it to the person; apply carries out the items they pick (after their yes): rules go to the project\u2019s rules file (or to the organization with an owner key), files to seal are sealed in place; receipted.',
   credential: 'none',
   inputSchema: PlanInput,
   outputSchema: PlanOutput,
@@ -392,7 +397,7 @@ export const svcPlan = defineTool({
       };
     }
     const asked = await deps.confirm(
-      `Add ${input.items ? `the rules ${input.items.join(', ')}` : 'every rule'} of the plan of ${plan.scan_id} to ${input.to === 'organization' ? 'the organization' : `${plan.project}/.svc/rules.json`}?`,
+      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every rule and seal'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : `rules to ${plan.project}/.svc/rules.json, files sealed in place`})?`,
     );
     if (asked === 'declined') throw new ServiceError('forbidden', 'the person declined: nothing was applied');
     if (asked !== 'accepted' && input.confirmed !== true) {
@@ -410,13 +415,15 @@ export const svcPlan = defineTool({
             applied_by: 'the person, asked by an agent through svc_plan',
           });
     return {
-      text: `Applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to}. Receipt: ${applied.receipt_id}`,
+      text: `Applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to}${applied.sealed.length ? `; sealed ${applied.sealed.map((s) => s.path).join(', ')}` : ''}${applied.not_sealed.length ? `; not sealed: ${applied.not_sealed.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}. Receipt: ${applied.receipt_id}`,
       structured: {
         action: 'apply' as const,
         scan_id: applied.scan_id,
         applied: applied.applied,
         rules_added: applied.rules_added,
         to: applied.to,
+        sealed: applied.sealed,
+        not_sealed: applied.not_sealed,
         receipt_id: applied.receipt_id,
         next: 'the rules hold from the next call; svc_rules action "test" shows a decision',
       },

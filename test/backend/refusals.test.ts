@@ -1357,7 +1357,7 @@ const TABLE: Record<string, Entry> = {
         },
       },
       {
-        name: 'an item that is not a rule (sealing is not built yet)',
+        name: 'a seal item, which only the computer holding the file applies',
         chain: 'service',
         kind: 'scan.plan.apply.deny',
         code: 'invalid_request',

@@ -174,18 +174,28 @@ describe('svc plan', () => {
     expect(plan.items.find((i) => i.kind === 'vault')).toMatchObject({ name: 'GITHUB_TOKEN' });
     for (const item of plan.items) expect(item.reason).not.toContain(token);
 
-    const sealing = await runSvc(['plan', 'apply', shop, '--items', 's1'], env);
-    expect(sealing.code).toBe(1);
-    expect(sealing.stderr).toContain('not built yet');
+    const vault = await runSvc(['plan', 'apply', shop, '--items', 'v1'], env);
+    expect(vault.code).toBe(1);
+    expect(vault.stderr).toContain('the vault of secrets is not built yet');
 
-    const picked = plan.items.filter((i) => i.kind === 'rule' && i.path !== './exports/customers.csv');
+    const picked = plan.items.filter(
+      (i) => (i.kind === 'rule' || i.kind === 'seal') && i.path !== './exports/customers.csv',
+    );
     const applied = await runSvc(
       ['plan', 'apply', shop, '--items', picked.map((i) => i.id).join(','), '--json'],
       env,
     );
     expect(applied.code, applied.stderr).toBe(0);
-    const result = applied.json() as { rules_added: number; receipt_id: string; to: string };
+    const result = applied.json() as {
+      rules_added: number;
+      receipt_id: string;
+      to: string;
+      sealed: { path: string; seal_id: string }[];
+    };
     expect(result.rules_added).toBe(2);
+    // The seal item sealed .env in place: its text is gone from the file, and it opens only through svc.
+    expect(result.sealed).toEqual([{ path: './.env', seal_id: expect.stringMatching(/^seal_/) }]);
+    expect(readFileSync(join(shop, '.env')).toString('latin1')).not.toContain(token);
     expect(result.to).toBe(join(shop, '.svc', 'rules.json'));
     expect((await runSvc(['verify', result.receipt_id], env)).code).toBe(0);
     const file = JSON.parse(readFileSync(result.to, 'utf8')) as { effect: string; paths: string[] }[];
@@ -201,8 +211,12 @@ describe('svc plan', () => {
     expect((await test('src/config.ts')).json()).toMatchObject({ decision: { outcome: 'clean_copy' } });
     expect((await test('exports/customers.csv')).code).toBe(0);
 
-    // Applying the same items again adds nothing twice.
+    // Applying the whole plan again adds only what is missing, and the sealed file is not sealed twice.
     const twice = await runSvc(['plan', 'apply', shop, '--json'], env);
-    expect((twice.json() as { rules_added: number }).rules_added).toBe(1);
+    expect(twice.json()).toMatchObject({
+      rules_added: 1,
+      sealed: [],
+      not_sealed: [{ path: './.env', reason: 'already_sealed' }],
+    });
   });
 });

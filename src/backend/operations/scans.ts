@@ -64,6 +64,8 @@ export const AppliedPlan = z
     applied: z.array(z.string()),
     rules_added: z.number().int(),
     to: z.string(),
+    sealed: z.array(z.object({ path: z.string(), seal_id: z.string() })),
+    not_sealed: z.array(z.object({ path: z.string(), reason: z.string() })),
     receipt_id: z.string(),
   })
   .register(apiDoc, { id: 'AppliedScanPlan' });
