@@ -244,11 +244,10 @@ export async function markFinding(ctx: Context, input: MarkInput): Promise<Feedb
     decided_at: decidedAt,
     promoted_from: null,
   };
-  return await ctx.store.write(async () => {
-    const receipt = await ctx.chains.append('service', {
+  return await ctx.store.write(() =>
+    keepFeedback(ctx, entry, {
       kind: 'scan.feedback',
       org_id: null,
-      signed_at: decidedAt,
       body: {
         feedback_id: entry.feedback_id,
         scope: 'project',
@@ -259,16 +258,29 @@ export async function markFinding(ctx: Context, input: MarkInput): Promise<Feedb
         reason: entry.reason,
         decided_by: entry.decided_by,
       },
-    });
-    const kept: FeedbackEntry = { ...entry, receipt_id: receipt.receipt_id };
-    await ctx.store.run(
-      "DELETE FROM scan_feedback WHERE scope = 'project' AND project = ? AND fingerprint = ?",
-      entry.project,
-      entry.fingerprint,
-    );
-    await insertFeedback(ctx, kept);
-    return kept;
-  });
+    }),
+  );
+}
+
+/**
+ * Receipts a verdict and keeps it in place of the earlier one of the same fingerprint at the same
+ * scope (the project's, or the organization's). Runs inside the caller's write.
+ */
+async function keepFeedback(
+  ctx: Context,
+  entry: Omit<FeedbackEntry, 'receipt_id'>,
+  receipt: { kind: string; org_id: string | null; body: Record<string, unknown> },
+): Promise<FeedbackEntry> {
+  const { receipt_id } = await ctx.chains.append('service', { ...receipt, signed_at: entry.decided_at });
+  const kept: FeedbackEntry = { ...entry, receipt_id };
+  await ctx.store.run(
+    `DELETE FROM scan_feedback WHERE scope = ? AND fingerprint = ? AND ${entry.scope === 'project' ? 'project' : 'org_id'} = ?`,
+    entry.scope,
+    entry.fingerprint,
+    entry.project ?? entry.org_id,
+  );
+  await insertFeedback(ctx, kept);
+  return kept;
 }
 
 async function insertFeedback(ctx: Context, entry: FeedbackEntry): Promise<void> {
@@ -327,10 +339,9 @@ export async function promoteFeedback(
         decided_at: decidedAt,
         promoted_from: from.feedback_id,
       };
-      const receipt = await ctx.chains.append('service', {
+      return await keepFeedback(ctx, entry, {
         kind: 'scan.feedback.promote',
         org_id: caller.orgId,
-        signed_at: decidedAt,
         body: {
           ...actorOf(caller),
           feedback_id: entry.feedback_id,
@@ -342,14 +353,6 @@ export async function promoteFeedback(
           first_decided_by: from.decided_by,
         },
       });
-      const kept: FeedbackEntry = { ...entry, receipt_id: receipt.receipt_id };
-      await ctx.store.run(
-        "DELETE FROM scan_feedback WHERE scope = 'organization' AND org_id = ? AND fingerprint = ?",
-        caller.orgId,
-        entry.fingerprint,
-      );
-      await insertFeedback(ctx, kept);
-      return kept;
     });
   });
 }

@@ -18,7 +18,7 @@ import {
   type MarkInput,
   type StoredScan,
 } from './scan-store.ts';
-import { applyPlanToProject, planFor, type ApplyInput } from './scan-plan.ts';
+import { applyPlanToProject, planFor, type ProjectApplyInput } from './scan-plan.ts';
 import type { RedactOptions } from './redact.ts';
 import { projectRootOf } from '../gate/local.ts';
 
@@ -81,7 +81,7 @@ export function finderOf(ctx: Context) {
     mark: (input: MarkInput) => markFinding(ctx, input),
     feedback: (project: string) => listFeedback(ctx, project),
     plan: (which: { scan_id: string } | { project: string }) => planFor(ctx, which),
-    applyToProject: (input: ApplyInput & { applied_by: string }) => applyPlanToProject(ctx, input),
+    applyToProject: (input: ProjectApplyInput) => applyPlanToProject(ctx, input),
     // The redaction loads the rules in this thread: only when a copy is asked for.
     redact: async (path: string, options: RedactOptions) =>
       (await import('./redact.ts')).redactPath(ctx, path, options),

@@ -6,10 +6,7 @@
 // Values never come back: the answer counts tokens per type.
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ServiceError } from '../backend/errors.ts';
-import { localFind } from './scan.ts';
-import { GateUnavailable } from '../gate/check.ts';
-import { RulesUnreadable } from '../gate/local.ts';
+import { localFind, skippedOf, walkAsAgent } from './scan.ts';
 import { requireGate } from './gate.ts';
 import { defineTool } from './registry.ts';
 
@@ -80,39 +77,21 @@ export const svcRedact = defineTool({
     const { cleanCopyPlace } = await import('../backend/redact.ts');
     const place = cleanCopyPlace(source, out);
     await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker);
-    let copy;
-    try {
-      copy = await find.redact(source, {
+    // A clean copy is exactly what a clean-copy-only rule lets out: such files are read too.
+    const copy = await walkAsAgent(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>
+      find.redact(source, {
         out,
         keepMapping: input.keep_mapping ?? false,
-        admit: async (path) => {
-          const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
-          return (
-            decision.outcome === 'allowed' ||
-            decision.outcome === 'limited' ||
-            decision.outcome === 'clean_copy'
-          );
-        },
+        admit,
         onProgress: ({ files, bytes }) =>
           void deps.progress(files, undefined, `${files} files, ${(bytes / 1048576).toFixed(1)} MiB copied`),
-      });
-    } catch (error) {
-      // Rules that cannot be read are the owner's to fix; until then nothing is read.
-      if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-        throw new ServiceError(
-          'forbidden',
-          `the read gate cannot decide, so nothing was read: ${error.message}`,
-        );
-      }
-      throw error;
-    }
+      }),
+    );
     // Only the report is used: the mapping from token to value is sealed in the store when asked,
     // and otherwise dropped; it never reaches the answer.
     const { report } = copy;
     const redacted = report.files.filter((f) => f.status === 'redacted');
-    const skipped: Record<string, number> = {};
-    for (const s of report.skipped) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
-    const protectedFiles = report.skipped.filter((s) => s.reason === 'protected').map((s) => s.file);
+    const { counts: skipped, protectedFiles } = skippedOf(report.skipped);
     const types = Object.entries(report.tokens_by_type).map(([type, n]) => `${type} ${n}`);
     const kept = report.copy_id
       ? `; the mapping is kept sealed as ${report.copy_id}: the owner, not you, can put the values back with \`svc redact reverse ${report.copy_id} FILE\``

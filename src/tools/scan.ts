@@ -32,6 +32,40 @@ export async function localFind(deps: ToolDeps, tool: string) {
   return { gate: deps.gate, find: await deps.find() };
 }
 
+/**
+ * A walk over files of this computer for an agent, reading each file only when the gate's outcome
+ * for the agent's read is one of `admitted`. Rules that cannot be read are the owner's to fix:
+ * until then nothing is read, and the tool says so.
+ */
+export async function walkAsAgent<T>(
+  gate: NonNullable<ToolDeps['gate']>,
+  asker: { cwd: string; client: string },
+  admitted: readonly string[],
+  walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await walk(async (path) => {
+      const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
+      return admitted.includes(decision.outcome);
+    });
+  } catch (error) {
+    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
+      throw new ServiceError(
+        'forbidden',
+        `the read gate cannot decide, so nothing was read: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Files a walk did not read, counted by reason, and the protected ones by name. */
+export function skippedOf(skipped: readonly { file: string; reason: string }[]) {
+  const counts: Record<string, number> = {};
+  for (const s of skipped) counts[s.reason] = (counts[s.reason] ?? 0) + 1;
+  return { counts, protectedFiles: skipped.filter((s) => s.reason === 'protected').map((s) => s.file) };
+}
+
 /** Findings listed at most in one answer: a model's context is not the place for thousands. */
 export const SCAN_FINDINGS_SHOWN = 100;
 
@@ -87,30 +121,15 @@ export const svcScanFolder = defineTool({
     const { gate, find } = await localFind(deps, 'svc_scan_folder');
     const cwd = input.cwd ?? process.cwd();
     const asker = { cwd, client: 'svc' };
-    let result;
-    try {
-      result = await find.scan(resolve(cwd, input.path), {
+    const result = await walkAsAgent(gate, asker, ['allowed', 'limited'], (admit) =>
+      find.scan(resolve(cwd, input.path), {
         scannedBy: 'an agent, through svc_scan_folder',
-        admit: async (path) => {
-          const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
-          return decision.outcome === 'allowed' || decision.outcome === 'limited';
-        },
+        admit,
         onProgress: ({ files, bytes }) =>
           void deps.progress(files, undefined, `${files} files, ${(bytes / 1048576).toFixed(1)} MiB scanned`),
-      });
-    } catch (error) {
-      // Rules that cannot be read are the owner's to fix; until then nothing is read.
-      if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-        throw new ServiceError(
-          'forbidden',
-          `the read gate cannot decide, so nothing was read: ${error.message}`,
-        );
-      }
-      throw error;
-    }
-    const skipped: Record<string, number> = {};
-    for (const s of result.skipped) skipped[s.reason] = (skipped[s.reason] ?? 0) + 1;
-    const protectedFiles = result.skipped.filter((s) => s.reason === 'protected').map((s) => s.file);
+      }),
+    );
+    const { counts: skipped, protectedFiles } = skippedOf(result.skipped);
     const shown = result.findings.slice(0, SCAN_FINDINGS_SHOWN);
     const silenced = result.silenced.false_positive + result.silenced.accepted_risk;
     const next =
@@ -413,6 +432,8 @@ export const svcPlan = defineTool({
         : await find.applyToProject({
             ...picked,
             applied_by: 'the person, asked by an agent through svc_plan',
+            // Sealing is a write of the file: only what the gate lets this agent write at once.
+            admitSeal: (path) => admitOne(deps, 'write', path, input.cwd ?? process.cwd()),
           });
     return {
       text: `Applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to}${applied.sealed.length ? `; sealed ${applied.sealed.map((s) => s.path).join(', ')}` : ''}${applied.not_sealed.length ? `; not sealed: ${applied.not_sealed.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}. Receipt: ${applied.receipt_id}`,

@@ -1,7 +1,7 @@
 // svc_scan_folder through a real MCP client: findings without their values, progress notifications
 // while it scans, and a file the read gate protects counted, never read (its decision on the
 // audit chain).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -171,5 +171,34 @@ describe('svc_scan_feedback and svc_plan', () => {
       { cwd: project, client: 'test' },
     );
     expect(decision.decision.outcome).toBe('clean_copy');
+  });
+});
+
+describe('svc_plan seal items', () => {
+  it('seals only what the gate lets the agent write; a refused file is named, not sealed', async () => {
+    const token = `ghp_${random(36)}`;
+    mkdirSync(join(project, 'config'), { recursive: true });
+    mkdirSync(join(project, 'keys'), { recursive: true });
+    writeFileSync(join(project, 'config', 'credentials.json'), JSON.stringify({ github: token }));
+    writeFileSync(join(project, 'keys', 'credentials.json'), JSON.stringify({ github: `ghp_${random(36)}` }));
+    const rules = JSON.parse(readFileSync(join(project, '.svc', 'rules.json'), 'utf8')) as unknown[];
+    rules.push({ effect: 'deny', paths: ['keys/'], actions: ['write'] });
+    writeFileSync(join(project, '.svc', 'rules.json'), JSON.stringify(rules));
+
+    await mcp.callTool({ name: 'svc_scan_folder', arguments: { path: '.', cwd: project } });
+    const shown = (await mcp.callTool({ name: 'svc_plan', arguments: { action: 'show', cwd: project } }))
+      .structuredContent as { items: { id: string; kind: string; path: string }[] };
+    const seals = shown.items.filter((i) => i.kind === 'seal');
+    expect(seals.map((i) => i.path)).toEqual(['./config/credentials.json', './keys/credentials.json']);
+    const applied = await mcp.callTool({
+      name: 'svc_plan',
+      arguments: { action: 'apply', items: seals.map((i) => i.id), confirmed: true, cwd: project },
+    });
+    expect(applied.isError, JSON.stringify(applied.content)).toBeFalsy();
+    expect(applied.structuredContent).toMatchObject({
+      sealed: [{ path: './config/credentials.json', seal_id: expect.stringMatching(/^seal_/) }],
+      not_sealed: [{ path: './keys/credentials.json', reason: 'protected' }],
+    });
+    expect(readFileSync(join(project, 'config', 'credentials.json')).toString('latin1')).not.toContain(token);
   });
 });
