@@ -995,6 +995,72 @@ export function buildProgram(): Command {
       );
     });
 
+  const secret = program
+    .command('secret')
+    .description('vault secrets that `svc run` injects as environment variables (docs/VAULT.md)');
+  secret
+    .command('set')
+    .description(
+      'set a secret (replacing its value): the value is read from standard input, or a hidden prompt on a terminal, never from the command line',
+    )
+    .argument('<name>', 'the environment variable it becomes: A-Z, 0-9, _')
+    .option('--json', 'print JSON: name, created, receipt_id')
+    .action(async (name: string, options: JsonFlag) => {
+      const { checkSecretName, setSecret } = await import('../backend/secrets.ts');
+      checkSecretName(name);
+      const { readSecretValue } = await import('./secret-input.ts');
+      const value = await readSecretValue(name);
+      const service = await openService();
+      let set;
+      try {
+        set = await setSecret(service.ctx, name, value, { by: localUser() });
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        set,
+        `${set.created ? 'set' : 'replaced'} secret ${set.name} (receipt ${set.receipt_id})`,
+      );
+    });
+  secret
+    .command('list')
+    .description('the secrets of this vault by name, with when they were set; never a value')
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const service = await openService();
+      let secrets;
+      try {
+        const { listSecrets } = await import('../backend/secrets.ts');
+        secrets = await listSecrets(service.ctx);
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        { secrets },
+        secrets.length
+          ? secrets.map((s) => `${s.name}  set ${s.updated_at} by ${s.updated_by}`).join('\n')
+          : 'no secrets: `svc secret set NAME` sets one',
+      );
+    });
+  secret
+    .command('rm')
+    .description('remove a secret: its sealed value is overwritten and deleted')
+    .argument('<name>')
+    .option('--json', 'print JSON: name, receipt_id')
+    .action(async (name: string, options: JsonFlag) => {
+      const service = await openService();
+      let removed;
+      try {
+        const { removeSecret } = await import('../backend/secrets.ts');
+        removed = await removeSecret(service.ctx, name, { by: localUser() });
+      } finally {
+        service.close();
+      }
+      print(options, removed, `removed secret ${removed.name} (receipt ${removed.receipt_id})`);
+    });
+
   const rules = program
     .command('rules')
     .description(
