@@ -30,6 +30,11 @@ export interface RunOptions {
   by: string;
   /** The gate's decision on using one secret (`use_key`). */
   admit: (name: string) => Promise<Admission>;
+  /**
+   * The person's confirmation, asked once the gate has allowed every secret: null to go ahead, or
+   * why not (the run is then refused and receipted). Absent: the person's own command.
+   */
+  confirm?: (() => Promise<string | null>) | undefined;
   /** Where masked output goes, per stream, as it arrives. */
   write: (stream: 'stdout' | 'stderr', text: string) => void;
   /** The command's standard input: svc's own ('inherit'), a pipe given to `feed`, or none. */
@@ -96,6 +101,8 @@ export async function runWithSecrets(ctx: Context, options: RunOptions): Promise
         );
       }
     }
+    const declined = options.confirm ? await options.confirm() : null;
+    if (declined !== null) throw refuse('forbidden', declined, 'unconfirmed', { outcome: 'unconfirmed' });
     const values = await secretValues(ctx, names);
     const masker = new Masker([...values.values()]);
     // argv[0] may itself carry a value someone pasted: it is masked like the output.
