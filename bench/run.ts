@@ -20,6 +20,7 @@ import { scanAccuracy } from './scan-accuracy.ts';
 import { scanMemory } from './scan-memory.ts';
 import { scanThroughput } from './scan-throughput.ts';
 import { seal } from './seal.ts';
+import { runOverhead } from './run-overhead.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -35,6 +36,7 @@ const BENCHMARKS: Benchmark[] = [
   scanAccuracy,
   scanMemory,
   seal,
+  runOverhead,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 

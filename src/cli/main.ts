@@ -14,6 +14,7 @@ import { ops } from '../backend/operations/index.ts';
 import { ACTIONS, type Action, type Rule } from '../gate/rules.ts';
 import { RuleListSchema } from '../gate/rules-schema.ts';
 import { projectRootOf } from '../gate/local.ts';
+import type { GateAsk } from '../gate/check.ts';
 import { VERDICTS, type Verdict } from '../backend/scan-store.ts';
 import type { Finder } from '../backend/scan.ts';
 import type { InputOf, Operation, ResultOf } from '../backend/operation.ts';
@@ -175,17 +176,19 @@ function localUser(): string {
  * would be, and recorded: a rule that asks the person is answered on this terminal, and refused
  * where there is none to ask.
  */
-async function gateAdmission(service: Service, path: string, action: Action) {
+async function gateAdmission(
+  service: Service,
+  path: string,
+  action: Action,
+  ask: GateAsk = { kind: 'paths', action, paths: [path] },
+) {
   const { GateCheck } = await import('../backend/gate-check.ts');
   const { RulesUnreadable } = await import('../gate/local.ts');
   const { GateUnavailable } = await import('../gate/check.ts');
   const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
   let recorded;
   try {
-    recorded = await gate.check(
-      { kind: 'paths', action, paths: [path] },
-      { cwd: process.cwd(), client: 'svc' },
-    );
+    recorded = await gate.check(ask, { cwd: process.cwd(), client: 'svc' });
   } catch (error) {
     if (!(error instanceof RulesUnreadable || error instanceof GateUnavailable)) throw error;
     return {
@@ -993,6 +996,126 @@ export function buildProgram(): Command {
               .join('\n')
           : 'no seals',
       );
+    });
+
+  program
+    .command('run')
+    .description(
+      'run a command with vault secrets in its environment, its output masked (docs/VAULT.md); exits with its exit code, 124 on timeout',
+    )
+    .argument('<command...>', 'after --: the command and its arguments, run without a shell')
+    .option('--secret <name>', 'a vault secret to set as the environment variable NAME (repeatable)', collect)
+    .option('--timeout <seconds>', 'end the command (and all it started) after this long', '3600')
+    .option(
+      '--json',
+      'after the run, print its record (exit code, secrets, masks, receipt) as JSON on stderr',
+    )
+    .action(async (argv: string[], options: JsonFlag & { secret?: string[]; timeout: string }) => {
+      const seconds = Number(options.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 7 * 86400) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          '--timeout is a number of seconds, above 0, at most 604800',
+        );
+      }
+      const service = await openService();
+      let ran;
+      try {
+        const { runWithSecrets } = await import('../backend/run.ts');
+        ran = await runWithSecrets(service.ctx, {
+          command: argv[0]!,
+          args: argv.slice(1),
+          secrets: options.secret ?? [],
+          timeoutMs: Math.round(seconds * 1000),
+          cwd: process.cwd(),
+          env: process.env,
+          by: localUser(),
+          admit: (name) => gateAdmission(service, `the secret ${name}`, 'use_key', { kind: 'secret', name }),
+          write: (stream, text) => process[stream].write(text),
+          // A command in a process group of its own may not read the terminal (it would be
+          // stopped): svc reads it and passes the input on. A pipe or a file it reads itself.
+          stdin: process.stdin.isTTY ? { feed: (input) => process.stdin.pipe(input) } : 'inherit',
+        });
+      } catch (error) {
+        if (refusedByGate(options, error)) return;
+        throw error;
+      } finally {
+        service.close();
+      }
+      if (options.json) process.stderr.write(`${JSON.stringify(ran)}\n`);
+      else if (ran.timed_out) {
+        process.stderr.write(
+          `svc: ${ran.command} timed out after ${seconds} s and was ended (receipt ${ran.receipt_id})\n`,
+        );
+      }
+      process.exitCode = ran.exit_code;
+    });
+
+  const secret = program
+    .command('secret')
+    .description('vault secrets that `svc run` injects as environment variables (docs/VAULT.md)');
+  secret
+    .command('set')
+    .description(
+      'set a secret (replacing its value): the value is read from standard input, or a hidden prompt on a terminal, never from the command line',
+    )
+    .argument('<name>', 'the environment variable it becomes: A-Z, 0-9, _')
+    .option('--json', 'print JSON: name, created, receipt_id')
+    .action(async (name: string, options: JsonFlag) => {
+      const { checkSecretName, setSecret } = await import('../backend/secrets.ts');
+      checkSecretName(name);
+      const { readSecretValue } = await import('./secret-input.ts');
+      const value = await readSecretValue(name);
+      const service = await openService();
+      let set;
+      try {
+        set = await setSecret(service.ctx, name, value, { by: localUser() });
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        set,
+        `${set.created ? 'set' : 'replaced'} secret ${set.name} (receipt ${set.receipt_id})`,
+      );
+    });
+  secret
+    .command('list')
+    .description('the secrets of this vault by name, with when they were set; never a value')
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const service = await openService();
+      let secrets;
+      try {
+        const { listSecrets } = await import('../backend/secrets.ts');
+        secrets = await listSecrets(service.ctx);
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        { secrets },
+        secrets.length
+          ? secrets.map((s) => `${s.name}  set ${s.updated_at} by ${s.updated_by}`).join('\n')
+          : 'no secrets: `svc secret set NAME` sets one',
+      );
+    });
+  secret
+    .command('rm')
+    .description('remove a secret: its sealed value is overwritten and deleted')
+    .argument('<name>')
+    .option('--json', 'print JSON: name, receipt_id')
+    .action(async (name: string, options: JsonFlag) => {
+      const service = await openService();
+      let removed;
+      try {
+        const { removeSecret } = await import('../backend/secrets.ts');
+        removed = await removeSecret(service.ctx, name, { by: localUser() });
+      } finally {
+        service.close();
+      }
+      print(options, removed, `removed secret ${removed.name} (receipt ${removed.receipt_id})`);
     });
 
   const rules = program

@@ -90,6 +90,8 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
         revoke: async (target, options) =>
           (await import('../backend/seal-files.ts')).revokeSeal(coreOf(), target, options),
       },
+      // Vault secrets are this computer's too: a command runs here with them.
+      runner: async (options) => (await import('../backend/run.ts')).runWithSecrets(coreOf(), options),
     };
   });
   const stop = () => {

@@ -15,11 +15,26 @@ import {
 import { pathForms } from './resolve.ts';
 import type { Action, PlacedRule } from './rules.ts';
 
-/** What a call asks of the gate; `folder` marks a search over a folder (decided by its contents). */
+/**
+ * How rules name a vault secret for `use_key` (docs/RULES.md): a fixed absolute path per name. It is
+ * no file and is never resolved through the file system, so no symlink or working folder changes
+ * what a rule on it covers; rules on folders of the home directory or a project never reach it.
+ */
+export const SECRET_KEY_ROOT = '/svc/secrets/';
+
+export function secretKeyPath(name: string): string {
+  return `${SECRET_KEY_ROOT}${name}`;
+}
+
+/**
+ * What a call asks of the gate; `folder` marks a search over a folder (decided by its contents),
+ * `secret` the use of a vault secret by a command (`use_key` on its key path).
+ */
 export type GateAsk =
   | { kind: 'paths'; action: Action; paths: string[] }
   | { kind: 'folder'; action: 'search'; folder: string }
-  | { kind: 'shell'; command: string };
+  | { kind: 'shell'; command: string }
+  | { kind: 'secret'; name: string };
 
 export interface Asker {
   /** Where the agent works: relative paths start here, and its project is found from here. */
@@ -99,6 +114,8 @@ export function decideWith(
         { cwd: asker.cwd, home, dynamic, ownerRules: ruleSet.rules.some((r) => r.level !== 'builtin') },
         usesSoFar,
       );
+    case 'secret':
+      return gate.decide({ ...base, action: 'use_key', paths: [secretKeyPath(ask.name)] }, usesSoFar);
     case 'paths':
       return gate.decide(
         {

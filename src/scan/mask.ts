@@ -10,7 +10,8 @@
 //   lower hex, space as %20 or +); base64 and base64url of the UTF-8 bytes of the given and of the
 //   JSON-escaped forms: whole, and, at each of the three byte offsets, the characters that depend on
 //   the secret alone, so a secret base64-encoded inside a larger text (a header line, a JSON
-//   document) is found too.
+//   document) is found too; hex of the UTF-8 bytes of the given and JSON-escaped forms, in lower
+//   and upper case (a hex dump, a debug print of a buffer).
 // - any run of at least MASK_WINDOW characters of any form, wherever it starts or ends, so a copy
 //   cut short, or a fragment, is masked as surely as a whole one. A form shorter than MASK_WINDOW
 //   (a short secret) is masked where it occurs whole.
@@ -22,7 +23,7 @@
 //
 // Known limits: at most MASK_WINDOW - 1 characters of a form in a row can come through unmasked (a
 // fragment an upstream cut itself: say, the first 7 characters of a token); encodings other than
-// those above (hex, double encoding, compression, changed case) are not recognised; a form shorter
+// those above (double encoding, compression, changed case, hex with separators) are not recognised; a form shorter
 // than MIN_MASKED_LENGTH is never masked; where a reflected request meets an escape the upstream
 // added (a quote it escaped, the bytes after it in base64), one window may mix the two and be
 // masked only when the guess was right.
@@ -204,6 +205,13 @@ function base64Forms(text: string): string[] {
   return forms;
 }
 
+/** The UTF-8 bytes of `text` in hex, two digits a byte, without separators. */
+function hexForm(text: string, upper: boolean): string {
+  let out = '';
+  for (const byte of utf8(text)) out += hex(byte, 2, upper);
+  return out;
+}
+
 type Encoder = (text: string) => string;
 
 const JSON_ENCODERS: Encoder[] = JSON_STYLES.map(jsonEncoder).map((e) => (text) => encodeWith(e, text));
@@ -234,7 +242,8 @@ function encodedForms(text: string, only?: readonly string[]): string[] {
   const again = [...keep(JSON_ENCODERS, samples), ...keep(URL_ENCODERS, samples)].filter(
     (encode, i, all) => all.findIndex((other) => other('+/=') === encode('+/=')) === i,
   );
-  const forms = new Set([...bases, ...url.map((encode) => encode(text)), ...encoded]);
+  const hexed = bases.flatMap((base) => [hexForm(base, false), hexForm(base, true)]);
+  const forms = new Set([...bases, ...url.map((encode) => encode(text)), ...encoded, ...hexed]);
   for (const encode of again) for (const form of encoded) forms.add(encode(form));
   return [...forms].filter((form) => form.length >= MIN_MASKED_LENGTH);
 }
@@ -410,6 +419,15 @@ export class Masker {
       }
     }
     return joined(spans);
+  }
+
+  /**
+   * Where `text` is masked: sorted runs that neither overlap nor touch, each replaced by one MASK.
+   * A match needs at most MASK_WINDOW characters, so in a text still growing only the last
+   * MASK_WINDOW - 1 characters can yet join a run (what the streaming masker relies on).
+   */
+  runs(text: string): [start: number, end: number][] {
+    return this.spans(text);
   }
 
   /** `text` with every masked run replaced by MASK. */

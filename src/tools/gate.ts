@@ -43,7 +43,9 @@ const what = (ask: GateAsk) =>
     ? `${ask.action} ${ask.paths.join(', ')}`
     : ask.kind === 'folder'
       ? `search ${ask.folder}`
-      : 'run a command';
+      : ask.kind === 'secret'
+        ? `use the secret ${ask.name}`
+        : 'run a command';
 
 /** Goes ahead only as the gate of this computer lets it; throws the tool error otherwise. */
 export async function requireGate(

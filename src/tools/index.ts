@@ -7,6 +7,7 @@ import { svcRules } from './rules.ts';
 import { svcPlan, svcScanFeedback, svcScanFolder } from './scan.ts';
 import { svcRedact } from './redact.ts';
 import { svcOpen, svcProtect, svcSealRevoke } from './lock.ts';
+import { svcRun } from './run.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
@@ -18,6 +19,7 @@ const implemented = [
   svcProtect,
   svcOpen,
   svcSealRevoke,
+  svcRun,
   svcConnect,
   svcGetStarted,
   svcNode,

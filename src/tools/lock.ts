@@ -42,7 +42,7 @@ function sealsOf(deps: ToolDeps): SealFiles {
  * go ahead (an `ask` rule asks the person through the client's form first). Rules that cannot be
  * read refuse: fail closed.
  */
-async function admitAll(deps: ToolDeps, asks: GateAsk[], cwd: string): Promise<Admission> {
+export async function admitAll(deps: ToolDeps, asks: GateAsk[], cwd: string): Promise<Admission> {
   let last: Admission = { allowed: true, outcome: 'allowed', rule_id: null, audit_id: null };
   for (const ask of asks) {
     try {
