@@ -1,0 +1,120 @@
+// svc_run through a real MCP client on an in-process server: a command runs with a vault secret
+// only after the person confirms through the client's form; its output comes back with the secret
+// masked in every form it printed; a declined run and a client without forms run nothing; a rule
+// that denies use_key of the secret refuses the run before anything starts.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { tempDir } from '../helpers.ts';
+import { Service } from '../../src/backend/service.ts';
+import { GateCheck } from '../../src/backend/gate-check.ts';
+import { setSecret } from '../../src/backend/secrets.ts';
+import { runWithSecrets } from '../../src/backend/run.ts';
+import { createMcpServer } from '../../src/tools/server.ts';
+
+const home = tempDir('svc-run-tool-');
+const project = join(home.dir, 'shop');
+const value = `tok-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+let service: Service;
+let gate: GateCheck;
+
+beforeAll(async () => {
+  mkdirSync(join(project, '.svc'), { recursive: true });
+  mkdirSync(join(project, '.git'), { recursive: true });
+  writeFileSync(
+    join(project, '.svc', 'rules.json'),
+    JSON.stringify([{ effect: 'deny', paths: ['/svc/secrets/PROD_*'], actions: ['use_key'] }]),
+  );
+  service = new Service({ dataDir: join(home.dir, 'svc') });
+  gate = new GateCheck({
+    dataDir: service.dataDir,
+    env: { HOME: home.dir },
+    core: () => service.ctx,
+    watch: false,
+  });
+  await setSecret(service.ctx, 'API_TOKEN', value, { by: 'test' });
+  await setSecret(service.ctx, 'PROD_TOKEN', `${value}-prod`, { by: 'test' });
+});
+afterAll(async () => {
+  await gate.close();
+  service.close();
+  home.cleanup();
+});
+
+async function client(elicit: 'accept' | 'decline' | 'unsupported') {
+  const server = createMcpServer(() => ({
+    invoker: service.invoker,
+    ownerBearer: undefined,
+    agentBearer: undefined,
+    credentialSource: 'environment',
+    gate,
+    runner: (options) => runWithSecrets(service.ctx, options),
+  }));
+  const [c, s] = InMemoryTransport.createLinkedPair();
+  await server.connect(s);
+  const mcp = new Client(
+    { name: 'run', version: '1' },
+    { capabilities: elicit === 'unsupported' ? {} : { elicitation: {} } },
+  );
+  if (elicit !== 'unsupported') {
+    mcp.setRequestHandler(ElicitRequestSchema, async () =>
+      elicit === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' },
+    );
+  }
+  await mcp.connect(c);
+  return async (args: Record<string, unknown>) => {
+    const result = await mcp.callTool({ name: 'svc_run', arguments: { cwd: project, ...args } });
+    return {
+      error: result.isError === true,
+      text: (result.content as { text: string }[]).map((t) => t.text).join('\n'),
+      data: (result.structuredContent ?? {}) as Record<string, any>,
+    };
+  };
+}
+
+/** A node command that prints the secret as it is, in base64 and in hex, and touches `marker`. */
+const printing = (marker: string) => [
+  process.execPath,
+  '-e',
+  `const v = process.env.API_TOKEN; require('node:fs').writeFileSync(${JSON.stringify(marker)}, '');
+   console.log(v); console.log(Buffer.from(v).toString('base64')); console.error(Buffer.from(v).toString('hex'));`,
+];
+
+describe('svc_run', () => {
+  it('runs after the person confirms, with the secret masked in every form it printed', async () => {
+    const call = await client('accept');
+    const marker = join(project, 'ran-1');
+    const ran = await call({ command: printing(marker), secrets: ['API_TOKEN'] });
+    expect(ran.error, ran.text).toBe(false);
+    expect(existsSync(marker)).toBe(true);
+    expect(ran.data).toMatchObject({ exit_code: 0, timed_out: false, secrets: ['API_TOKEN'] });
+    expect(ran.data.masks_fired).toBeGreaterThanOrEqual(3);
+    expect(ran.data.stdout).toContain('[credential]');
+    const everything = JSON.stringify(ran);
+    for (const form of [value, Buffer.from(value).toString('base64'), Buffer.from(value).toString('hex')]) {
+      expect(everything).not.toContain(form);
+    }
+    expect(ran.data.receipt_id).toMatch(/^rcpt_/);
+  });
+
+  it('a declined run and a client without forms run nothing', async () => {
+    for (const elicit of ['decline', 'unsupported'] as const) {
+      const marker = join(project, `not-${elicit}`);
+      const ran = await (await client(elicit))({ command: printing(marker), secrets: ['API_TOKEN'] });
+      expect(ran.error).toBe(true);
+      expect(ran.text).toContain('nothing was run');
+      expect(existsSync(marker)).toBe(false);
+    }
+  });
+
+  it('a rule denying use_key of the secret refuses the run before it starts', async () => {
+    const marker = join(project, 'not-denied');
+    const ran = await (await client('accept'))({ command: printing(marker), secrets: ['PROD_TOKEN'] });
+    expect(ran.error).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+    expect(ran.text).not.toContain(value);
+  });
+});
