@@ -148,7 +148,7 @@ export function planOf(scan: StoredScan): Plan {
     notes: [
       'rule items: applying adds them to the project rules file (.svc/rules.json), or to the organization with an owner key',
       'seal items: applying seals the file in place on this computer (it then opens only through the gate: svc open)',
-      'vault items: the vault of secrets is not built yet, so applying does not carry them out; move the value by hand',
+      'vault items: applying copies the secret into the vault under its name (svc secret list); then change the program to read it from its environment and run it with svc run --secret NAME',
     ],
   };
 }
@@ -199,20 +199,25 @@ export interface Applied {
   sealed: { path: string; seal_id: string }[];
   /** Seal items not carried out, and why (a file already sealed, one the gate refused, …). */
   not_sealed: { path: string; reason: string }[];
+  /** Secrets copied into the vault by the plan's vault items, by name (never the value). */
+  vaulted: { name: string; path: string; line: number }[];
+  /** Vault items not carried out, and why. */
+  not_vaulted: { name: string; reason: string }[];
   receipt_id: string;
 }
 
 type RuleItem = Extract<PlanItem, { kind: 'rule' }>;
 type SealItem = Extract<PlanItem, { kind: 'seal' }>;
+type VaultItem = Extract<PlanItem, { kind: 'vault' }>;
+type Kind = PlanItem['kind'];
 
 /**
  * The items to apply: those picked (each must exist and be of a kind applied there), or every item
  * of those kinds. Rules apply anywhere; seals only on this computer, where the files and their keys
  * are; vault items not yet.
  */
-function chosenItems(plan: Plan, picked: string[] | undefined, kinds: readonly ('rule' | 'seal')[]) {
-  const appliable = (item: PlanItem): item is RuleItem | SealItem =>
-    (kinds as readonly string[]).includes(item.kind);
+function chosenItems(plan: Plan, picked: string[] | undefined, kinds: readonly Kind[]) {
+  const appliable = (item: PlanItem) => kinds.includes(item.kind);
   if (!picked) return plan.items.filter(appliable);
   return picked.map((id) => {
     const item = plan.items.find((i) => i.id === id);
@@ -227,9 +232,7 @@ function chosenItems(plan: Plan, picked: string[] | undefined, kinds: readonly (
     if (!appliable(item)) {
       throw new PlanRefused(
         'invalid_request',
-        item.kind === 'vault'
-          ? `item ${id} (vault) cannot be applied: the vault of secrets is not built yet; move the value by hand, or pick rule and seal items`
-          : `item ${id} (seal) is applied on the computer that holds the file and its key: \`svc plan apply --items ${id}\` there`,
+        `item ${id} (${item.kind}) is applied on the computer that holds the file and the vault: \`svc plan apply --items ${id}\` there`,
         'not_appliable',
         { item: id },
       );
@@ -239,7 +242,7 @@ function chosenItems(plan: Plan, picked: string[] | undefined, kinds: readonly (
 }
 
 /** The plan of a kept scan and the items chosen from it: at least one. */
-async function chosenOf(ctx: Context, input: ApplyInput, kinds: readonly ('rule' | 'seal')[]) {
+async function chosenOf(ctx: Context, input: ApplyInput, kinds: readonly Kind[]) {
   const plan = await planFor(ctx, { scan_id: input.scan_id });
   const chosen = chosenItems(plan, input.items, kinds);
   if (chosen.length === 0) {
@@ -253,6 +256,7 @@ async function chosenOf(ctx: Context, input: ApplyInput, kinds: readonly ('rule'
     plan,
     rules: chosen.filter((i): i is RuleItem => i.kind === 'rule'),
     seals: chosen.filter((i): i is SealItem => i.kind === 'seal'),
+    vault: chosen.filter((i): i is VaultItem => i.kind === 'vault'),
     chosen,
   };
 }
@@ -280,6 +284,8 @@ export interface ProjectApplyInput extends ApplyInput {
   applied_by: string;
   /** The gate's decision on sealing a file, for an agent's call; absent for the person's own command. */
   admitSeal?: ProtectOptions['admit'];
+  /** The gate's decision on reading a file for its secret, for an agent's call; absent likewise. */
+  admitRead?: ((path: string) => Promise<boolean>) | undefined;
 }
 
 /**
@@ -289,12 +295,14 @@ export interface ProjectApplyInput extends ApplyInput {
  * with its own receipt). The plan's receipt names what was applied.
  */
 export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput): Promise<Applied> {
-  const { plan, rules, seals, chosen } = await chosenOf(ctx, input, ['rule', 'seal']);
+  const { plan, rules, seals, vault, chosen } = await chosenOf(ctx, input, ['rule', 'seal', 'vault']);
   const file = join(plan.project, PROJECT_RULES_FILE);
   const present = rulesFileOf(file);
   const known = new Set(present.map((r) => JSON.stringify(r)));
   const added = rules.map((i) => i.rule).filter((r) => !known.has(JSON.stringify(r)));
-  // Sealing first: a file the gate denies is denied either way, and a rule on a sealed file still holds.
+  // Secrets are copied into the vault before their files are sealed: afterwards they cannot be read.
+  const vaulting = await intoVault(ctx, plan, vault, input);
+  // Sealing next: a file the gate denies is denied either way, and a rule on a sealed file still holds.
   const sealing =
     seals.length > 0
       ? await (
@@ -324,6 +332,8 @@ export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput)
         rules_added: added.length,
         sealed,
         not_sealed: notSealed,
+        vaulted: vaulting.vaulted,
+        not_vaulted: vaulting.not_vaulted,
         applied_by: input.applied_by,
       },
     });
@@ -339,9 +349,66 @@ export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput)
       to: file,
       sealed,
       not_sealed: notSealed,
+      ...vaulting,
       receipt_id: receipt.receipt_id,
     };
   });
+}
+
+/**
+ * Copies the secrets of vault items into the vault, each under its item's name: the value is found
+ * again in its file by its fingerprint (the store keeps no value), read only as the gate lets the
+ * caller read the file, and never overwrites a secret already named so. The file itself is left as
+ * it is: changing the program to read the secret from its environment (`svc run --secret NAME`) is
+ * the person's edit.
+ */
+async function intoVault(
+  ctx: Context,
+  plan: Plan,
+  items: readonly VaultItem[],
+  input: ProjectApplyInput,
+): Promise<Pick<Applied, 'vaulted' | 'not_vaulted'>> {
+  const vaulted: Applied['vaulted'] = [];
+  const notVaulted: Applied['not_vaulted'] = [];
+  if (items.length === 0) return { vaulted, not_vaulted: notVaulted };
+  const [{ detector, describe }, { SECRET_RULES }, secrets, { fingerprinter, scanKey }] = await Promise.all([
+    import('../scan/detect.ts'),
+    import('../scan/secrets/index.ts'),
+    import('./secrets.ts'),
+    import('./scan-key.ts'),
+  ]);
+  const find = detector(SECRET_RULES);
+  const fingerprint = fingerprinter(scanKey(ctx));
+  const named = new Set((await secrets.listSecrets(ctx)).map((s) => s.name));
+  for (const item of items) {
+    const file = join(plan.project, item.path);
+    if (named.has(item.name)) {
+      notVaulted.push({ name: item.name, reason: 'the vault already holds a secret of that name' });
+      continue;
+    }
+    if (input.admitRead && !(await input.admitRead(file))) {
+      notVaulted.push({ name: item.name, reason: 'protected: the read gate does not let it be read' });
+      continue;
+    }
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      notVaulted.push({ name: item.name, reason: 'the file cannot be read (moved, sealed or removed)' });
+      continue;
+    }
+    const matches = find.matches(text, item.path);
+    const at = describe(text, matches, fingerprint).findIndex((f) => f.fingerprint === item.fingerprint);
+    if (at < 0) {
+      notVaulted.push({ name: item.name, reason: 'the value is no longer in the file' });
+      continue;
+    }
+    const match = matches[at]!;
+    await secrets.setSecret(ctx, item.name, text.slice(match.start, match.end), { by: input.applied_by });
+    named.add(item.name);
+    vaulted.push({ name: item.name, path: item.path, line: item.line });
+  }
+  return { vaulted, not_vaulted: notVaulted };
 }
 
 /**
@@ -389,6 +456,8 @@ export async function applyPlanToOrganization(
       to: 'organization',
       sealed: [],
       not_sealed: [],
+      vaulted: [],
+      not_vaulted: [],
       receipt_id: receipt.receipt_id,
     };
   });

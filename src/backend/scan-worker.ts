@@ -1,10 +1,10 @@
 // One scanning thread of `scanFolder` (scan-folder.ts): it builds the detector once, from the rule
 // set it is told to load, and scans the files it is sent, one at a time, answering each with its
 // findings or why it was skipped. Values never leave it: only masked previews and fingerprints.
-import { createHmac } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { detector, type DetectionRule, type TableReader } from '../scan/detect.ts';
 import { scanFile } from './scan-files.ts';
+import { fingerprinter } from './scan-key.ts';
 
 export interface WorkerSetup {
   /** The URL of a module exporting `DETECTION_RULES`, and `TABLE_READERS` if it has any. */
@@ -25,10 +25,7 @@ const rules = (await import(setup.rules)) as {
   TABLE_READERS?: readonly TableReader[];
 };
 const find = detector(rules.DETECTION_RULES, rules.TABLE_READERS);
-const key = Buffer.from(setup.key);
-/** A value's fingerprint: HMAC-SHA256 under the scan key of its type and the value, 128 bits in hex. */
-const fingerprint = (type: string, value: string) =>
-  createHmac('sha256', key).update(`${type}\u0000${value}`).digest('hex').slice(0, 32);
+const fingerprint = fingerprinter(setup.key);
 
 parentPort!.on('message', (job: WorkerJob) => {
   parentPort!.postMessage({ index: job.index, outcome: scanFile(job, find, fingerprint) });

@@ -4,7 +4,7 @@
 // against a fingerprint.
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { deriveKey } from '../vault/derive.ts';
+import { scanKey } from './scan-key.ts';
 import { RULES_MODULE } from '../scan/rules.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
@@ -21,14 +21,6 @@ import {
 import { applyPlanToProject, planFor, type ProjectApplyInput } from './scan-plan.ts';
 import type { RedactOptions } from './redact.ts';
 import { projectRootOf } from '../gate/local.ts';
-
-/** The fingerprint key of this store's scans (HKDF over the vault's data secret, its own purpose). */
-export function scanKey(ctx: Context): Uint8Array {
-  return deriveKey(ctx.vault.secret('data-columns'), {
-    purpose: 'svc-scan-fingerprint-v1',
-    salt: 'svc',
-  }).export();
-}
 
 export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'> & {
   /** Who scans, as the kept scan names them: `svc scan`, or an agent's client. */

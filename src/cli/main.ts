@@ -684,7 +684,7 @@ export function buildProgram(): Command {
   plan
     .command('apply')
     .description(
-      "carry out the plan (all, or --items): rules into the project's rules file or the organization, files sealed in place",
+      "carry out the plan (all, or --items): rules into the project's rules file or the organization, files sealed, secrets into the vault",
     )
     .argument('[path]', 'a folder of the project (default: the current one)')
     .option('--scan <scan_id>', 'the scan whose plan to apply (default: the latest)')
@@ -727,6 +727,8 @@ export function buildProgram(): Command {
             `applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to} (receipt ${applied.receipt_id})`,
             ...applied.sealed.map((x) => `sealed ${x.path} (${x.seal_id})`),
             ...applied.not_sealed.map((x) => `not sealed: ${x.path} (${x.reason})`),
+            ...applied.vaulted.map((x) => `into the vault as ${x.name}, from ${x.path}:${x.line}`),
+            ...applied.not_vaulted.map((x) => `not into the vault: ${x.name} (${x.reason})`),
           ].join('\n'),
         );
       },

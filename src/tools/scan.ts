@@ -364,6 +364,8 @@ const PlanOutput = z.object({
   to: z.string().optional(),
   sealed: z.array(z.object({ path: z.string(), seal_id: z.string() })).optional(),
   not_sealed: z.array(z.object({ path: z.string(), reason: z.string() })).optional(),
+  vaulted: z.array(z.object({ name: z.string(), path: z.string(), line: z.number().int() })).optional(),
+  not_vaulted: z.array(z.object({ name: z.string(), reason: z.string() })).optional(),
   receipt_id: z.string().optional(),
   next: z.string(),
 });
@@ -380,7 +382,7 @@ export const svcPlan = defineTool({
   group: 'find-lock',
   title: 'Plan a policy from a scan',
   description:
-    'Turns the latest scan of this project (svc_scan_folder) into a reviewable policy, one item each with its reason: a read-gate rule for every file found (not allowed for files made to hold secrets, clean copy only for files with secrets or personal data, ask first for weak findings), files to seal, and secrets to move into the vault. Show it to the person; apply carries out the items they pick (after their yes): rules go to the project\u2019s rules file (or to the organization with an owner key), files to seal are sealed in place; receipted.',
+    'Turns the latest scan of this project (svc_scan_folder) into a reviewable policy, one item each with its reason: a read-gate rule for every file found (not allowed for files made to hold secrets, clean copy only for files with secrets or personal data, ask first for weak findings), files to seal, and secrets to move into the vault. Show it to the person; apply carries out the items they pick (after their yes): rules go to the project\u2019s rules file (or to the organization with an owner key), files to seal are sealed in place, secrets are copied into the vault; receipted.',
   credential: 'none',
   inputSchema: PlanInput,
   outputSchema: PlanOutput,
@@ -416,7 +418,7 @@ export const svcPlan = defineTool({
       };
     }
     const asked = await deps.confirm(
-      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every rule and seal'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : `rules to ${plan.project}/.svc/rules.json, files sealed in place`})?`,
+      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : `rules to ${plan.project}/.svc/rules.json, files sealed in place, secrets copied into the vault`})?`,
     );
     if (asked === 'declined') throw new ServiceError('forbidden', 'the person declined: nothing was applied');
     if (asked !== 'accepted' && input.confirmed !== true) {
@@ -434,9 +436,12 @@ export const svcPlan = defineTool({
             applied_by: 'the person, asked by an agent through svc_plan',
             // Sealing is a write of the file: only what the gate lets this agent write at once.
             admitSeal: (path) => admitOne(deps, 'write', path, input.cwd ?? process.cwd()),
+            // Copying a secret into the vault reads it: only from a file the agent may read.
+            admitRead: async (path) =>
+              (await admitOne(deps, 'read', path, input.cwd ?? process.cwd())).allowed,
           });
     return {
-      text: `Applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to}${applied.sealed.length ? `; sealed ${applied.sealed.map((s) => s.path).join(', ')}` : ''}${applied.not_sealed.length ? `; not sealed: ${applied.not_sealed.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}. Receipt: ${applied.receipt_id}`,
+      text: `Applied ${applied.applied.join(', ')}: ${applied.rules_added} rule(s) added to ${applied.to}${applied.sealed.length ? `; sealed ${applied.sealed.map((s) => s.path).join(', ')}` : ''}${applied.not_sealed.length ? `; not sealed: ${applied.not_sealed.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}${applied.vaulted.length ? `; into the vault: ${applied.vaulted.map((v) => v.name).join(', ')}` : ''}${applied.not_vaulted.length ? `; not into the vault: ${applied.not_vaulted.map((v) => `${v.name} (${v.reason})`).join(', ')}` : ''}. Receipt: ${applied.receipt_id}`,
       structured: {
         action: 'apply' as const,
         scan_id: applied.scan_id,
@@ -445,6 +450,8 @@ export const svcPlan = defineTool({
         to: applied.to,
         sealed: applied.sealed,
         not_sealed: applied.not_sealed,
+        vaulted: applied.vaulted,
+        not_vaulted: applied.not_vaulted,
         receipt_id: applied.receipt_id,
         next: 'the rules hold from the next call; svc_rules action "test" shows a decision',
       },

@@ -174,9 +174,21 @@ describe('svc plan', () => {
     expect(plan.items.find((i) => i.kind === 'vault')).toMatchObject({ name: 'GITHUB_TOKEN' });
     for (const item of plan.items) expect(item.reason).not.toContain(token);
 
-    const vault = await runSvc(['plan', 'apply', shop, '--items', 'v1'], env);
-    expect(vault.code).toBe(1);
-    expect(vault.stderr).toContain('the vault of secrets is not built yet');
+    // The vault item copies the secret into the vault, found again in its file by its fingerprint.
+    const vault = await runSvc(['plan', 'apply', shop, '--items', 'v1', '--json'], env);
+    expect(vault.code, vault.stderr).toBe(0);
+    expect(vault.json()).toMatchObject({
+      vaulted: [{ name: 'GITHUB_TOKEN', path: './src/config.ts', line: 1 }],
+      rules_added: 0,
+    });
+    expect(vault.stdout).not.toContain('ghp_');
+    const listed = await runSvc(['secret', 'list', '--json'], env);
+    expect(listed.stdout).toContain('GITHUB_TOKEN');
+    const again = await runSvc(['plan', 'apply', shop, '--items', 'v1', '--json'], env);
+    expect(again.json()).toMatchObject({
+      vaulted: [],
+      not_vaulted: [{ name: 'GITHUB_TOKEN', reason: 'the vault already holds a secret of that name' }],
+    });
 
     const picked = plan.items.filter(
       (i) => (i.kind === 'rule' || i.kind === 'seal') && i.path !== './exports/customers.csv',
@@ -217,6 +229,7 @@ describe('svc plan', () => {
       rules_added: 1,
       sealed: [],
       not_sealed: [{ path: './.env', reason: 'already_sealed' }],
+      not_vaulted: [{ name: 'GITHUB_TOKEN' }],
     });
   });
 });

@@ -66,6 +66,8 @@ export const AppliedPlan = z
     to: z.string(),
     sealed: z.array(z.object({ path: z.string(), seal_id: z.string() })),
     not_sealed: z.array(z.object({ path: z.string(), reason: z.string() })),
+    vaulted: z.array(z.object({ name: z.string(), path: z.string(), line: z.number().int() })),
+    not_vaulted: z.array(z.object({ name: z.string(), reason: z.string() })),
     receipt_id: z.string(),
   })
   .register(apiDoc, { id: 'AppliedScanPlan' });
