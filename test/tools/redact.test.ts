@@ -5,83 +5,44 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { tempDir } from '../helpers.ts';
-import { Service } from '../../src/backend/service.ts';
-import { GateCheck } from '../../src/backend/gate-check.ts';
 import { finderOf } from '../../src/backend/scan.ts';
 import { parseCsv } from '../../src/backend/csv.ts';
-import { createMcpServer } from '../../src/tools/server.ts';
+import { computer } from './computer.ts';
 
-const home = tempDir('svc-redact-tool-');
-const project = join(home.dir, 'shop');
+const here = computer('svc-redact-tool-', [
+  { effect: 'deny', paths: ['.env'] },
+  { effect: 'redact', paths: ['exports/'], reason: 'customer data' },
+  { effect: 'deny', paths: ['locked/'], actions: ['write'] },
+]);
+const { project, service } = here;
 const pick = (alphabet: string, n: number) =>
   Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join('');
 // Built at test time: the repository holds no credential-looking literal.
 const awsKey = `AKIA${pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`;
 const inDotEnv = `AKIA${pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', 16)}`;
 const email = `${pick('abcdefghij', 6)}.${pick('klmnopqrst', 7)}@${pick('uvwxyzabc', 6)}-mail.io`;
-let service: Service;
-let gate: GateCheck;
-let mcp: Client;
+let redact: (
+  args: Record<string, unknown>,
+  onprogress?: (p: { progress: number }) => void,
+) => ReturnType<Awaited<ReturnType<typeof here.client>>>;
 
 beforeAll(async () => {
-  mkdirSync(join(project, '.git'), { recursive: true });
-  mkdirSync(join(project, '.svc'), { recursive: true });
   mkdirSync(join(project, 'exports'), { recursive: true });
-  writeFileSync(
-    join(project, '.svc', 'rules.json'),
-    JSON.stringify([
-      { effect: 'deny', paths: ['.env'] },
-      { effect: 'redact', paths: ['exports/'], reason: 'customer data' },
-      { effect: 'deny', paths: ['locked/'], actions: ['write'] },
-    ]),
-  );
   writeFileSync(join(project, '.env'), `AWS_ACCESS_KEY_ID=${inDotEnv}\n`);
   writeFileSync(join(project, 'exports', 'customers.csv'), `id,email,note\n1,${email},"key ${awsKey}"\n`);
   writeFileSync(join(project, 'app.json'), JSON.stringify({ owner: email }));
-  service = new Service({ dataDir: join(home.dir, 'svc') });
-  gate = new GateCheck({
-    dataDir: service.dataDir,
-    env: { HOME: home.dir },
-    core: () => service.ctx,
-    watch: false,
-  });
-  const server = createMcpServer(() => ({
-    invoker: service.invoker,
-    ownerBearer: undefined,
-    agentBearer: undefined,
-    credentialSource: 'environment',
-    gate,
-    find: async () => finderOf(service.ctx),
-  }));
-  const [c, s] = InMemoryTransport.createLinkedPair();
-  await server.connect(s);
-  mcp = new Client({ name: 'redact', version: '1' });
-  await mcp.connect(c);
+  const call = await here.client((svc) => ({ find: async () => finderOf(svc.ctx) }));
+  redact = (args, onprogress) => call('svc_redact', { cwd: project, ...args }, onprogress);
 });
-afterAll(async () => {
-  await mcp.close();
-  await gate.close();
-  service.close();
-  home.cleanup();
-});
-
-const errorText = (result: Awaited<ReturnType<Client['callTool']>>) =>
-  (result.content as { text: string }[])[0]!.text;
+afterAll(() => here.close());
 
 describe('svc_redact', () => {
   it('copies what the agent may read or may read only clean, never the denied file, and says no value', async () => {
     const progress: number[] = [];
-    const result = await mcp.callTool(
-      { name: 'svc_redact', arguments: { path: '.', cwd: project, out: '../shop-clean' } },
-      undefined,
-      { onprogress: (p) => progress.push(p.progress) },
-    );
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    const out = join(home.dir, 'shop-clean');
-    expect(result.structuredContent).toEqual({
+    const result = await redact({ path: '.', out: '../shop-clean' }, (p) => progress.push(p.progress));
+    expect(result.error, result.text).toBe(false);
+    const out = join(here.home, 'shop-clean');
+    expect(result.data).toEqual({
       out,
       kind: 'folder',
       files_redacted: 2,
@@ -100,33 +61,26 @@ describe('svc_redact', () => {
       { id: 1, email: '[EMAIL_1]', note: 'key [AWS_ACCESS_KEY_1]' },
     ]);
     expect(JSON.parse(readFileSync(join(out, 'app.json'), 'utf8'))).toEqual({ owner: '[EMAIL_1]' });
-    const everything = JSON.stringify(result);
-    for (const value of [awsKey, inDotEnv, email]) expect(everything).not.toContain(value);
+    for (const value of [awsKey, inDotEnv, email]) expect(result.all).not.toContain(value);
   });
 
   it('copies a file that only a clean copy of may be read', async () => {
-    const result = await mcp.callTool({
-      name: 'svc_redact',
-      arguments: { path: 'exports/customers.csv', cwd: project, out: '../single' },
-    });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({
-      out: join(home.dir, 'single', 'customers.csv'),
+    const result = await redact({ path: 'exports/customers.csv', out: '../single' });
+    expect(result.error, result.text).toBe(false);
+    expect(result.data).toMatchObject({
+      out: join(here.home, 'single', 'customers.csv'),
       kind: 'file',
       values_replaced: 2,
     });
   });
 
   it('keeps the mapping sealed only when asked, and the answer names it without a value', async () => {
-    const result = await mcp.callTool({
-      name: 'svc_redact',
-      arguments: { path: 'app.json', cwd: project, out: '../kept', keep_mapping: true },
-    });
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    const data = result.structuredContent as { copy_id: string; next: string };
+    const result = await redact({ path: 'app.json', out: '../kept', keep_mapping: true });
+    expect(result.error, result.text).toBe(false);
+    const data = result.data as { copy_id: string; next: string };
     expect(data.copy_id).toMatch(/^copy_/);
     expect(data.next).toContain(`svc redact reverse ${data.copy_id}`);
-    expect(JSON.stringify(result)).not.toContain(email);
+    expect(result.all).not.toContain(email);
     const row = await service.ctx.store.get<{ sealed_mapping: string; tokens: number }>(
       'SELECT sealed_mapping, tokens FROM clean_copies WHERE copy_id = ?',
       data.copy_id,
@@ -137,18 +91,15 @@ describe('svc_redact', () => {
   });
 
   it('writes no copy where the gate denies writing', async () => {
-    const result = await mcp.callTool({
-      name: 'svc_redact',
-      arguments: { path: 'app.json', cwd: project, out: 'locked' },
-    });
-    expect(result.isError).toBe(true);
-    expect(errorText(result)).toMatch(/forbidden/);
+    const result = await redact({ path: 'app.json', out: 'locked' });
+    expect(result.error).toBe(true);
+    expect(result.text).toMatch(/forbidden/);
     expect(existsSync(join(project, 'locked'))).toBe(false);
   });
 
   it('a path that is not there is a tool error that says what to do', async () => {
-    const result = await mcp.callTool({ name: 'svc_redact', arguments: { path: 'nope', cwd: project } });
-    expect(result.isError).toBe(true);
-    expect(errorText(result)).toContain('nothing to copy at');
+    const result = await redact({ path: 'nope' });
+    expect(result.error).toBe(true);
+    expect(result.text).toContain('nothing to copy at');
   });
 });

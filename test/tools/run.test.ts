@@ -2,77 +2,31 @@
 // only after the person confirms through the client's form; its output comes back with the secret
 // masked in every form it printed; a declined run and a client without forms run nothing; a rule
 // that denies use_key of the secret refuses the run before anything starts.
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { tempDir } from '../helpers.ts';
-import { Service } from '../../src/backend/service.ts';
-import { GateCheck } from '../../src/backend/gate-check.ts';
 import { setSecret } from '../../src/backend/secrets.ts';
 import { runWithSecrets } from '../../src/backend/run.ts';
-import { createMcpServer } from '../../src/tools/server.ts';
+import { computer, type Elicit } from './computer.ts';
 
-const home = tempDir('svc-run-tool-');
-const project = join(home.dir, 'shop');
+const here = computer('svc-run-tool-', [
+  { effect: 'deny', paths: ['/svc/secrets/PROD_*'], actions: ['use_key'] },
+]);
+const project = here.project;
 const value = `tok-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-let service: Service;
-let gate: GateCheck;
 
 beforeAll(async () => {
-  mkdirSync(join(project, '.svc'), { recursive: true });
-  mkdirSync(join(project, '.git'), { recursive: true });
-  writeFileSync(
-    join(project, '.svc', 'rules.json'),
-    JSON.stringify([{ effect: 'deny', paths: ['/svc/secrets/PROD_*'], actions: ['use_key'] }]),
-  );
-  service = new Service({ dataDir: join(home.dir, 'svc') });
-  gate = new GateCheck({
-    dataDir: service.dataDir,
-    env: { HOME: home.dir },
-    core: () => service.ctx,
-    watch: false,
-  });
-  await setSecret(service.ctx, 'API_TOKEN', value, { by: 'test' });
-  await setSecret(service.ctx, 'PROD_TOKEN', `${value}-prod`, { by: 'test' });
+  await setSecret(here.service.ctx, 'API_TOKEN', value, { by: 'test' });
+  await setSecret(here.service.ctx, 'PROD_TOKEN', `${value}-prod`, { by: 'test' });
 });
-afterAll(async () => {
-  await gate.close();
-  service.close();
-  home.cleanup();
-});
+afterAll(() => here.close());
 
-async function client(elicit: 'accept' | 'decline' | 'unsupported') {
-  const server = createMcpServer(() => ({
-    invoker: service.invoker,
-    ownerBearer: undefined,
-    agentBearer: undefined,
-    credentialSource: 'environment',
-    gate,
-    runner: (options) => runWithSecrets(service.ctx, options),
-  }));
-  const [c, s] = InMemoryTransport.createLinkedPair();
-  await server.connect(s);
-  const mcp = new Client(
-    { name: 'run', version: '1' },
-    { capabilities: elicit === 'unsupported' ? {} : { elicitation: {} } },
+async function client(elicit: Elicit) {
+  const call = await here.client(
+    (service) => ({ runner: (options) => runWithSecrets(service.ctx, options) }),
+    elicit,
   );
-  if (elicit !== 'unsupported') {
-    mcp.setRequestHandler(ElicitRequestSchema, async () =>
-      elicit === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' },
-    );
-  }
-  await mcp.connect(c);
-  return async (args: Record<string, unknown>) => {
-    const result = await mcp.callTool({ name: 'svc_run', arguments: { cwd: project, ...args } });
-    return {
-      error: result.isError === true,
-      text: (result.content as { text: string }[]).map((t) => t.text).join('\n'),
-      data: (result.structuredContent ?? {}) as Record<string, any>,
-    };
-  };
+  return (args: Record<string, unknown>) => call('svc_run', { cwd: project, ...args });
 }
 
 /** A node command that prints the secret as it is, in base64 and in hex, and touches `marker`. */

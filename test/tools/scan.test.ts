@@ -4,73 +4,36 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { tempDir } from '../helpers.ts';
-import { Service } from '../../src/backend/service.ts';
-import { GateCheck } from '../../src/backend/gate-check.ts';
 import { finderOf } from '../../src/backend/scan.ts';
-import { createMcpServer } from '../../src/tools/server.ts';
+import { computer } from './computer.ts';
 
-const home = tempDir('svc-scan-tool-');
-const project = join(home.dir, 'shop');
+const here = computer('svc-scan-tool-', [{ effect: 'deny', paths: ['.env'] }]);
+const { project, gate } = here;
 const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const random = (n: number) =>
   Array.from({ length: n }, () => alphabet[Math.floor(Math.random() * 62)]).join('');
 const inCode = `ghp_${random(36)}`;
 const inDotEnv = `ghp_${random(36)}`;
-let service: Service;
-let gate: GateCheck;
-let mcp: Client;
+let mcp: Awaited<ReturnType<typeof here.client>>;
 
 beforeAll(async () => {
-  mkdirSync(join(project, '.git'), { recursive: true });
-  mkdirSync(join(project, '.svc'), { recursive: true });
   mkdirSync(join(project, 'src'), { recursive: true });
-  writeFileSync(join(project, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['.env'] }]));
   writeFileSync(join(project, '.env'), `GITHUB_TOKEN=${inDotEnv}\n`);
   writeFileSync(join(project, 'src', 'app.ts'), `export const token = "${inCode}";\n`);
   for (let i = 0; i < 12; i++)
     writeFileSync(join(project, 'src', `m${i}.ts`), `export const n${i} = ${i};\n`);
-  service = new Service({ dataDir: join(home.dir, 'svc') });
-  gate = new GateCheck({
-    dataDir: service.dataDir,
-    env: { HOME: home.dir },
-    core: () => service.ctx,
-    watch: false,
-  });
-  const server = createMcpServer(() => ({
-    invoker: service.invoker,
-    ownerBearer: undefined,
-    agentBearer: undefined,
-    credentialSource: 'environment',
-    gate,
-    find: async () => finderOf(service.ctx),
-  }));
-  const [c, s] = InMemoryTransport.createLinkedPair();
-  await server.connect(s);
-  mcp = new Client({ name: 'scan', version: '1' });
-  await mcp.connect(c);
+  mcp = await here.client((service) => ({ find: async () => finderOf(service.ctx) }));
 });
-afterAll(async () => {
-  await mcp.close();
-  await gate.close();
-  service.close();
-  home.cleanup();
-});
+afterAll(() => here.close());
 
 describe('svc_scan_folder', () => {
   it('finds what the agent may read, counts the protected file without reading it, and reports progress', async () => {
     const progress: number[] = [];
-    const result = await mcp.callTool(
-      { name: 'svc_scan_folder', arguments: { path: '.', cwd: project } },
-      undefined,
-      {
-        onprogress: (p) => progress.push(p.progress),
-      },
+    const result = await mcp('svc_scan_folder', { path: '.', cwd: project }, (p) =>
+      progress.push(p.progress),
     );
-    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    const data = result.structuredContent as Record<string, any>;
+    expect(result.error, result.text).toBe(false);
+    const data = result.data;
     expect(data.findings).toEqual([
       expect.objectContaining({ file: 'src/app.ts', line: 1, type: 'GITHUB_TOKEN', category: 'secret' }),
     ]);
@@ -83,27 +46,19 @@ describe('svc_scan_folder', () => {
     expect(data.next).toContain('review the findings');
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)).toBe(14);
-    const everything = JSON.stringify(result);
-    expect(everything).not.toContain(inCode);
-    expect(everything).not.toContain(inDotEnv);
+    expect(result.all).not.toContain(inCode);
+    expect(result.all).not.toContain(inDotEnv);
   });
 
   it('a path that is not there is a tool error that says what to do', async () => {
-    const result = await mcp.callTool({ name: 'svc_scan_folder', arguments: { path: 'nope', cwd: project } });
-    expect(result.isError).toBe(true);
-    expect((result.content as { text: string }[])[0]!.text).toContain('nothing to scan at');
+    const result = await mcp('svc_scan_folder', { path: 'nope', cwd: project });
+    expect(result.error).toBe(true);
+    expect(result.text).toContain('nothing to scan at');
   });
 });
 
 describe('svc_scan_feedback and svc_plan', () => {
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await mcp.callTool({ name, arguments: { cwd: project, ...args } });
-    return {
-      result,
-      data: result.structuredContent as Record<string, any>,
-      text: (result.content as { text: string }[])[0]!.text,
-    };
-  };
+  const call = (name: string, args: Record<string, unknown>) => mcp(name, { cwd: project, ...args });
 
   it("silencing a finding needs the person's yes; once given, later scans leave it out; confirmed needs none", async () => {
     const scanned = await call('svc_scan_folder', { path: '.' });
@@ -114,7 +69,7 @@ describe('svc_scan_feedback and svc_plan', () => {
       fingerprint,
       verdict: 'false_positive',
     });
-    expect(unasked.result.isError).toBe(true);
+    expect(unasked.error).toBe(true);
     expect(unasked.text).toContain('confirmed: true');
 
     const marked = await call('svc_scan_feedback', {
@@ -124,7 +79,7 @@ describe('svc_scan_feedback and svc_plan', () => {
       reason: 'a fixture',
       confirmed: true,
     });
-    expect(marked.result.isError, marked.text).toBeFalsy();
+    expect(marked.error, marked.text).toBeFalsy();
     expect(marked.data.feedback[0]).toMatchObject({ verdict: 'false_positive', scope: 'project', project });
     expect(marked.data.receipt_id).toMatch(/^rcpt_/);
     const rescanned = await call('svc_scan_folder', { path: '.' });
@@ -133,7 +88,7 @@ describe('svc_scan_feedback and svc_plan', () => {
     const listed = await call('svc_scan_feedback', { action: 'list' });
     expect(listed.data.feedback).toHaveLength(1);
     const confirmed = await call('svc_scan_feedback', { action: 'mark', fingerprint, verdict: 'confirmed' });
-    expect(confirmed.result.isError, confirmed.text).toBeFalsy();
+    expect(confirmed.error, confirmed.text).toBeFalsy();
     expect((await call('svc_scan_folder', { path: '.' })).data.total_findings).toBe(1);
 
     // Promoting is an owner's act: this server has no organization key.
@@ -141,14 +96,14 @@ describe('svc_scan_feedback and svc_plan', () => {
       action: 'promote',
       feedback_id: 'fb_0123456789abcdef',
     });
-    expect(promote.result.isError).toBe(true);
+    expect(promote.error).toBe(true);
     expect(promote.text).toContain('organization key');
   });
 
   it('svc_plan shows the latest scan as items with reasons and applies the rules once the person agreed', async () => {
     await call('svc_scan_folder', { path: '.' });
     const shown = await call('svc_plan', { action: 'show' });
-    expect(shown.result.isError, shown.text).toBeFalsy();
+    expect(shown.error, shown.text).toBeFalsy();
     expect(shown.data.items).toEqual([
       expect.objectContaining({ id: 'r1', kind: 'rule', effect: 'redact', path: './src/app.ts' }),
       expect.objectContaining({
@@ -159,12 +114,12 @@ describe('svc_scan_feedback and svc_plan', () => {
         line: 1,
       }),
     ]);
-    expect(JSON.stringify(shown.result)).not.toContain(inCode);
+    expect(shown.all).not.toContain(inCode);
 
     const unasked = await call('svc_plan', { action: 'apply' });
-    expect(unasked.result.isError).toBe(true);
+    expect(unasked.error).toBe(true);
     const applied = await call('svc_plan', { action: 'apply', items: ['r1'], confirmed: true });
-    expect(applied.result.isError, applied.text).toBeFalsy();
+    expect(applied.error, applied.text).toBeFalsy();
     expect(applied.data).toMatchObject({ applied: ['r1'], rules_added: 1 });
     const decision = await gate.check(
       { kind: 'paths', action: 'read', paths: [join(project, 'src', 'app.ts')] },
@@ -182,20 +137,22 @@ describe('svc_plan seal items', () => {
     writeFileSync(join(project, 'config', 'credentials.json'), JSON.stringify({ github: token }));
     writeFileSync(join(project, 'keys', 'credentials.json'), JSON.stringify({ github: `ghp_${random(36)}` }));
     const rules = JSON.parse(readFileSync(join(project, '.svc', 'rules.json'), 'utf8')) as unknown[];
-    rules.push({ effect: 'deny', paths: ['keys/'], actions: ['write'] });
-    writeFileSync(join(project, '.svc', 'rules.json'), JSON.stringify(rules));
+    here.rules([...rules, { effect: 'deny', paths: ['keys/'], actions: ['write'] }]);
 
-    await mcp.callTool({ name: 'svc_scan_folder', arguments: { path: '.', cwd: project } });
-    const shown = (await mcp.callTool({ name: 'svc_plan', arguments: { action: 'show', cwd: project } }))
-      .structuredContent as { items: { id: string; kind: string; path: string }[] };
+    await mcp('svc_scan_folder', { path: '.', cwd: project });
+    const shown = (await mcp('svc_plan', { action: 'show', cwd: project })).data as {
+      items: { id: string; kind: string; path: string }[];
+    };
     const seals = shown.items.filter((i) => i.kind === 'seal');
     expect(seals.map((i) => i.path)).toEqual(['./config/credentials.json', './keys/credentials.json']);
-    const applied = await mcp.callTool({
-      name: 'svc_plan',
-      arguments: { action: 'apply', items: seals.map((i) => i.id), confirmed: true, cwd: project },
+    const applied = await mcp('svc_plan', {
+      action: 'apply',
+      items: seals.map((i) => i.id),
+      confirmed: true,
+      cwd: project,
     });
-    expect(applied.isError, JSON.stringify(applied.content)).toBeFalsy();
-    expect(applied.structuredContent).toMatchObject({
+    expect(applied.error, applied.text).toBe(false);
+    expect(applied.data).toMatchObject({
       sealed: [{ path: './config/credentials.json', seal_id: expect.stringMatching(/^seal_/) }],
       not_sealed: [{ path: './keys/credentials.json', reason: 'protected' }],
     });
