@@ -832,7 +832,7 @@ function writePairFile(
       body();
       return;
     case 'shell':
-      f.ln('#!/usr/bin/env bash')
+      f.ln('#!/bin/bash')
         .ln('# Exports the settings the deploy job needs, then runs it.')
         .ln('set -euo pipefail')
         .ln();
@@ -969,7 +969,7 @@ function writePairFile(
 /** Lines that read well only as written: a curl call, an XML element, a line of code. */
 function writeLineFiles(open: Open, lines: SecretValue[]): void {
   const script = open('scripts/smoke-test.sh');
-  script.ln('#!/usr/bin/env bash').ln('# Calls each upstream once after a deploy.').ln('set -euo pipefail');
+  script.ln('#!/bin/bash').ln('# Calls each upstream once after a deploy.').ln('set -euo pipefail');
   const xml = open('config/maven-settings.xml');
   xml.ln('<settings>').ln('  <servers>');
   const code = open('services/search/src/upstreams.ts');
