@@ -21,6 +21,10 @@ export const NEEDS: readonly Need[] = [
   { package: 'gnome-keyring', binaries: ['/usr/bin/gnome-keyring-daemon'], tests: KEYCHAIN_TESTS },
   // A private session bus per test, so a test's keyring is never the developer's.
   { package: 'dbus', binaries: ['/usr/bin/dbus-run-session', '/usr/bin/dbus-daemon'], tests: KEYCHAIN_TESTS },
+  // The real age command, that svc's age files must interoperate with, both ways.
+  { package: 'age', binaries: ['/usr/bin/age', '/usr/bin/age-keygen'], tests: ['test/vault/age.test.ts'] },
+  // A terminal for age's passphrase prompts, which read from a terminal only.
+  { package: 'bsdutils', binaries: ['/usr/bin/script'], tests: ['test/vault/age.test.ts'] },
 ];
 
 function executable(path: string): boolean {

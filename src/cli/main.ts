@@ -30,6 +30,7 @@ import {
   settingsFile,
   type InstallClient,
 } from './hook-install.ts';
+import { addAgeCommands } from './age-commands.ts';
 
 /**
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
@@ -1281,6 +1282,8 @@ export function buildProgram(): Command {
         }
       },
     );
+
+  addAgeCommands(program);
 
   return program;
 }

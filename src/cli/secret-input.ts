@@ -61,3 +61,13 @@ export async function readSecretValue(name: string): Promise<string> {
   if (stdin.isTTY) return readHidden(stdin, process.stderr, `value of ${name} (not shown): `);
   return readPipe(stdin);
 }
+
+/** A line typed at a hidden prompt on the terminal (written to stderr, so stdout stays the data's). */
+export function readHiddenLine(prompt: string): Promise<string> {
+  return readHidden(process.stdin, process.stderr, prompt);
+}
+
+/** A value piped on standard input, its one final line ending dropped. */
+export function readPipedValue(): Promise<string> {
+  return readPipe(process.stdin);
+}

@@ -8,6 +8,7 @@ import { svcPlan, svcScanFeedback, svcScanFolder } from './scan.ts';
 import { svcRedact } from './redact.ts';
 import { svcOpen, svcProtect, svcSealRevoke } from './lock.ts';
 import { svcRun } from './run.ts';
+import { svcDecrypt, svcEncrypt } from './age.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 
@@ -19,6 +20,8 @@ const implemented = [
   svcProtect,
   svcOpen,
   svcSealRevoke,
+  svcEncrypt,
+  svcDecrypt,
   svcRun,
   svcConnect,
   svcGetStarted,
