@@ -1,6 +1,26 @@
-// Which of many keywords a text holds, in one pass over it (an Aho-Corasick automaton): the
-// scanner's prefilter. Searching the text once per keyword costs a pass per keyword, hundreds of
+// Which of many keywords a text holds, and where, in one pass over it (an Aho-Corasick automaton):
+// the scanner's prefilter. Searching the text once per keyword costs a pass per keyword, hundreds of
 // passes over a large file; this costs one, whatever the number of keywords. Pure.
+
+/** Where keywords occur in a text, in the order their ends occur: pairs of (keyword index, end). */
+export interface KeywordHits {
+  count: number;
+  /** Per hit: the keyword's index in `KeywordSet.keywords`. */
+  keyword: Int32Array;
+  /** Per hit: the offset just after the keyword's last character. */
+  end: Int32Array;
+}
+
+/**
+ * A character's lower-case form when it is one UTF-16 unit long, else the character itself: the
+ * search folds case one unit at a time, so a hit's offsets are the text's own (`text.toLowerCase()`
+ * may change the length, and costs a copy of the text).
+ */
+function foldCase(code: number): number {
+  if (code < 128) return code >= 65 && code <= 90 ? code + 32 : code;
+  const lower = String.fromCharCode(code).toLowerCase();
+  return lower.length === 1 ? lower.charCodeAt(0) : code;
+}
 
 export class KeywordSet {
   /** Per state: the next state for each character code seen in a keyword. */
@@ -15,7 +35,13 @@ export class KeywordSet {
    */
   private readonly ascii: Int32Array;
 
-  /** Keywords are matched as given: lower-case them, and the text, for a search that ignores case. */
+  /** Non-ASCII characters folded so far: the search meets few distinct ones. */
+  private readonly folded = new Map<number, number>();
+
+  /**
+   * Keywords are matched as given against the text folded to lower case: give them in lower case
+   * for a search that ignores case.
+   */
   constructor(keywords: readonly string[]) {
     this.keywords = [...new Set(keywords)];
     this.keywords.forEach((keyword, index) => {
@@ -59,26 +85,55 @@ export class KeywordSet {
     }
   }
 
-  /** The indexes (in `keywords`) of the keywords `text` holds. */
+  /** The indexes (in `keywords`) of the keywords `text` holds, its case ignored. */
   found(text: string): Set<number> {
-    const hits = new Set<number>();
-    const all = this.keywords.length;
-    let state = 0;
-    for (let i = 0; i < text.length && hits.size < all; i++) {
-      const code = text.charCodeAt(i);
-      if (code < 128) {
-        state = this.ascii[state * 128 + code]!;
-        for (const index of this.output[state]!) hits.add(index);
-        continue;
-      }
-      let to = this.next[state]!.get(code);
-      while (to === undefined && state !== 0) {
-        state = this.fail[state]!;
-        to = this.next[state]!.get(code);
-      }
-      state = to ?? 0;
-      for (const index of this.output[state]!) hits.add(index);
-    }
-    return hits;
+    const hits = this.hits(text);
+    return new Set(hits.keyword.subarray(0, hits.count));
   }
+
+  /** Every occurrence of every keyword in `text`, its case ignored, in the order they end. */
+  hits(text: string): KeywordHits {
+    let keyword: Int32Array = new Int32Array(1024);
+    let end: Int32Array = new Int32Array(1024);
+    let count = 0;
+    const ascii = this.ascii;
+    let state = 0;
+    for (let i = 0; i < text.length; i++) {
+      let code = text.charCodeAt(i);
+      if (code < 128) {
+        if (code >= 65 && code <= 90) code += 32;
+        state = ascii[state * 128 + code]!;
+      } else {
+        let lower = this.folded.get(code);
+        if (lower === undefined) this.folded.set(code, (lower = foldCase(code)));
+        state = this.move(state, lower);
+      }
+      const output = this.output[state]!;
+      if (output.length === 0) continue;
+      if (count + output.length > keyword.length) {
+        keyword = grow(keyword, count + output.length);
+        end = grow(end, count + output.length);
+      }
+      for (const index of output) {
+        keyword[count] = index;
+        end[count++] = i + 1;
+      }
+    }
+    return { count, keyword, end };
+  }
+
+  private move(state: number, code: number): number {
+    let to = this.next[state]!.get(code);
+    while (to === undefined && state !== 0) {
+      state = this.fail[state]!;
+      to = this.next[state]!.get(code);
+    }
+    return to ?? 0;
+  }
+}
+
+function grow(array: Int32Array, least: number): Int32Array {
+  const bigger = new Int32Array(Math.max(least, array.length * 2));
+  bigger.set(array);
+  return bigger;
 }
