@@ -151,6 +151,9 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
   };
 }
 
+/** Windows closer than this are searched as one. */
+const WINDOW_GAP = 256;
+
 /**
  * Per rule, the stretches of `text` where it may match, as [start, end) pairs in text order,
  * overlapping ones merged: around its keywords' hits, or the whole text for a rule without
@@ -175,9 +178,10 @@ function windowsOf(
       const to = Math.min(text.length, end + reach.after);
       const spans = windows[index];
       if (!spans) windows[index] = [from, to];
-      else if (from <= spans[spans.length - 1]!)
+      // Windows a few characters apart are joined: reading the gap costs less than another search.
+      else if (from <= spans[spans.length - 1]! + WINDOW_GAP) {
         spans[spans.length - 1] = Math.max(to, spans[spans.length - 1]!);
-      else spans.push(from, to);
+      } else spans.push(from, to);
     }
   }
   return windows;

@@ -34,6 +34,9 @@ export class KeywordSet {
    * flat table: a lookup per character of the text, where the maps cost a hash and a loop.
    */
   private readonly ascii: Int32Array;
+  /** Every state's outputs, one after another: state `s`'s are from outputStart[s] to outputStart[s + 1]. */
+  private readonly outputStart: Int32Array;
+  private readonly outputs: Int32Array;
 
   /** Non-ASCII characters folded so far: the search meets few distinct ones. */
   private readonly folded = new Map<number, number>();
@@ -74,14 +77,29 @@ export class KeywordSet {
         queue.push(to);
       }
     }
+    // Rows are 128 wide and a state is kept as its row's offset, so a move is one lookup. Upper-case
+    // letters move as their lower-case forms: the text is folded as it is read, at no cost.
     this.ascii = new Int32Array(this.next.length * 128);
     // States in breadth-first order: a state's fail state is filled in before it.
     for (const state of [0, ...queue]) {
       for (let code = 0; code < 128; code++) {
         const to = this.next[state]!.get(code);
         this.ascii[state * 128 + code] =
-          to ?? (state === 0 ? 0 : this.ascii[this.fail[state]! * 128 + code]!);
+          to !== undefined ? to * 128 : state === 0 ? 0 : this.ascii[this.fail[state]! * 128 + code]!;
       }
+      for (let code = 65; code <= 90; code++)
+        this.ascii[state * 128 + code] = this.ascii[state * 128 + code + 32]!;
+    }
+    this.outputStart = new Int32Array(this.next.length + 1);
+    this.output.forEach(
+      (out, state) => (this.outputStart[state + 1] = this.outputStart[state]! + out.length),
+    );
+    this.outputs = Int32Array.from(this.output.flat());
+    // A move into a state where keywords end is stored complemented (negative): the search looks
+    // for outputs only then, not at every character.
+    for (let i = 0; i < this.ascii.length; i++) {
+      const to = this.ascii[i]! >> 7;
+      if (this.outputStart[to] !== this.outputStart[to + 1]) this.ascii[i] = ~this.ascii[i]!;
     }
   }
 
@@ -96,26 +114,30 @@ export class KeywordSet {
     let keyword: Int32Array = new Int32Array(1024);
     let end: Int32Array = new Int32Array(1024);
     let count = 0;
-    const ascii = this.ascii;
-    let state = 0;
+    const { ascii, outputStart, outputs } = this;
+    /** The state times 128: its row in `ascii`. */
+    let row = 0;
     for (let i = 0; i < text.length; i++) {
-      let code = text.charCodeAt(i);
+      const code = text.charCodeAt(i);
       if (code < 128) {
-        if (code >= 65 && code <= 90) code += 32;
-        state = ascii[state * 128 + code]!;
+        row = ascii[row + code]!;
+        if (row >= 0) continue;
+        row = ~row;
       } else {
         let lower = this.folded.get(code);
         if (lower === undefined) this.folded.set(code, (lower = foldCase(code)));
-        state = this.move(state, lower);
+        row = this.move(row >> 7, lower) * 128;
       }
-      const output = this.output[state]!;
-      if (output.length === 0) continue;
-      if (count + output.length > keyword.length) {
-        keyword = grow(keyword, count + output.length);
-        end = grow(end, count + output.length);
+      const state = row >> 7;
+      const first = outputStart[state]!;
+      const last = outputStart[state + 1]!;
+      if (first === last) continue;
+      if (count + last - first > keyword.length) {
+        keyword = grow(keyword, count + last - first);
+        end = grow(end, count + last - first);
       }
-      for (const index of output) {
-        keyword[count] = index;
+      for (let o = first; o < last; o++) {
+        keyword[count] = outputs[o]!;
         end[count++] = i + 1;
       }
     }
