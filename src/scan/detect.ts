@@ -33,6 +33,12 @@ export interface DetectionRule {
   /** How sure a match is, in [0, 1], before `check`. */
   confidence: number;
   /**
+   * A cheaper global expression that matches, reading no further, wherever `pattern` matches (and
+   * maybe elsewhere): the pattern is tried only where it does. For a pattern whose every try is
+   * dear (the `u` flag's classes).
+   */
+  locator?: RegExp;
+  /**
    * How far from its nearest keyword a match may lie, in characters, when the keyword is not part
    * of the match (a label that `check` reads on the line before the value). Default 0: every match
    * holds one of the keywords.
@@ -114,7 +120,13 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
     if (ids.has(rule.id)) throw new Error(`two detection rules are named ${rule.id}`);
     ids.add(rule.id);
     if (!rule.pattern.global) throw new Error(`detection rule ${rule.id}: its pattern needs the g flag`);
+    if (rule.locator && !rule.locator.global)
+      throw new Error(`detection rule ${rule.id}: its locator needs the g flag`);
   }
+  // A located rule's pattern is tried at one place at a time: a sticky copy of it.
+  const sticky = rules.map((r) =>
+    r.locator ? new RegExp(r.pattern.source, `${r.pattern.flags}y`) : undefined,
+  );
   const reaches = rules.map(reachOf);
   const byKeyword = new Map<string, number[]>();
   rules.forEach((rule, index) => {
@@ -133,7 +145,7 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
       // In the rules' own order: of two equally good matches the rule listed first wins, always.
       rules.forEach((rule, index) => {
         const spans = windows[index];
-        if (spans) runRule(rule, text, spans, reaches[index]!.reads, file, found);
+        if (spans) runRule(rule, sticky[index], text, spans, reaches[index]!.reads, file, found);
       });
       for (const reader of readers) {
         if (!reader.applies(file)) continue;
@@ -196,13 +208,14 @@ function windowsOf(
  */
 function runRule(
   rule: DetectionRule,
+  sticky: RegExp | undefined,
   text: string,
   spans: readonly number[],
   reads: number,
   file: string,
   found: Match[],
 ): void {
-  const pattern = rule.pattern;
+  const { pattern, locator } = rule;
   let resume = 0;
   for (let w = 0; w < spans.length; w += 2) {
     const from = spans[w]!;
@@ -212,6 +225,23 @@ function runRule(
     // or `$` at a match's end.
     const limit = to + reads + 1;
     const subject = limit >= text.length ? text : text.slice(0, limit);
+    if (locator && sticky) {
+      // Every place the pattern matches, the locator matches too: the first of the locator's places
+      // (each tried, overlapping ones included) where the pattern matches is the pattern's next match.
+      locator.lastIndex = Math.max(from, resume);
+      for (let at = locator.exec(subject); at !== null && at.index < to; at = locator.exec(subject)) {
+        sticky.lastIndex = at.index;
+        const m = sticky.exec(subject);
+        if (m === null || m[0].length === 0) {
+          locator.lastIndex = at.index + 1;
+          continue;
+        }
+        resume = sticky.lastIndex;
+        locator.lastIndex = resume;
+        accept(rule, text, m, file, found);
+      }
+      continue;
+    }
     pattern.lastIndex = Math.max(from, resume);
     for (let m = pattern.exec(subject); m !== null && m.index < to; m = pattern.exec(subject)) {
       // An empty match moves the search on by one, as matchAll does.

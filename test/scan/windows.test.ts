@@ -1,6 +1,6 @@
-// A rule runs only in windows around its keywords' hits: its matches must be the ones a search of
-// the whole text finds. The reference is the same rule with no keywords, which runs on the whole
-// text. Texts mix every rule's sample values, every keyword and noise, cut and joined anywhere.
+// A rule runs only in windows around its keywords' hits (and, with a locator, only where that
+// matches): its matches must be the ones a search of the whole text finds. The reference is the
+// same pattern with no keywords and no locator, which runs on the whole text. Texts mix every rule's sample values, every keyword and noise, cut and joined anywhere.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { detector, patternExtent, type DetectionRule } from '../../src/scan/detect.ts';
@@ -18,6 +18,8 @@ const personal = [
   'call (415) 555-2671',
   'phone: 030 1234567',
   'Name: Jane Roe',
+  // Under the `u` flag, `ſ` matches `s` when case is ignored: the name's locator must take it too.
+  'ſurname: Jane Roe',
   '"full_name": "Marie de la Cruz"',
   'born 1984-03-17',
   'DOB: 17/03/1984',
@@ -52,9 +54,11 @@ const texts = fc
   .array(fc.tuple(piece, fc.constantFrom('', ' ', '\n', '=', ': ', '"', '\n\n')), { maxLength: 40 })
   .map((parts) => parts.map(([p, sep]) => p + sep).join(''));
 
-const pairs = DETECTION_RULES.filter((r) => r.keywords.length > 0).map(
-  (rule) => [rule.id, detector([rule]), detector([{ ...rule, keywords: [] }])] as const,
-);
+// The reference runs the pattern alone, on the whole text: no keywords, no locator.
+const pairs = DETECTION_RULES.filter((r) => r.keywords.length > 0 || r.locator).map((rule) => {
+  const { locator: _, ...plain } = rule;
+  return [rule.id, detector([rule]), detector([{ ...plain, keywords: [] }])] as const;
+});
 const spans = (d: ReturnType<typeof detector>, text: string, file: string) =>
   d.matches(text, file).map((m) => [m.start, m.end, m.confidence]);
 

@@ -96,7 +96,10 @@ export const PHONE_NATIONAL: DetectionRule = {
   // The label is read before the value's first place on its line (its check's line reaches
   // LINE_WINDOW back): that far, and 40 characters more, from a phone word.
   near: LINE_WINDOW + 40,
-  pattern: new RegExp(String.raw`(?<![\w+.-])(?<value>${NATIONAL})(?![\w]|[.-]\d)`, 'g'),
+  // Seven characters a number is written with must follow where a match starts: fewer hold fewer
+  // than the seven digits a national number has, and code is full of short numbers that would
+  // each be a match for `check` to drop.
+  pattern: new RegExp(String.raw`(?<![\w+.-])(?=[\d(][\d ().-]{6})(?<value>${NATIONAL})(?![\w]|[.-]\d)`, 'g'),
   confidence: 0.8,
   check(value, { line }) {
     const digits = value.replace(/\D/g, '');
