@@ -33,11 +33,13 @@ export interface DetectionRule {
   /** How sure a match is, in [0, 1], before `check`. */
   confidence: number;
   /**
-   * A cheaper global expression that matches, reading no further, wherever `pattern` matches (and
-   * maybe elsewhere): the pattern is tried only where it does. For a pattern whose every try is
-   * dear (the `u` flag's classes).
+   * A cheaper global expression that matches (reading no further than `pattern`) at most `lead`
+   * characters after every place `pattern` matches, and maybe elsewhere: the pattern is tried only
+   * there. For a pattern whose every try is dear (the `u` flag's classes).
    */
   locator?: RegExp;
+  /** How many characters before a place its locator matches a match of the pattern may start. Default 0. */
+  lead?: number;
   /**
    * How far from its nearest keyword a match may lie, in characters, when the keyword is not part
    * of the match (a label that `check` reads on the line before the value). Default 0: every match
@@ -226,19 +228,27 @@ function runRule(
     const limit = to + reads + 1;
     const subject = limit >= text.length ? text : text.slice(0, limit);
     if (locator && sticky) {
-      // Every place the pattern matches, the locator matches too: the first of the locator's places
-      // (each tried, overlapping ones included) where the pattern matches is the pattern's next match.
-      locator.lastIndex = Math.max(from, resume);
-      for (let at = locator.exec(subject); at !== null && at.index < to; at = locator.exec(subject)) {
-        sticky.lastIndex = at.index;
-        const m = sticky.exec(subject);
-        if (m === null || m[0].length === 0) {
-          locator.lastIndex = at.index + 1;
-          continue;
+      // Every match of the pattern starts at most `lead` characters before a place the locator
+      // matches: those places are tried in order (the locator's matches found overlapping too), and
+      // the first where the pattern holds is its next match.
+      const lead = rule.lead ?? 0;
+      let untried = Math.max(from, resume);
+      locator.lastIndex = untried;
+      for (let at = locator.exec(subject); at !== null && at.index - lead < to; at = locator.exec(subject)) {
+        const last = Math.min(at.index, to - 1);
+        for (let p = Math.max(untried, at.index - lead); p <= last;) {
+          sticky.lastIndex = p;
+          const m = sticky.exec(subject);
+          if (m === null || m[0].length === 0) {
+            p++;
+            continue;
+          }
+          resume = sticky.lastIndex;
+          accept(rule, text, m, file, found);
+          p = resume;
         }
-        resume = sticky.lastIndex;
-        locator.lastIndex = resume;
-        accept(rule, text, m, file, found);
+        untried = Math.max(last + 1, resume);
+        locator.lastIndex = Math.max(at.index + 1, resume);
       }
       continue;
     }

@@ -88,12 +88,11 @@ export const PERSON_NAME: DetectionRule = {
     'gu',
   ),
   // The pattern needs the `u` flag for letters of every script, which makes each position it tries
-  // three times dearer; this finds the label and its `:` or `=` without it, and the pattern is
-  // tried only where it does. `ſ` is there because under `u` it matches `s` when case is ignored.
-  locator: new RegExp(
-    String.raw`(?<![A-Za-z\d])(?:${`${PERSON_LABEL}|${LOOSE_LABEL}`.replace(/s/g, '[sſ]')})["']?\s{0,40}(?::|=>?)`,
-    'gi',
-  ),
+  // three times dearer. The locator finds a label's last word and its `:` or `=` without it (no
+  // letter there is one that `u` also matches by another character, as it matches `s` by `ſ`), and
+  // the pattern is tried only from the longest label's start before it (`account_holder_name`).
+  locator: /(?:name|author|maintainer|owner)["']?\s{0,40}(?::|=>?)/gi,
+  lead: 'account_holder_'.length,
   confidence: 0.85,
   check(value, { line, file }) {
     const label = textBefore(line, value, 40);
