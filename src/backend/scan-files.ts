@@ -103,11 +103,17 @@ export async function* filesToScan(
 }
 
 /** Whether a file's start holds a NUL byte: text files never do. */
-function looksBinary(fd: number): boolean {
-  const probe = Buffer.alloc(BINARY_PROBE_BYTES);
-  const read = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
-  return probe.subarray(0, read).includes(0);
+function looksBinary(fd: number, buffer: Buffer): boolean {
+  const read = readSync(fd, buffer, 0, BINARY_PROBE_BYTES, 0);
+  return buffer.subarray(0, read).includes(0);
 }
+
+/**
+ * The read buffer, one per thread and reused by every file it scans (scanFile runs start to end
+ * without yielding): a folder of thousands of small files allocated and zeroed 2 MiB for each.
+ * Only the bytes just read are ever looked at, so it needs no zeroing.
+ */
+let readBuffer: Buffer | undefined;
 
 /** Where the last character that starts before `end` starts: a cut there splits no character. */
 function characterStart(buffer: Buffer, end: number): number {
@@ -140,14 +146,15 @@ export function scanFile(
     return { skipped: 'unreadable' };
   }
   try {
-    if (looksBinary(fd)) return { skipped: 'binary' };
+    readBuffer ??= Buffer.allocUnsafe(2 * SCAN_CHUNK_BYTES);
+    const buffer = readBuffer;
+    if (looksBinary(fd, buffer)) return { skipped: 'binary' };
     const findings: Finding[] = [];
     // Streaming only so that a byte order mark is dropped at the file's start alone: every piece
     // handed to it ends after a whole character.
     const decoder = new TextDecoder('utf-8');
     // The carried bytes (a line's start, never more than a chunk) sit at the buffer's start and the
     // next chunk is read after them: each piece is decoded once into one string, with no joined copy.
-    const buffer = Buffer.alloc(2 * SCAN_CHUNK_BYTES);
     let carried = 0;
     let linesBefore = 0;
     /** Characters of the current line already scanned, when a piece ended inside a line. */
