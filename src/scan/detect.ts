@@ -38,7 +38,11 @@ export interface DetectionRule {
    * there. For a pattern whose every try is dear (the `u` flag's classes).
    */
   locator?: RegExp;
-  /** How many characters before a place its locator matches a match of the pattern may start. Default 0. */
+  /**
+   * How many characters before the place that finds it (a keyword's hit, or its locator's match) a
+   * match may start: a value whose keyword sits inside it, near its end (an email's `@`). Default:
+   * the pattern's longest match before a keyword, 0 before the locator's match.
+   */
   lead?: number;
   /**
    * How far from its nearest keyword a match may lie, in characters, when the keyword is not part
@@ -96,9 +100,9 @@ export interface Detector {
 }
 
 /**
- * Where a rule runs: around each hit of one of its keywords, from `before` characters before the
- * hit's end to `after` characters after it, and its pattern reads at most `reads` characters past
- * the start of a match. A rule without keywords runs on the whole text.
+ * Where a rule runs: its matches start around each hit of one of its keywords, from `before`
+ * characters before the hit's end to `after` characters after it, and its pattern reads at most
+ * `reads` characters past the start of a match. A rule without keywords runs on the whole text.
  */
 interface Reach {
   before: number;
@@ -110,9 +114,9 @@ function reachOf(rule: DetectionRule): Reach {
   const extent = patternExtent(rule.pattern);
   const near = rule.near ?? 0;
   const longest = Math.max(0, ...rule.keywords.map((k) => k.length));
-  // A match holding a keyword starts at most its own length before the keyword's end, and ends at
-  // most its length after it; a match beside its keyword is `near` further.
-  return { before: longest + near + extent.length, after: near + extent.length, reads: extent.reads };
+  // A match holding a keyword starts before the keyword's end, at most its own length (or its
+  // lead) before the keyword; a match beside its keyword starts up to `near` further either way.
+  return { before: longest + near + (rule.lead ?? extent.length), after: near, reads: extent.reads };
 }
 
 /** Builds a detector over `rules`: each rule's keywords index it, so a text runs only the rules it may match. */

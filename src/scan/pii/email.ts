@@ -33,6 +33,8 @@ export const EMAIL: DetectionRule = {
   category: 'pii',
   type: 'EMAIL',
   keywords: ['@'],
+  // The local part before `@` is at most 64 characters (RFC 5321 section 4.5.3.1.1).
+  lead: 64,
   // Local part: the dot-atom characters of RFC 5322 that addresses use in practice. Domain: labels of
   // letters, digits and inner hyphens (RFC 1035), the last of letters only. Each label ends at a dot,
   // so no text is read two ways.
