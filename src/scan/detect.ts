@@ -355,13 +355,13 @@ export function describe(
   const findings: Finding[] = [];
   let line = 1;
   let lineStart = 0;
-  let scanned = 0;
+  /** The first line break at or after `lineStart`, or -1: found by indexOf, not a character at a time. */
+  let nextBreak = text.indexOf('\n');
   for (const match of matches) {
-    for (; scanned < match.start; scanned++) {
-      if (text.charCodeAt(scanned) === 10) {
-        line++;
-        lineStart = scanned + 1;
-      }
+    while (nextBreak !== -1 && nextBreak < match.start) {
+      line++;
+      lineStart = nextBreak + 1;
+      nextBreak = text.indexOf('\n', lineStart);
     }
     const value = text.slice(match.start, match.end);
     findings.push({

@@ -117,13 +117,19 @@ export class KeywordSet {
     const { ascii, outputStart, outputs } = this;
     /** The state times 128: its row in `ascii`. */
     let row = 0;
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code < 128) {
+    const length = text.length;
+    for (let i = 0; i < length; i++) {
+      let code = text.charCodeAt(i);
+      // Most characters are ASCII and move into states where no keyword ends: this loop does only
+      // that, and leaves it for the rest.
+      while (code < 128) {
         row = ascii[row + code]!;
-        if (row >= 0) continue;
-        row = ~row;
-      } else {
+        if (row < 0 || ++i === length) break;
+        code = text.charCodeAt(i);
+      }
+      if (i === length) break;
+      if (row < 0) row = ~row;
+      else {
         let lower = this.folded.get(code);
         if (lower === undefined) this.folded.set(code, (lower = foldCase(code)));
         row = this.move(row >> 7, lower) * 128;
