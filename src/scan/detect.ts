@@ -21,8 +21,9 @@ export interface DetectionRule {
   /** The kind of value, upper case: the token a clean copy puts in its place (`[AWS_ACCESS_KEY_1]`). */
   type: string;
   /**
-   * Lowercase text that any match must have nearby: the rule runs only on a text holding one of
-   * them (the prefilter). An empty list runs the rule on every text: keep such rules few and cheap.
+   * Lowercase text that every match holds (or lies `near`): the rule runs only in windows around
+   * where they occur (the prefilter). An empty list runs the rule on the whole of every text: keep
+   * such rules few and cheap.
    */
   keywords: readonly string[];
   /**
