@@ -14,7 +14,7 @@ import { secretlint } from './secretlint.ts';
 
 /**
  * The packages scanned, under node_modules: the largest text this project installs (bundled
- * JavaScript, type declarations, sources, maps, JSON), about 230 MB together. Their binaries (the
+ * JavaScript, type declarations, sources, maps, JSON), about 200 MB together. Their binaries (the
  * Node executable, native modules) are skipped by both, as svc skips every file with a NUL byte.
  */
 export const THROUGHPUT_PACKAGES = [
@@ -25,6 +25,10 @@ export const THROUGHPUT_PACKAGES = [
   'playwright-core',
   'prettier',
   'libphonenumber-js',
+  // Since a reinstall, `node` holds its executable alone (2,820 text files, 62 MB, are gone): the
+  // Model Context Protocol packages (the SDK, the inspector's bundled client, the servers) bring
+  // the text back over 200 MB.
+  '@modelcontextprotocol',
 ] as const;
 
 const MIN_BYTES = 200 * 1000 * 1000;

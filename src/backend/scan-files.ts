@@ -103,10 +103,28 @@ export async function* filesToScan(
 }
 
 /** Whether a file's start holds a NUL byte: text files never do. */
-function looksBinary(fd: number): boolean {
-  const probe = Buffer.alloc(BINARY_PROBE_BYTES);
-  const read = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
-  return probe.subarray(0, read).includes(0);
+function looksBinary(fd: number, buffer: Buffer): boolean {
+  const read = readSync(fd, buffer, 0, BINARY_PROBE_BYTES, 0);
+  return buffer.subarray(0, read).includes(0);
+}
+
+/**
+ * The read buffer, one per thread and reused by every file it scans (scanFile runs start to end
+ * without yielding): a folder of thousands of small files allocated and zeroed 2 MiB for each.
+ * Only the bytes just read are ever looked at, so it needs no zeroing.
+ */
+let readBuffer: Buffer | undefined;
+
+/** Where the last character that starts before `end` starts: a cut there splits no character. */
+function characterStart(buffer: Buffer, end: number): number {
+  let at = end;
+  // Continuation bytes are 10xxxxxx; a character is at most 4 bytes long.
+  while (at > end - 3 && at > 0 && (buffer[at - 1]! & 0xc0) === 0x80) at--;
+  const lead = buffer[at - 1];
+  if (lead === undefined || lead < 0xc0) return end;
+  // `at - 1` holds a lead byte: whole if its continuation bytes all arrived.
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+  return end - (at - 1) >= length ? end : at - 1;
 }
 
 /** A text file read whole: its text, and how it was decoded (to write it back the same way). */
@@ -170,11 +188,16 @@ export function scanFile(
     return { skipped: 'unreadable' };
   }
   try {
-    if (looksBinary(fd)) return { skipped: 'binary' };
+    readBuffer ??= Buffer.allocUnsafe(2 * SCAN_CHUNK_BYTES);
+    const buffer = readBuffer;
+    if (looksBinary(fd, buffer)) return { skipped: 'binary' };
     const findings: Finding[] = [];
+    // Streaming only so that a byte order mark is dropped at the file's start alone: every piece
+    // handed to it ends after a whole character.
     const decoder = new TextDecoder('utf-8');
-    const buffer = Buffer.alloc(SCAN_CHUNK_BYTES);
-    let carried = '';
+    // The carried bytes (a line's start, never more than a chunk) sit at the buffer's start and the
+    // next chunk is read after them: each piece is decoded once into one string, with no joined copy.
+    let carried = 0;
     let linesBefore = 0;
     /** Characters of the current line already scanned, when a piece ended inside a line. */
     let columnsBefore = 0;
@@ -201,19 +224,22 @@ export function scanFile(
       columnsBefore = last === -1 ? columnsBefore + text.length : text.length - last - 1;
     };
     for (;;) {
-      const read = readSync(fd, buffer, 0, SCAN_CHUNK_BYTES, position);
+      const read = readSync(fd, buffer, carried, SCAN_CHUNK_BYTES, position);
       position += read;
       bytes += read;
-      const text = carried + decoder.decode(buffer.subarray(0, read), { stream: read > 0 });
+      const filled = carried + read;
       if (read === 0) {
-        if (text) scanText(text);
+        // The last piece: bytes of a character the file never finished decode as U+FFFD.
+        if (filled > 0) scanText(decoder.decode(buffer.subarray(0, filled)));
         break;
       }
-      const cut = text.lastIndexOf('\n') + 1;
+      // A line break's byte (0x0A) is never part of another character in UTF-8.
+      const cut = buffer.lastIndexOf(10, filled - 1) + 1;
       // A line that never ends is scanned in pieces rather than held whole.
-      const keep = cut === 0 && text.length > MAX_CARRIED_LINE_BYTES ? text.length : cut;
-      if (keep > 0) scanText(text.slice(0, keep));
-      carried = text.slice(keep);
+      const keep = cut === 0 && filled > MAX_CARRIED_LINE_BYTES ? characterStart(buffer, filled) : cut;
+      if (keep > 0) scanText(decoder.decode(buffer.subarray(0, keep), { stream: true }));
+      buffer.copy(buffer, 0, keep, filled);
+      carried = filled - keep;
     }
     return { findings, bytes };
   } finally {

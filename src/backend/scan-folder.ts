@@ -1,6 +1,6 @@
-// Scanning a folder on both cores: the files `filesToScan` gives are handed to a few worker
-// threads (scan-worker.ts), each scanning one file at a time; findings come back in the walk's
-// order, whatever order the threads finish in. The fingerprint key is the caller's (the vault
+// Scanning a folder on both cores: the files `filesToScan` gives are handed, largest first, to a
+// few worker threads (scan-worker.ts), each scanning one file at a time; findings come back in the
+// walk's order, whatever order the threads finish in. The fingerprint key is the caller's (the vault
 // derives it), so the same value has the same fingerprint across scans of one organization.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -89,14 +89,21 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
       options.only === undefined
         ? filesToScan(root, (s) => skipped.push(s))
         : oneFile(root, options.only, skipped);
+    // The whole walk first (the threads are starting meanwhile), then the largest files first: a
+    // large file met last would leave one thread scanning it while the others wait.
+    const targets: { target: FileToScan; index: number }[] = [];
     for await (const target of source) {
       if (options.admit && !(await options.admit(target.path))) {
         skipped.push({ file: target.file, reason: 'protected' });
         continue;
       }
+      targets.push({ target, index: index++ });
+    }
+    targets.sort((a, b) => b.target.bytes - a.target.bytes || a.index - b.index);
+    for (const { target, index } of targets) {
       const worker = await acquire();
       if (failure) break;
-      const job: WorkerJob = { index: index++, path: target.path, file: target.file };
+      const job: WorkerJob = { index, path: target.path, file: target.file };
       pending.push(
         new Promise<void>((resolve, reject) => {
           current.set(worker, reject);

@@ -1,8 +1,8 @@
-// The detection core: rules as data, and one pass over a text that runs only the rules whose
-// keywords the text holds. A finding carries where it is, what it is and how sure the rule is,
+// The detection core: rules as data, and one pass over a text that runs each rule only around the
+// places its keywords occur. A finding carries where it is, what it is and how sure the rule is,
 // a masked preview and a keyed fingerprint; never the value itself. Pure: no I/O and no `node:`
 // imports (the fingerprint's keyed hash is given by the caller, which holds the key).
-import { KeywordSet } from './keywords.ts';
+import { KeywordSet, type KeywordHits } from './keywords.ts';
 
 export type Category = 'secret' | 'pii';
 
@@ -21,8 +21,9 @@ export interface DetectionRule {
   /** The kind of value, upper case: the token a clean copy puts in its place (`[AWS_ACCESS_KEY_1]`). */
   type: string;
   /**
-   * Lowercase text that any match must have nearby: the rule runs only on a text holding one of
-   * them (the prefilter). An empty list runs the rule on every text: keep such rules few and cheap.
+   * Lowercase text that every match holds (or lies `near`): the rule runs only in windows around
+   * where they occur (the prefilter). An empty list runs the rule on the whole of every text: keep
+   * such rules few and cheap.
    */
   keywords: readonly string[];
   /**
@@ -32,6 +33,24 @@ export interface DetectionRule {
   pattern: RegExp;
   /** How sure a match is, in [0, 1], before `check`. */
   confidence: number;
+  /**
+   * A cheaper global expression that matches (reading no further than `pattern`) at most `lead`
+   * characters after every place `pattern` matches, and maybe elsewhere: the pattern is tried only
+   * there. For a pattern whose every try is dear (the `u` flag's classes).
+   */
+  locator?: RegExp;
+  /**
+   * How many characters before the place that finds it (a keyword's hit, or its locator's match) a
+   * match may start: a value whose keyword sits inside it, near its end (an email's `@`). Default:
+   * the pattern's longest match before a keyword, 0 before the locator's match.
+   */
+  lead?: number;
+  /**
+   * How far from its nearest keyword a match may lie, in characters, when the keyword is not part
+   * of the match (a label that `check` reads on the line before the value). Default 0: every match
+   * holds one of the keywords.
+   */
+  near?: number;
   /**
    * A second look at a match: false drops it (a placeholder, a failed checksum), a number replaces
    * the confidence. Absent: every match stands.
@@ -81,6 +100,26 @@ export interface Detector {
   matches(text: string, file?: string, header?: string): Match[];
 }
 
+/**
+ * Where a rule runs: its matches start around each hit of one of its keywords, from `before`
+ * characters before the hit's end to `after` characters after it, and its pattern reads at most
+ * `reads` characters past the start of a match. A rule without keywords runs on the whole text.
+ */
+interface Reach {
+  before: number;
+  after: number;
+  reads: number;
+}
+
+function reachOf(rule: DetectionRule): Reach {
+  const extent = patternExtent(rule.pattern);
+  const near = rule.near ?? 0;
+  const longest = Math.max(0, ...rule.keywords.map((k) => k.length));
+  // A match holding a keyword starts before the keyword's end, at most its own length (or its
+  // lead) before the keyword; a match beside its keyword starts up to `near` further either way.
+  return { before: longest + near + (rule.lead ?? extent.length), after: near, reads: extent.reads };
+}
+
 /** Builds a detector over `rules`: each rule's keywords index it, so a text runs only the rules it may match. */
 export function detector(rules: readonly DetectionRule[], readers: readonly TableReader[] = []): Detector {
   const ids = new Set<string>();
@@ -88,50 +127,33 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
     if (ids.has(rule.id)) throw new Error(`two detection rules are named ${rule.id}`);
     ids.add(rule.id);
     if (!rule.pattern.global) throw new Error(`detection rule ${rule.id}: its pattern needs the g flag`);
+    if (rule.locator && !rule.locator.global)
+      throw new Error(`detection rule ${rule.id}: its locator needs the g flag`);
   }
-  const always = rules.filter((r) => r.keywords.length === 0);
-  const byKeyword = new Map<string, DetectionRule[]>();
-  for (const rule of rules) {
+  // A located rule's pattern is tried at one place at a time: a sticky copy of it.
+  const sticky = rules.map((r) =>
+    r.locator ? new RegExp(r.pattern.source, `${r.pattern.flags}y`) : undefined,
+  );
+  const reaches = rules.map(reachOf);
+  const byKeyword = new Map<string, number[]>();
+  rules.forEach((rule, index) => {
     for (const keyword of rule.keywords) {
       const key = keyword.toLowerCase();
-      byKeyword.set(key, [...(byKeyword.get(key) ?? []), rule]);
+      byKeyword.set(key, [...(byKeyword.get(key) ?? []), index]);
     }
-  }
-  // One pass finds every keyword a text holds, however many rules there are.
+  });
+  // One pass finds every keyword a text holds, and where, however many rules there are.
   const keywords = new KeywordSet([...byKeyword.keys()]);
   const keyed = keywords.keywords.map((k) => byKeyword.get(k)!);
   return {
     matches(text, file = '', header) {
-      const chosen = new Set(always);
-      for (const index of keywords.found(text.toLowerCase())) {
-        for (const rule of keyed[index]!) chosen.add(rule);
-      }
+      const windows = windowsOf(text, keywords.hits(text), keyed, reaches, rules);
       const found: Match[] = [];
       // In the rules' own order: of two equally good matches the rule listed first wins, always.
-      for (const rule of rules) {
-        if (!chosen.has(rule)) continue;
-        rule.pattern.lastIndex = 0;
-        for (const m of text.matchAll(rule.pattern)) {
-          const value = m.groups?.value ?? m[0];
-          if (!value) continue;
-          const start = m.index + (m.groups?.value === undefined ? 0 : m[0].indexOf(value));
-          const end = start + value.length;
-          let confidence = rule.confidence;
-          if (rule.check) {
-            // The line is cut out only for a check that reads it: a long minified line is not
-            // copied once per match.
-            const verdict = rule.check(value, {
-              get line() {
-                return lineAt(text, start);
-              },
-              file,
-            });
-            if (verdict === false) continue;
-            if (typeof verdict === 'number') confidence = verdict;
-          }
-          found.push({ rule, start, end, confidence });
-        }
-      }
+      rules.forEach((rule, index) => {
+        const spans = windows[index];
+        if (spans) runRule(rule, sticky[index], text, spans, reaches[index]!.reads, file, found);
+      });
       for (const reader of readers) {
         if (!reader.applies(file)) continue;
         if (header === undefined) found.push(...reader.matches(text, file));
@@ -146,6 +168,126 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
       return bestPerSpan(found);
     },
   };
+}
+
+/** Windows closer than this are searched as one. */
+const WINDOW_GAP = 256;
+
+/**
+ * Per rule, the stretches of `text` where it may match, as [start, end) pairs in text order,
+ * overlapping ones merged: around its keywords' hits, or the whole text for a rule without
+ * keywords. A rule whose keywords the text lacks has none.
+ */
+function windowsOf(
+  text: string,
+  hits: KeywordHits,
+  keyed: readonly (readonly number[])[],
+  reaches: readonly Reach[],
+  rules: readonly DetectionRule[],
+): (number[] | undefined)[] {
+  const windows: (number[] | undefined)[] = rules.map((rule) =>
+    rule.keywords.length === 0 ? [0, text.length] : undefined,
+  );
+  for (let h = 0; h < hits.count; h++) {
+    const end = hits.end[h]!;
+    for (const index of keyed[hits.keyword[h]!]!) {
+      const reach = reaches[index]!;
+      // Hits come in the order they end and `before` is the rule's own, so starts never go back.
+      const from = Math.max(0, end - reach.before);
+      const to = Math.min(text.length, end + reach.after);
+      const spans = windows[index];
+      if (!spans) windows[index] = [from, to];
+      // Windows a few characters apart are joined: reading the gap costs less than another search.
+      else if (from <= spans[spans.length - 1]! + WINDOW_GAP) {
+        spans[spans.length - 1] = Math.max(to, spans[spans.length - 1]!);
+      } else spans.push(from, to);
+    }
+  }
+  return windows;
+}
+
+/**
+ * Runs `rule` over its windows as a search of the whole text would, finding the same matches: each
+ * search starts where the last match ended or at the window's start, whichever is later, and sees
+ * all the text before (lookbehinds, `^` and `\b` read it as they would), but only `reads`
+ * characters past the window, which is all a match starting inside can look at. A match starts
+ * inside some window (every match lies near a keyword), so the searches skip no match.
+ */
+function runRule(
+  rule: DetectionRule,
+  sticky: RegExp | undefined,
+  text: string,
+  spans: readonly number[],
+  reads: number,
+  file: string,
+  found: Match[],
+): void {
+  const { pattern, locator } = rule;
+  let resume = 0;
+  for (let w = 0; w < spans.length; w += 2) {
+    const from = spans[w]!;
+    const to = spans[w + 1]!;
+    if (resume >= to) continue;
+    // `slice` shares the text's characters, it does not copy them; one more character for a `\b`
+    // or `$` at a match's end.
+    const limit = to + reads + 1;
+    const subject = limit >= text.length ? text : text.slice(0, limit);
+    if (locator && sticky) {
+      // Every match of the pattern starts at most `lead` characters before a place the locator
+      // matches: those places are tried in order (the locator's matches found overlapping too), and
+      // the first where the pattern holds is its next match.
+      const lead = rule.lead ?? 0;
+      let untried = Math.max(from, resume);
+      locator.lastIndex = untried;
+      for (let at = locator.exec(subject); at !== null && at.index - lead < to; at = locator.exec(subject)) {
+        const last = Math.min(at.index, to - 1);
+        for (let p = Math.max(untried, at.index - lead); p <= last;) {
+          sticky.lastIndex = p;
+          const m = sticky.exec(subject);
+          if (m === null || m[0].length === 0) {
+            p++;
+            continue;
+          }
+          resume = sticky.lastIndex;
+          accept(rule, text, m, file, found);
+          p = resume;
+        }
+        untried = Math.max(last + 1, resume);
+        locator.lastIndex = Math.max(at.index + 1, resume);
+      }
+      continue;
+    }
+    pattern.lastIndex = Math.max(from, resume);
+    for (let m = pattern.exec(subject); m !== null && m.index < to; m = pattern.exec(subject)) {
+      // An empty match moves the search on by one, as matchAll does.
+      if (m[0].length === 0) pattern.lastIndex++;
+      resume = pattern.lastIndex;
+      accept(rule, text, m, file, found);
+    }
+  }
+  pattern.lastIndex = 0;
+}
+
+/** A match of `rule`'s pattern, after its `check`: added to `found` unless the check drops it. */
+function accept(rule: DetectionRule, text: string, m: RegExpExecArray, file: string, found: Match[]): void {
+  const value = m.groups?.value ?? m[0];
+  if (!value) return;
+  const start = m.index + (m.groups?.value === undefined ? 0 : m[0].indexOf(value));
+  const end = start + value.length;
+  let confidence = rule.confidence;
+  if (rule.check) {
+    // The line is cut out only for a check that reads it: a long minified line is not copied
+    // once per match.
+    const verdict = rule.check(value, {
+      get line() {
+        return lineAt(text, start);
+      },
+      file,
+    });
+    if (verdict === false) return;
+    if (typeof verdict === 'number') confidence = verdict;
+  }
+  found.push({ rule, start, end, confidence });
 }
 
 /**
@@ -182,7 +324,7 @@ function bestPerSpan(found: Match[]): Match[] {
  * near its value, and on a minified line megabytes long a whole line per match made the scan
  * quadratic in the line's length (a 17 MB bundle took 12 s).
  */
-const LINE_WINDOW = 4096;
+export const LINE_WINDOW = 4096;
 
 function lineAt(text: string, offset: number): string {
   // Both searches stay inside the window, or each would walk the whole of a long line.
@@ -214,13 +356,13 @@ export function describe(
   const findings: Finding[] = [];
   let line = 1;
   let lineStart = 0;
-  let scanned = 0;
+  /** The first line break at or after `lineStart`, or -1: found by indexOf, not a character at a time. */
+  let nextBreak = text.indexOf('\n');
   for (const match of matches) {
-    for (; scanned < match.start; scanned++) {
-      if (text.charCodeAt(scanned) === 10) {
-        line++;
-        lineStart = scanned + 1;
-      }
+    while (nextBreak !== -1 && nextBreak < match.start) {
+      line++;
+      lineStart = nextBreak + 1;
+      nextBreak = text.indexOf('\n', lineStart);
     }
     const value = text.slice(match.start, match.end);
     findings.push({
@@ -235,4 +377,133 @@ export function describe(
     });
   }
   return findings;
+}
+
+/**
+ * How far a match of `pattern` can reach: `length`, the most UTF-16 units a match can span, and
+ * `reads`, the most units after a match's start that deciding it can look at (lookaheads included).
+ * Infinity where a repetition is unbounded. Lookbehinds read before the start and count for neither.
+ */
+export function patternExtent(pattern: RegExp): { length: number; reads: number } {
+  const source = pattern.source;
+  const unit = pattern.unicode || pattern.unicodeSets ? 2 : 1;
+  const groups = new Map<string, number>();
+  let groupCount = 0;
+  let at = 0;
+
+  interface Extent {
+    length: number;
+    reads: number;
+  }
+  const seq = (a: Extent, b: Extent): Extent => ({
+    length: a.length + b.length,
+    reads: Math.max(a.reads, a.length + b.reads),
+  });
+  const repeat = (e: Extent, times: number): Extent =>
+    times === 0
+      ? { length: 0, reads: 0 }
+      : times === 1
+        ? e
+        : { length: e.length * times, reads: e.length * (times - 1) + e.reads };
+
+  function alternation(): Extent {
+    let best = sequence();
+    while (source[at] === '|') {
+      at++;
+      const next = sequence();
+      best = { length: Math.max(best.length, next.length), reads: Math.max(best.reads, next.reads) };
+    }
+    return best;
+  }
+  function sequence(): Extent {
+    let total: Extent = { length: 0, reads: 0 };
+    while (at < source.length && source[at] !== '|' && source[at] !== ')') {
+      total = seq(total, quantified(atom()));
+    }
+    return total;
+  }
+  function quantified(e: Extent): Extent {
+    const c = source[at];
+    let max: number | undefined;
+    if (c === '*' || c === '+') {
+      at++;
+      max = Infinity;
+    } else if (c === '?') {
+      at++;
+      max = 1;
+    } else if (c === '{') {
+      const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(at));
+      if (m) {
+        at += m[0].length;
+        max = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Infinity : Number(m[3]);
+      }
+    }
+    if (max === undefined) return e;
+    if (source[at] === '?') at++;
+    if (max === Infinity) return e.length === 0 && e.reads === 0 ? e : { length: Infinity, reads: Infinity };
+    if (max === 0) return { length: 0, reads: 0 };
+    return repeat(e, max);
+  }
+  function atom(): Extent {
+    const c = source[at]!;
+    if (c === '(') {
+      at++;
+      let kind: 'group' | 'ahead' | 'behind' = 'group';
+      let name: string | undefined;
+      if (source[at] === '?') {
+        const rest = source.slice(at);
+        const m = /^\?(?:<([A-Za-z_$][\w$]*)>|(<?[=!])|([a-z-]*:))/.exec(rest)!;
+        at += m[0].length;
+        if (m[1]) {
+          name = m[1];
+          groupCount++;
+        } else if (m[2]) kind = m[2].startsWith('<') ? 'behind' : 'ahead';
+      } else groupCount++;
+      const number =
+        kind === 'group' && (name !== undefined || source[at - 1] === '(') ? groupCount : undefined;
+      const inner = alternation();
+      at++; // ')'
+      if (kind === 'behind') return { length: 0, reads: 0 };
+      if (kind === 'ahead') return { length: 0, reads: inner.reads };
+      if (number !== undefined) groups.set(String(number), inner.length);
+      if (name !== undefined) groups.set(name, inner.length);
+      return inner;
+    }
+    if (c === '[') {
+      at++;
+      if (source[at] === '^') at++;
+      if (source[at] === ']') at++;
+      while (source[at] !== ']') at += source[at] === '\\' ? 2 : 1;
+      at++;
+      return { length: unit, reads: unit };
+    }
+    if (c === '\\') {
+      const e = source[at + 1]!;
+      at += 2;
+      if (e === 'b' || e === 'B') return { length: 0, reads: 0 };
+      if (/[1-9]/.test(e)) {
+        let digits = e;
+        while (/\d/.test(source[at] ?? '')) digits += source[at++];
+        const length = groups.get(digits) ?? Infinity;
+        return { length, reads: length };
+      }
+      if (e === 'k' && source[at] === '<') {
+        const close = source.indexOf('>', at);
+        const length = groups.get(source.slice(at + 1, close)) ?? Infinity;
+        at = close + 1;
+        return { length, reads: length };
+      }
+      if ((e === 'p' || e === 'P') && source[at] === '{') at = source.indexOf('}', at) + 1;
+      else if (e === 'u' && source[at] === '{') at = source.indexOf('}', at) + 1;
+      else if (e === 'u') at += 4;
+      else if (e === 'x') at += 2;
+      else if (e === 'c') at += 1;
+      return { length: unit, reads: unit };
+    }
+    at++;
+    if (c === '^' || c === '$') return { length: 0, reads: 0 };
+    return { length: unit, reads: unit };
+  }
+  const whole = alternation();
+  return whole;
 }

@@ -108,6 +108,20 @@ group('scanFile', () => {
     expect(whole.length).toBeGreaterThan(30);
     expect('bytes' in chunked && chunked.bytes).toBe(Buffer.byteLength(text));
   });
+
+  it('a line of two-byte characters longer than a chunk is cut between characters', () => {
+    // `a` first, so that every chunk's end falls inside an `é`.
+    const text = `a${'é'.repeat(SCAN_CHUNK_BYTES)} ${token()}\nlast ${token()}`;
+    const root = tree({ 'wide.txt': text });
+    const chunked = scanFile({ path: join(root, 'wide.txt'), file: 'wide.txt' }, find, fingerprint);
+    expect('findings' in chunked && chunked.findings).toEqual(
+      describe(text, find.matches(text), fingerprint),
+    );
+    expect('findings' in chunked && chunked.findings.map((f) => [f.line, f.column])).toEqual([
+      [1, SCAN_CHUNK_BYTES + 3],
+      [2, 6],
+    ]);
+  });
 });
 
 group('scanFolder', () => {

@@ -33,11 +33,13 @@ export const EMAIL: DetectionRule = {
   category: 'pii',
   type: 'EMAIL',
   keywords: ['@'],
+  // The local part before `@` is at most 64 characters (RFC 5321 section 4.5.3.1.1).
+  lead: 64,
   // Local part: the dot-atom characters of RFC 5322 that addresses use in practice. Domain: labels of
   // letters, digits and inner hyphens (RFC 1035), the last of letters only. Each label ends at a dot,
   // so no text is read two ways.
   pattern:
-    /(?<![\w.%+-])(?<value>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24})(?![\w-]|\.[A-Za-z0-9])/g,
+    /(?<![\w.%+-])(?<value>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}[A-Za-z]{2,24})(?![\w-]|\.[A-Za-z0-9])/g,
   confidence: 0.9,
   check(value, { line }) {
     const at = value.lastIndexOf('@');

@@ -4,7 +4,7 @@
 // reads them. Pure.
 
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import type { DetectionRule, Match } from '../detect.ts';
+import { LINE_WINDOW, type DetectionRule, type Match } from '../detect.ts';
 import { baseName, isTestFile, textBefore } from './context.ts';
 import { NATIONAL_PHONE_COUNTRIES, PHONE_NATIONAL, isFictional, validPhone } from './phone.ts';
 
@@ -16,7 +16,7 @@ const PERSON_LABEL = String.raw`(?:full|first|last|given|family|middle|maiden|le
 const LOOSE_LABEL = String.raw`name|author|maintainer|owner`;
 
 /** One word of a name: a capital, then letters (apostrophes and inner hyphens allowed: O'Brien, Smith-Jones). */
-const NAME_WORD = String.raw`\p{Lu}[\p{Ll}\p{Lu}]*(?:['’-]\p{Lu}?\p{Ll}+)*\.?`;
+const NAME_WORD = String.raw`\p{Lu}[\p{Ll}\p{Lu}]{0,40}(?:['’-]\p{Lu}?\p{Ll}{1,40}){0,3}\.?`;
 /** Lowercase particles inside a name (Ludwig van Beethoven, Maria de la Cruz). */
 const PARTICLE = String.raw`(?:van|von|der|den|de|del|della|di|da|la|le|du|bin|ibn|al)`;
 
@@ -71,7 +71,10 @@ const NAMED_THINGS_FILE =
   /^(?:package\.json|composer\.json|cargo\.toml|pyproject\.toml|chart\.ya?ml|action\.ya?ml|docker-compose.*\.ya?ml|mkdocs\.ya?ml|manifest\.json)$/;
 
 /** A person-specific label just before a value. */
-const STRONG_LABEL_BEFORE = new RegExp(String.raw`(?:${PERSON_LABEL})["']?\s*(?::|=>?)\s*["'\x60]?$`, 'i');
+const STRONG_LABEL_BEFORE = new RegExp(
+  String.raw`(?:${PERSON_LABEL})["']?\s{0,40}(?::|=>?)\s{0,40}["'\x60]?$`,
+  'i',
+);
 
 export const PERSON_NAME: DetectionRule = {
   id: 'person-name',
@@ -81,9 +84,15 @@ export const PERSON_NAME: DetectionRule = {
   // A label, then `:`, `=` or `=>` with optional quotes around label and value, then capitalised
   // words. The label is matched without its case, the value with it.
   pattern: new RegExp(
-    String.raw`(?<![\p{L}\d])(?<label>(?i:${PERSON_LABEL}|${LOOSE_LABEL}))["']?\s*(?::|=>?)\s*["'\x60]?(?<value>${NAME_WORD}(?:[ \t]+(?:${PARTICLE}[ \t]+)*${NAME_WORD}){0,4})(?![\p{L}\d])`,
+    String.raw`(?<![\p{L}\d])(?<label>(?i:${PERSON_LABEL}|${LOOSE_LABEL}))["']?\s{0,40}(?::|=>?)\s{0,40}["'\x60]?(?<value>${NAME_WORD}(?:[ \t]{1,40}(?:${PARTICLE}[ \t]{1,40}){0,3}${NAME_WORD}){0,4})(?![\p{L}\d])`,
     'gu',
   ),
+  // The pattern needs the `u` flag for letters of every script, which makes each position it tries
+  // three times dearer. The locator finds a label's last word and its `:` or `=` without it (no
+  // letter there is one that `u` also matches by another character, as it matches `s` by `ſ`), and
+  // the pattern is tried only from the longest label's start before it (`account_holder_name`).
+  locator: /(?:name|author|maintainer|owner)["']?\s{0,40}(?::|=>?)/gi,
+  lead: 'account_holder_'.length,
   confidence: 0.85,
   check(value, { line, file }) {
     const label = textBefore(line, value, 40);
@@ -105,7 +114,7 @@ const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may
 const DATE = String.raw`(?:\d{4}-\d{2}-\d{2}|\d{4}\/\d{1,2}\/\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{1,2}(?:st|nd|rd|th)? (?i:${MONTH})\.?,? \d{4}|(?i:${MONTH})\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})`;
 
 /** Words that say a date is someone's birth. */
-const BIRTH_WORDS = /birth|\bdob\b|d\.o\.b|\bborn\b|\bb\.|geburt|n[ée]e? le|fecha de nacimiento/;
+const BIRTH_WORDS = /birth|\bdob\b|d\.o\.b|\bborn\b|geburt|n[ée]e? le|fecha de nacimiento/;
 
 /** A year a living person may have been born in. */
 function plausibleBirthYear(date: string): boolean {
@@ -118,7 +127,10 @@ export const DATE_OF_BIRTH: DetectionRule = {
   id: 'date-of-birth',
   category: 'pii',
   type: 'DATE_OF_BIRTH',
-  keywords: ['birth', 'dob', 'd.o.b', 'born', 'geburt', 'née', 'nacimiento'],
+  keywords: ['birth', 'dob', 'd.o.b', 'born', 'geburt', 'née', 'nee le', 'né le', 'ne le', 'nacimiento'],
+  // The birth word is read before the date's first place on its line (its check's line reaches
+  // LINE_WINDOW back): that far, and 40 characters more, from the word.
+  near: LINE_WINDOW + 40,
   pattern: new RegExp(String.raw`(?<![\w./-])(?<value>${DATE})(?![\w]|[./-]\d)`, 'g'),
   confidence: 0.85,
   check(value, { line, file }) {
@@ -132,7 +144,10 @@ export const DATE_OF_BIRTH: DetectionRule = {
 // ---- CSV columns
 
 /** A whole CSV cell that reads as a name, and one that is a date. */
-const NAME_CELL = new RegExp(String.raw`^${NAME_WORD}(?:\s+(?:${PARTICLE}\s+)*${NAME_WORD}){0,4}$`, 'u');
+const NAME_CELL = new RegExp(
+  String.raw`^${NAME_WORD}(?:\s{1,40}(?:${PARTICLE}\s{1,40})*${NAME_WORD}){0,4}$`,
+  'u',
+);
 const DATE_CELL = new RegExp(String.raw`^${DATE}$`);
 
 /** Header cells that label a column of person names, and of dates of birth. */

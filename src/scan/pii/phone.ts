@@ -4,7 +4,7 @@
 // current by its maintainers. Pure: the library reads no files.
 
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import type { DetectionRule } from '../detect.ts';
+import { LINE_WINDOW, type DetectionRule } from '../detect.ts';
 import { textBefore } from './context.ts';
 
 /**
@@ -68,8 +68,8 @@ const PHONE_WORDS =
  * in parentheses. Every group is a maximal run of digits and a separator always comes between two,
  * so the pattern never tries one run split two ways.
  */
-const NATIONAL = String.raw`(?:\(\d+\)[ .-]?)?\d+(?:[ .-]\d+){0,5}`;
-const INTERNATIONAL = String.raw`\+\d+(?:[ .-]?\(\d+\)[ .-]?\d+|[ .-]\d+){0,6}`;
+const NATIONAL = String.raw`(?:\(\d{1,20}\)[ .-]?)?\d{1,20}(?:[ .-]\d{1,20}){0,5}`;
+const INTERNATIONAL = String.raw`\+\d{1,20}(?:[ .-]?\(\d{1,20}\)[ .-]?\d{1,20}|[ .-]\d{1,20}){0,6}`;
 
 /** Dates (2024-01-15, 15.01.2024, 1/15/24) are digits in groups too: never phone numbers. */
 const DATE_SHAPE = /^(?:\d{4}[./-]\d{1,2}[./-]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
@@ -93,7 +93,13 @@ export const PHONE_NATIONAL: DetectionRule = {
   category: 'pii',
   type: 'PHONE',
   keywords: ['phone', 'tel', 'mobile', 'cell', 'fax', 'call', 'whatsapp', 'sms', 'contact', 'handy'],
-  pattern: new RegExp(String.raw`(?<![\w+.-])(?<value>${NATIONAL})(?![\w]|[.-]\d)`, 'g'),
+  // The label is read before the value's first place on its line (its check's line reaches
+  // LINE_WINDOW back): that far, and 40 characters more, from a phone word.
+  near: LINE_WINDOW + 40,
+  // Seven characters a number is written with must follow where a match starts: fewer hold fewer
+  // than the seven digits a national number has, and code is full of short numbers that would
+  // each be a match for `check` to drop.
+  pattern: new RegExp(String.raw`(?<![\w+.-])(?=[\d(][\d ().-]{6})(?<value>${NATIONAL})(?![\w]|[.-]\d)`, 'g'),
   confidence: 0.8,
   check(value, { line }) {
     const digits = value.replace(/\D/g, '');

@@ -83,7 +83,7 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     type: 'GCP_SERVICE_ACCOUNT_KEY',
     keywords: ['"private_key"'],
     pattern:
-      /"private_key"\s*:\s*"(?<value>-----BEGIN PRIVATE KEY-----(?:\\n)?[A-Za-z0-9+/=\\]{64,20000}-----END PRIVATE KEY-----(?:\\n)?)"/g,
+      /"private_key"\s{0,40}:\s{0,40}"(?<value>-----BEGIN PRIVATE KEY-----(?:\\n)?[A-Za-z0-9+/=\\]{64,20000}-----END PRIVATE KEY-----(?:\\n)?)"/g,
     // Above the bare PKCS #8 rule, which sees the same key.
     confidence: 0.995,
   }),
@@ -200,7 +200,7 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
     id: 'yandex-cloud-iam-token',
     type: 'YANDEX_IAM_TOKEN',
     prefix: 't1.',
-    body: '[A-Z0-9a-z_-]+={0,2}\\.[A-Z0-9a-z_-]{86}={0,2}',
+    body: '[A-Z0-9a-z_-]{1,300}={0,2}\\.[A-Z0-9a-z_-]{86}={0,2}',
     confidence: 0.85,
   }),
   token({

@@ -27,15 +27,19 @@ function url(id: string, type: string, schemes: string, keywords: readonly strin
 }
 
 export const DATABASE_RULES: readonly DetectionRule[] = [
-  url('postgres-connection-password', 'DATABASE_PASSWORD', 'postgres(?:ql)?(?:\\+[a-z0-9]+)?', ['postgres']),
-  url('mysql-connection-password', 'DATABASE_PASSWORD', 'mysql(?:\\+[a-z0-9]+)?|mariadb', [
+  url('postgres-connection-password', 'DATABASE_PASSWORD', 'postgres(?:ql)?(?:\\+[a-z0-9]{1,20})?', [
+    'postgres',
+  ]),
+  url('mysql-connection-password', 'DATABASE_PASSWORD', 'mysql(?:\\+[a-z0-9]{1,20})?|mariadb', [
     'mysql',
     'mariadb',
   ]),
   url('mongodb-connection-password', 'DATABASE_PASSWORD', 'mongodb(?:\\+srv)?', ['mongodb']),
   url('redis-connection-password', 'DATABASE_PASSWORD', 'rediss?|valkey', ['redis', 'valkey']),
   url('amqp-connection-password', 'BROKER_PASSWORD', 'amqps?', ['amqp']),
-  url('clickhouse-connection-password', 'DATABASE_PASSWORD', 'clickhouse(?:\\+[a-z0-9]+)?', ['clickhouse']),
+  url('clickhouse-connection-password', 'DATABASE_PASSWORD', 'clickhouse(?:\\+[a-z0-9]{1,20})?', [
+    'clickhouse',
+  ]),
   url('neo4j-connection-password', 'DATABASE_PASSWORD', 'neo4j(?:\\+s|\\+ssc)?|bolt(?:\\+s|\\+ssc)?', [
     'neo4j',
     'bolt',
@@ -53,7 +57,7 @@ export const DATABASE_RULES: readonly DetectionRule[] = [
     type: 'DATABASE_PASSWORD',
     keywords: ['password=', 'pwd='],
     pattern:
-      /(?:Server|Data Source|Host|Address)\s*=[^;"'\n]{1,200};(?:[^;"'\n]{0,200};){0,8}?\s*(?:Password|Pwd)\s*=\s*(?<value>[^;"'\s]{3,128})/gi,
+      /(?:Server|Data Source|Host|Address)\s{0,40}=[^;"'\n]{1,200};(?:[^;"'\n]{0,200};){0,8}?\s{0,40}(?:Password|Pwd)\s{0,40}=\s{0,40}(?<value>[^;"'\s]{3,128})/gi,
     confidence: 0.85,
   }),
   // JDBC: the password in the query (`?user=app&password=...`) or before the host (Oracle thin).

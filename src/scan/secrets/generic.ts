@@ -116,7 +116,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       'credential',
     ],
     pattern: new RegExp(
-      `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:["']?[ \\t]*(?::=|=>|=|:)[ \\t]*["'\`]?|["'][ \\t]*,[ \\t]*["']|(?<=^[ \\t]*ENV[ \\t]+[\\w.-]+)[ \\t]+)|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]*\\r?\\n[ \\t]*value:[ \\t]*["']?)${GENERIC_VALUE}`,
+      `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:["']?[ \\t]{0,40}(?::=|=>|=|:)[ \\t]{0,40}["'\`]?|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40})|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)${GENERIC_VALUE}`,
       'gim',
     ),
     confidence: 0.55,
@@ -149,7 +149,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     id: 'generic-bearer-token',
     type: 'BEARER_TOKEN',
     keywords: ['bearer '],
-    pattern: /\bBearer +(?<value>[A-Za-z0-9._~+/-]{20,2000}=*)/g,
+    pattern: /\bBearer {1,40}(?<value>[A-Za-z0-9._~+/-]{20,2000}={0,2})/g,
     confidence: 0.6,
     check: (value) => bitsPerChar(value) >= 3.5,
   }),
@@ -157,7 +157,8 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     id: 'generic-basic-auth-header',
     type: 'BASIC_AUTH',
     keywords: ['basic '],
-    pattern: /\bAuthorization["']?\s*[:=,]\s*["']?Basic +(?<value>[A-Za-z0-9+/]{8,400}={0,2})/gi,
+    pattern:
+      /\bAuthorization["']?\s{0,40}[:=,]\s{0,40}["']?Basic {1,40}(?<value>[A-Za-z0-9+/]{8,400}={0,2})/gi,
     confidence: 0.75,
     check: (value) => {
       try {

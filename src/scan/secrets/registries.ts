@@ -28,7 +28,7 @@ export const REGISTRY_RULES: readonly DetectionRule[] = [
     id: 'npmrc-auth',
     type: 'NPM_PASSWORD',
     keywords: ['_auth', '_password'],
-    pattern: /(?:^|[\s:])_(?:auth|password)\s*=\s*"?(?<value>[A-Za-z0-9+/]{8,200}={0,2})/gm,
+    pattern: /(?:^|[\s:])_(?:auth|password)\s{0,40}=\s{0,40}"?(?<value>[A-Za-z0-9+/]{8,200}={0,2})/gm,
     confidence: 0.85,
   }),
   // PyPI API tokens are macaroons: `pypi-`, then base64 that opens with the issuing host's name.
@@ -82,7 +82,7 @@ export const REGISTRY_RULES: readonly DetectionRule[] = [
     // gradle.properties spells it `gradle.publish.key`; CI settings `GRADLE_PUBLISH_KEY`.
     keywords: ['gradle.publish.', 'gradle_publish_'],
     pattern:
-      /gradle[._]publish[._](?:key|secret)["']?\s*[=:]\s*["']?(?<value>[A-Za-z0-9]{32})(?![A-Za-z0-9])/gi,
+      /gradle[._]publish[._](?:key|secret)["']?\s{0,40}[=:]\s{0,40}["']?(?<value>[A-Za-z0-9]{32})(?![A-Za-z0-9])/gi,
     confidence: 0.9,
   }),
   contextual({

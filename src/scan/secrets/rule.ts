@@ -150,14 +150,14 @@ export function token(format: TokenFormat): DetectionRule {
 }
 
 /** Between a name and its value: `=`, `:`, `:=`, `=>`, with optional quotes and spaces. */
-export const ASSIGN = `["']?\\s*(?::=|=>|=|:)\\s*["'\`]?`;
+export const ASSIGN = `["']?\\s{0,40}(?::=|=>|=|:)\\s{0,40}["'\`]?`;
 
 /**
  * Between a name and its value, wherever a name gives one: an assignment (ASSIGN), a call that sets
  * it (`os.Setenv("NAME", "value")`, `os.environ.setdefault("NAME", "value")`), a Dockerfile's older
  * `ENV NAME value`, and a Kubernetes env entry (`- name: NAME`, then `value: ...` on the next line).
  */
-export const NAMED_VALUE = `(?:${ASSIGN}|["'][ \\t]*,[ \\t]*["']|(?<=(?:^|\\n)[ \\t]*ENV[ \\t]+[\\w.-]+)[ \\t]+|["']?[ \\t]*\\r?\\n[ \\t]*value:[ \\t]*["']?)`;
+export const NAMED_VALUE = `(?:${ASSIGN}|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=(?:^|\\n)[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40}|["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)`;
 
 export interface ContextFormat {
   id: string;
