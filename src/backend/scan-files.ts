@@ -149,7 +149,7 @@ export function readWholeText(path: string): WholeText {
     const { size, mode } = stat;
     if (!stat.isFile()) return { skipped: 'unreadable' };
     if (size > MAX_SCAN_FILE_BYTES) return { skipped: 'too_large' };
-    if (looksBinary(fd)) return { skipped: 'binary' };
+    if (looksBinary(fd, Buffer.allocUnsafe(BINARY_PROBE_BYTES))) return { skipped: 'binary' };
     const buffer = Buffer.alloc(size);
     let read = 0;
     while (read < size) {
