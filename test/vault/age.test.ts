@@ -31,6 +31,9 @@ function exec(command: string, args: string[], input?: Uint8Array | string): Pro
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr }));
+    // A command that ends before reading its input (a refusal) closes the pipe under the write:
+    // what it answered is in its exit code and stderr, which the test checks.
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
 }
