@@ -499,6 +499,32 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('doctor')
+    .description('where svc keeps its data and keys on this computer, and why; never a key or a value')
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const service = await openService();
+      try {
+        const { checkup } = await import('../backend/doctor.ts');
+        const c = await checkup(service);
+        print(
+          options,
+          c,
+          [
+            `data dir: ${c.data_dir.path} (${c.data_dir.chosen_by})`,
+            `store: ${c.store.file}, ${c.store.bytes} bytes, ${c.store.migrations} migrations`,
+            `keys: ${c.keys.kind === 'keychain' ? 'the OS keychain' : 'key files'} at ${c.keys.location} (${c.keys.why})`,
+            `signing key: ${c.signing_kid}`,
+            `sealed files: ${c.sealed_files.sealed} sealed, ${c.sealed_files.revoked} revoked, ${c.sealed_files.pending} unfinished`,
+            `vault secrets: ${c.vault_secrets}; clean copies with a kept mapping: ${c.clean_copy_mappings}`,
+          ].join('\n'),
+        );
+      } finally {
+        service.close();
+      }
+    });
+
+  program
     .command('verify')
     .description('verify a proof (receipt or audit row) by id against the local store')
     .argument('<proof_id>')
