@@ -8,8 +8,10 @@ import type { OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 import { countUnmetered } from './usage.ts';
+import { MEMBER_ROLES } from './vocabulary.ts';
 
-export const MEMBER_ROLES = ['owner', 'editor', 'viewer'] as const;
+export { MEMBER_ROLES };
+
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
 interface CapsuleRow {

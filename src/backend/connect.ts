@@ -8,6 +8,9 @@ import { hasPassed, newId, nowIso, type Context } from './context.ts';
 import { createApiKey, type OrgCaller, type Scope } from './credentials.ts';
 import { sha256Hex } from './signer.ts';
 import { registerNode, type MachineFacts } from './setup.ts';
+import { CONNECT_STARTS_PER_CLIENT } from './vocabulary.ts';
+
+export { CONNECT_STARTS_PER_CLIENT };
 
 /** RFC 8628 section 6.1: user codes from letters a person cannot confuse, in two groups of four. */
 const RFC8628_USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
@@ -33,8 +36,6 @@ const CONNECT_CLEANUP_BATCH = 100;
  * however many addresses or processes the guesses come from.
  */
 export const CONNECT_MAX_MISSES = 1000;
-/** Starts of connect requests one client address may make over HTTP: 30 at once, then one every 20 s. */
-export const CONNECT_STARTS_PER_CLIENT = { burst: 30, refillSeconds: 20 };
 
 interface RequestRow {
   id: string;

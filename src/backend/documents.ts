@@ -5,8 +5,10 @@ import type { OrgCaller } from './credentials.ts';
 import type { Receipt } from './chains.ts';
 import { sha256Hex } from './signer.ts';
 import { countDecision } from './usage.ts';
+import { CLEARANCE_LEVELS } from './vocabulary.ts';
 
-export const CLEARANCE_LEVELS = ['public', 'internal', 'confidential', 'secret'] as const;
+export { CLEARANCE_LEVELS };
+
 export type Clearance = (typeof CLEARANCE_LEVELS)[number];
 
 export interface Section {

@@ -14,6 +14,12 @@ import {
 import { DEMO_TABLE, columnsByName, getTable, selectRows, type CellValue, type TableInfo } from './tables.ts';
 import { countDecision } from './usage.ts';
 import type { Receipt } from './chains.ts';
+import { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX } from './vocabulary.ts';
+import { PROOFS_PAGE_MAX } from './vocabulary.ts';
+
+export { PROOFS_PAGE_MAX };
+
+export { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX };
 
 /** What a refusal's receipt records besides `org_id`: the caller, what was asked and `reason`. */
 export interface RefusalRecord {
@@ -70,9 +76,7 @@ export function actorOf(principal: Principal): Record<string, string> {
 }
 
 export const DEFAULT_GRANT_TTL_SECONDS = 24 * 60 * 60;
-export const MAX_GRANT_TTL_SECONDS = 365 * 24 * 60 * 60;
 export const READ_LIMIT_DEFAULT = 50;
-export const READ_LIMIT_MAX = 200;
 export interface GrantInput {
   agent: string;
   columns: string[];
@@ -707,8 +711,6 @@ export async function policyBoard(ctx: Context, caller: OrgCaller) {
   });
   return { ok: true, count: agents.length, agents };
 }
-
-export const PROOFS_PAGE_MAX = 200;
 
 /** The organization's signed receipts, newest first; `before` pages back from a chain position. */
 export async function listProofs(

@@ -85,3 +85,12 @@ export async function callerFor(
 export function takesCredential(spec: CallerSpec): boolean {
   return spec.kind === 'org' || spec.kind === 'agent' || spec.kind === 'any';
 }
+
+/**
+ * A domain module loaded on its first use: declaring operations (every process that routes or
+ * lists them) loads their schemas only, and an operation's code loads when it is first called.
+ */
+export function lazily<M>(load: () => Promise<M>): () => Promise<M> {
+  let loading: Promise<M> | undefined;
+  return () => (loading ??= load());
+}

@@ -18,9 +18,10 @@ import { readOrganizationRules } from './rules-read.ts';
 import { describe, detector, type Detector } from '../scan/detect.ts';
 import { writeFileAtomic } from '../config/paths.ts';
 import { DiffError, applyFileDiff, parseUnifiedDiff, pathOf, type FileDiff } from './unified-diff.ts';
+import { MAX_PATCH_CHARS } from './vocabulary.ts';
 
-/** The largest diff a patch may carry, in characters. */
-export const MAX_PATCH_CHARS = 1024 * 1024;
+export { MAX_PATCH_CHARS };
+
 /** The most files one patch may touch. */
 export const MAX_PATCH_FILES = 200;
 

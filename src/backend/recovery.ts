@@ -5,15 +5,10 @@ import type { OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { sha256Hex } from './signer.ts';
 import { keyId } from '../proofs/format.ts';
+import { RECOVERY_EVENT_KINDS } from './vocabulary.ts';
 
-export const RECOVERY_EVENT_KINDS = [
-  'phrase_created',
-  'phrase_verified',
-  'copy_downloaded',
-  'restore_started',
-  'restore_completed',
-  'restore_failed',
-] as const;
+export { RECOVERY_EVENT_KINDS };
+
 export type RecoveryEventKind = (typeof RECOVERY_EVENT_KINDS)[number];
 
 async function record(ctx: Context, orgId: string, kind: string, detail: Record<string, unknown> | null) {

@@ -47,7 +47,7 @@ import {
 import { SourceCallRequest, SourceNameParam, SourceRequest, UseRequest } from './operations/sources.ts';
 import { InvoiceQuery, ProofParam, VerifyRequest } from './operations/proofs.ts';
 import type { Operation } from './operation.ts';
-import { CONNECT_STARTS_PER_CLIENT } from './connect.ts';
+import { CONNECT_STARTS_PER_CLIENT } from './vocabulary.ts';
 import { ops } from './operations/index.ts';
 import { AddRulesRequest, RuleIdParam } from './operations/rules.ts';
 import {

@@ -12,9 +12,9 @@ import { nowIso, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { parseStoredRule, type StoredRuleRow } from './rules-read.ts';
+import { MAX_ORGANIZATION_RULES } from './vocabulary.ts';
 
-/** The most rules one organization keeps: a decision tries every rule (see `npm run bench -- gate-rules`). */
-export const MAX_ORGANIZATION_RULES = 1_000;
+export { MAX_ORGANIZATION_RULES };
 
 export interface RuleView extends Rule {
   rule_id: string;

@@ -8,11 +8,13 @@ import type { OrgCaller } from './credentials.ts';
 import { ServiceError } from './errors.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import type { FolderFinding, FolderScan } from './scan-folder.ts';
+import { VERDICTS } from './vocabulary.ts';
+
+export { VERDICTS };
 
 /** The scans kept per project: the plan reads the latest, feedback the recent ones. */
 export const SCANS_KEPT_PER_PROJECT = 20;
 
-export const VERDICTS = ['false_positive', 'accepted_risk', 'confirmed'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 /** Verdicts that take a finding out of later scans' reports. */
 export type Silencing = Exclude<Verdict, 'confirmed'>;

@@ -24,9 +24,10 @@ import {
 import { nowIso, type Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
+import { SEAL_ID } from './vocabulary.ts';
 
-/** A seal's id as text: `seal_` and the 16 header bytes in hex. */
-export const SEAL_ID = /^seal_[0-9a-f]{32}$/;
+export { SEAL_ID };
+
 const sealIdText = (bytes: Uint8Array) => `seal_${Buffer.from(bytes).toString('hex')}`;
 
 /** The salt of the wrapping key of seals that belong to no organization (organization ids are `org_…`). */

@@ -7,12 +7,10 @@ import { seal, unseal } from '../vault/seal.ts';
 import { MIN_MASKED_LENGTH } from '../scan/mask.ts';
 import { nowIso, type Context } from './context.ts';
 import { ServiceError } from './errors.ts';
+import { SECRET_NAME } from './vocabulary.ts';
 
-/**
- * A secret's name is the name of the environment variable it becomes, in the portable form POSIX
- * gives (upper case, digits, underscore, not starting with a digit), at most 128 characters.
- */
-export const SECRET_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
+export { SECRET_NAME };
+
 /** Values are for environment variables and tokens, not files: 64 KiB is far above any key. */
 export const SECRET_MAX_BYTES = 64 * 1024;
 /**

@@ -10,11 +10,11 @@ import { newId, nowIso, type Context } from './context.ts';
 import type { AgentPrincipal, OrgCaller } from './credentials.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import { guardedLookup, hostRange, systemResolve, type PrivateAddressError } from './network.ts';
+import { SOURCE_SCHEMES, READ_METHODS, WRITE_METHODS } from './vocabulary.ts';
 
-export const SOURCE_SCHEMES = ['bearer', 'header', 'basic'] as const;
+export { SOURCE_SCHEMES, READ_METHODS, WRITE_METHODS };
+
 export type SourceScheme = (typeof SOURCE_SCHEMES)[number];
-export const READ_METHODS = ['GET', 'HEAD'] as const;
-export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type SourceMethod = (typeof READ_METHODS)[number] | (typeof WRITE_METHODS)[number];
 
 /** What a call returns at most (UTF-8 bytes of body, after masking), so an API cannot flood a model's context. */

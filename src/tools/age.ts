@@ -5,10 +5,10 @@
 // the conversation. The core reads, writes and refuses (src/backend/age-files.ts).
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { decryptLocal, encryptLocal, type AgePaths } from '../backend/age-files.ts';
+import type { AgePaths } from '../backend/age-files.ts';
 import { ServiceError } from '../backend/errors.ts';
 import type { GateAsk } from '../gate/check.ts';
-import { AGE_RECIPIENT } from '../vault/age.ts';
+import { AGE_RECIPIENT } from '../vault/age-recipient.ts';
 import { admitAll } from './lock.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
@@ -88,6 +88,7 @@ export const svcEncrypt = defineTool({
     const cwd = input.cwd ?? process.cwd();
     const out = input.out === undefined ? undefined : resolve(cwd, input.out);
     const touchesFiles = input.path !== undefined || out !== undefined;
+    const { encryptLocal } = await import('../backend/age-files.ts');
     const done = await encryptLocal({
       input:
         input.path !== undefined
@@ -180,6 +181,7 @@ export const svcDecrypt = defineTool({
     }
     const cwd = input.cwd ?? process.cwd();
     const out = input.out === undefined ? undefined : resolve(cwd, input.out);
+    const { decryptLocal } = await import('../backend/age-files.ts');
     const done = await decryptLocal({
       input:
         input.path !== undefined

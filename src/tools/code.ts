@@ -16,8 +16,7 @@ import {
   SubmitPatchRequest,
   SubmittedPatch,
 } from '../backend/operations/patches.ts';
-import { BLOCKS_WRITE, credentialsAdded, filesOf } from '../backend/patches.ts';
-import { pathOf } from '../backend/unified-diff.ts';
+import { lazily } from '../backend/operation.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { OUTCOMES } from '../gate/engine.ts';
 import { GateUnavailable } from '../gate/check.ts';
@@ -26,6 +25,12 @@ import { ACTIONS } from '../gate/rules.ts';
 import { agentOf, ownerOf } from './credentials.ts';
 import { requireGate } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
+
+/** The diff and patch code loads with the first advice or patch, not with the server. */
+const patchCode = lazily(async () => ({
+  ...(await import('../backend/patches.ts')),
+  pathOf: (await import('../backend/unified-diff.ts')).pathOf,
+}));
 
 const cwdField = z
   .string()
@@ -145,6 +150,7 @@ export const svcCodeAdvise = defineTool({
         throw new ServiceError('invalid_request', 'svc_code_advise takes a `diff` or a `path`, one of them');
       }
       const gate = gateOf(deps);
+      const { BLOCKS_WRITE, credentialsAdded, filesOf, pathOf } = await patchCode();
       const cwd = input.cwd ?? process.cwd();
       const root = projectRootOf(cwd);
       const files = input.diff === undefined ? [] : filesOf(input.diff);
@@ -242,6 +248,7 @@ async function runPatch(input: PatchIn, deps: ToolDeps): Promise<{ text: string;
       const summary = need(input, 'summary');
       gateOf(deps);
       const root = projectRootOf(input.cwd ?? process.cwd());
+      const { filesOf, pathOf } = await patchCode();
       const files = filesOf(diff);
       const me = await deps.invoker.invoke(ops.whoami, agent, {});
       const handle = me.kind === 'agent' ? me.handle : undefined;

@@ -11,7 +11,7 @@ import {
   TableSchema,
 } from '../backend/operations/governance.ts';
 import { VerifyRequest, VerifyResponse } from '../backend/operations/proofs.ts';
-import { PROOFS_PAGE_MAX } from '../backend/governance.ts';
+import { PROOFS_PAGE_MAX } from '../backend/vocabulary.ts';
 import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';

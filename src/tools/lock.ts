@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import type { Admission, SealFiles } from '../backend/seal-files.ts';
-import { SEAL_ID } from '../backend/seal-files.ts';
+import { SEAL_ID } from '../backend/vocabulary.ts';
 import { GateUnavailable, type GateAsk } from '../gate/check.ts';
 import { RulesUnreadable } from '../gate/local.ts';
 import type { Action } from '../gate/rules.ts';

@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
-import { SECRET_NAME } from '../backend/secrets.ts';
+import { SECRET_NAME } from '../backend/vocabulary.ts';
 import { admitAll } from './lock.ts';
 import { defineTool } from './registry.ts';
 

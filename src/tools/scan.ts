@@ -12,7 +12,7 @@ import { defineTool, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { Feedback, FeedbackIdParam, PlanItemIds, ScanIdParam } from '../backend/operations/scans.ts';
-import { VERDICTS } from '../backend/scan-store.ts';
+import { VERDICTS } from '../backend/vocabulary.ts';
 import type { Plan } from '../backend/scan-plan.ts';
 import { projectRootOf } from '../gate/local.ts';
 import { admitOne } from './lock.ts';

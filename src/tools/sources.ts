@@ -13,7 +13,7 @@ import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';
 import { ServiceError } from '../backend/errors.ts';
-import { READ_METHODS, WRITE_METHODS } from '../backend/sources.ts';
+import { READ_METHODS, WRITE_METHODS } from '../backend/vocabulary.ts';
 
 export const svcConnectSource = defineTool({
   name: 'svc_connect_source',

@@ -2,6 +2,9 @@
 // (scrypt), binary or armored, and decrypted with identities or a passphrase. Pure: bytes in, bytes
 // out, so the CLI, the tools and the archive share one implementation; errors have a closed set of codes.
 import { Decrypter, Encrypter, armor } from 'age-encryption';
+import { AGE_RECIPIENT } from './age-recipient.ts';
+
+export { AGE_RECIPIENT };
 
 /** The first line of every age file (C2SP age, "Header"). */
 export const AGE_VERSION_LINE = 'age-encryption.org/v1\n';
@@ -9,8 +12,6 @@ export const AGE_VERSION_LINE = 'age-encryption.org/v1\n';
 export const AGE_ARMOR_BEGIN = '-----BEGIN AGE ENCRYPTED FILE-----';
 /** A recipient stanza of the passphrase kind (C2SP age, "The scrypt recipient type"). */
 const SCRYPT_STANZA = '\n-> scrypt ';
-/** Recipients in their Bech32 text form: `age1` then the Bech32 alphabet (BIP 173). */
-export const AGE_RECIPIENT = /^age1[02-9ac-hj-np-z]{20,}$/;
 /** An identity line of an identity file as `age-keygen` writes it (upper-case Bech32). */
 const AGE_IDENTITY = /^AGE-SECRET-KEY-(PQ-)?1[02-9AC-HJ-NP-Z]{20,}$/;
 

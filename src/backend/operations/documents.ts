@@ -2,14 +2,13 @@
 // clearance allows, capsules of sealed documents, and the recovery key, copies and events.
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
-import * as documents from '../documents.ts';
-import { CLEARANCE_LEVELS } from '../documents.ts';
-import * as capsules from '../capsules.ts';
-import { MEMBER_ROLES } from '../capsules.ts';
-import * as recovery from '../recovery.ts';
-import { RECOVERY_EVENT_KINDS } from '../recovery.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import { Base64, ShortText, DateTime, ReceiptSchema } from './common.ts';
+import { CLEARANCE_LEVELS, MEMBER_ROLES, RECOVERY_EVENT_KINDS } from '../vocabulary.ts';
+
+const documents = lazily(() => import('../documents.ts'));
+const capsules = lazily(() => import('../capsules.ts'));
+const recovery = lazily(() => import('../recovery.ts'));
 
 export const DocumentsRequest = z
   .object({
@@ -224,7 +223,7 @@ export const computeDocuments = defineOperation({
   caller: governanceKey,
   input: DocumentsRequest,
   output: DocumentsResponse,
-  run: (ctx, caller, input) => documents.computeDocuments(ctx, caller, input),
+  run: async (ctx, caller, input) => (await documents()).computeDocuments(ctx, caller, input),
 });
 
 export const createCapsule = defineOperation({
@@ -233,7 +232,7 @@ export const createCapsule = defineOperation({
   caller: governanceKey,
   input: CapsuleCreateRequest,
   output: CapsuleSummary,
-  run: (ctx, caller, input) => capsules.createCapsule(ctx, caller, input.name),
+  run: async (ctx, caller, input) => (await capsules()).createCapsule(ctx, caller, input.name),
 });
 
 export const listCapsules = defineOperation({
@@ -242,7 +241,7 @@ export const listCapsules = defineOperation({
   caller: governanceKey,
   input: z.object({}),
   output: CapsuleList,
-  run: (ctx, caller) => capsules.listCapsules(ctx, caller),
+  run: async (ctx, caller) => (await capsules()).listCapsules(ctx, caller),
 });
 
 export const getCapsule = defineOperation({
@@ -251,7 +250,7 @@ export const getCapsule = defineOperation({
   caller: governanceKey,
   input: IdParam,
   output: CapsuleDetail,
-  run: (ctx, caller, input) => capsules.getCapsule(ctx, caller, input.id),
+  run: async (ctx, caller, input) => (await capsules()).getCapsule(ctx, caller, input.id),
 });
 
 export const addCapsuleDocument = defineOperation({
@@ -260,7 +259,7 @@ export const addCapsuleDocument = defineOperation({
   caller: governanceKey,
   input: CapsuleDocumentRequest.extend(IdParam.shape),
   output: CapsuleDocument,
-  run: (ctx, caller, { id, ...input }) => capsules.addDocument(ctx, caller, id, input),
+  run: async (ctx, caller, { id, ...input }) => (await capsules()).addDocument(ctx, caller, id, input),
 });
 
 export const addCapsuleMember = defineOperation({
@@ -269,7 +268,7 @@ export const addCapsuleMember = defineOperation({
   caller: governanceKey,
   input: CapsuleMemberRequest.extend(IdParam.shape),
   output: CapsuleMember,
-  run: (ctx, caller, { id, ...input }) => capsules.addMember(ctx, caller, id, input),
+  run: async (ctx, caller, { id, ...input }) => (await capsules()).addMember(ctx, caller, id, input),
 });
 
 export const addCapsuleAiGrant = defineOperation({
@@ -278,7 +277,7 @@ export const addCapsuleAiGrant = defineOperation({
   caller: governanceKey,
   input: CapsuleAiGrantRequest.extend(IdParam.shape),
   output: CapsuleAiGrant,
-  run: (ctx, caller, { id, ...input }) => capsules.addAiGrant(ctx, caller, id, input),
+  run: async (ctx, caller, { id, ...input }) => (await capsules()).addAiGrant(ctx, caller, id, input),
 });
 
 export const revokeCapsule = defineOperation({
@@ -287,7 +286,7 @@ export const revokeCapsule = defineOperation({
   caller: governanceKey,
   input: IdParam,
   output: CapsuleRevoked,
-  run: (ctx, caller, input) => capsules.revokeCapsule(ctx, caller, input.id),
+  run: async (ctx, caller, input) => (await capsules()).revokeCapsule(ctx, caller, input.id),
 });
 
 export const setRecoveryKey = defineOperation({
@@ -296,7 +295,7 @@ export const setRecoveryKey = defineOperation({
   caller: governanceKey,
   input: RecoveryPubkeyRequest,
   output: RecoveryPubkeyResponse,
-  run: (ctx, caller, input) => recovery.setRecoveryKey(ctx, caller, input.pubkey_hex),
+  run: async (ctx, caller, input) => (await recovery()).setRecoveryKey(ctx, caller, input.pubkey_hex),
 });
 
 export const storeRecoveryCopy = defineOperation({
@@ -305,7 +304,7 @@ export const storeRecoveryCopy = defineOperation({
   caller: governanceKey,
   input: RecoveryCopyRequest,
   output: RecoveryCopy,
-  run: (ctx, caller, input) => recovery.storeRecoveryCopy(ctx, caller, input),
+  run: async (ctx, caller, input) => (await recovery()).storeRecoveryCopy(ctx, caller, input),
 });
 
 export const recordRecoveryEvent = defineOperation({
@@ -314,7 +313,7 @@ export const recordRecoveryEvent = defineOperation({
   caller: governanceKey,
   input: RecoveryEventRequest,
   output: RecoveryEvent,
-  run: (ctx, caller, input) => recovery.recordRecoveryEvent(ctx, caller, input),
+  run: async (ctx, caller, input) => (await recovery()).recordRecoveryEvent(ctx, caller, input),
 });
 
 export const getRecoveryState = defineOperation({
@@ -323,5 +322,5 @@ export const getRecoveryState = defineOperation({
   caller: governanceKey,
   input: z.object({}),
   output: RecoveryState,
-  run: (ctx, caller) => recovery.recoveryState(ctx, caller),
+  run: async (ctx, caller) => (await recovery()).recoveryState(ctx, caller),
 });

@@ -2,11 +2,12 @@
 // organizations, and the content-blind envelope exchange behind the fetch gate.
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import { requireAgent } from '../credentials.ts';
 import { ServiceError } from '../errors.ts';
-import * as fabric from '../fabric.ts';
 import { Kid, Base64, ShortText, DateTime, ErrorBody, ReceiptSchema, HandleParam } from './common.ts';
+
+const fabric = lazily(() => import('../fabric.ts'));
 
 const EcdhPubkeyHex = z
   .string()
@@ -181,8 +182,8 @@ export const requestEnrollChallenge = defineOperation({
   caller: { kind: 'agent' },
   input: EnrollChallengeRequest.extend(HandleParam.shape),
   output: EnrollChallenge,
-  run: (ctx, agent, input) =>
-    fabric.enrollChallenge(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex),
+  run: async (ctx, agent, input) =>
+    (await fabric()).enrollChallenge(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex),
 });
 
 export const enrollFabric = defineOperation({
@@ -191,8 +192,8 @@ export const enrollFabric = defineOperation({
   caller: { kind: 'agent' },
   input: EnrollRequest.extend(HandleParam.shape),
   output: EnrollResponse,
-  run: (ctx, agent, input) =>
-    fabric.enroll(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex, input.proof),
+  run: async (ctx, agent, input) =>
+    (await fabric()).enroll(ctx, requireAgent(agent, input.handle), input.ecdh_pubkey_hex, input.proof),
 });
 
 export const listFabricGrants = defineOperation({
@@ -201,7 +202,7 @@ export const listFabricGrants = defineOperation({
   caller: { kind: 'org', scope: 'fabric' },
   input: z.object({}),
   output: FabricGrantList,
-  run: (ctx, caller) => fabric.listFabricGrants(ctx, caller),
+  run: async (ctx, caller) => (await fabric()).listFabricGrants(ctx, caller),
 });
 
 export const createFabricGrant = defineOperation({
@@ -210,7 +211,7 @@ export const createFabricGrant = defineOperation({
   caller: { kind: 'org', scope: 'fabric' },
   input: FabricGrantRequest,
   output: FabricGrantCreated,
-  run: (ctx, caller, input) => fabric.createFabricGrant(ctx, caller, input),
+  run: async (ctx, caller, input) => (await fabric()).createFabricGrant(ctx, caller, input),
 });
 
 export const revokeFabricGrant = defineOperation({
@@ -219,7 +220,8 @@ export const revokeFabricGrant = defineOperation({
   caller: { kind: 'org', scope: 'fabric' },
   input: FabricRevokeRequest,
   output: FabricGrantRevoked,
-  run: (ctx, caller, input) => fabric.revokeFabricGrant(ctx, caller, input.grant_id, input.reason),
+  run: async (ctx, caller, input) =>
+    (await fabric()).revokeFabricGrant(ctx, caller, input.grant_id, input.reason),
 });
 
 export const sendEnvelope = defineOperation({
@@ -228,7 +230,8 @@ export const sendEnvelope = defineOperation({
   caller: { kind: 'agent' },
   input: SendRequest.extend(HandleParam.shape),
   output: SendResponse,
-  run: (ctx, agent, { handle, ...input }) => fabric.send(ctx, requireAgent(agent, handle), input),
+  run: async (ctx, agent, { handle, ...input }) =>
+    (await fabric()).send(ctx, requireAgent(agent, handle), input),
 });
 
 export const listInbox = defineOperation({
@@ -237,7 +240,7 @@ export const listInbox = defineOperation({
   caller: { kind: 'agent' },
   input: HandleParam,
   output: InboxResponse,
-  run: (ctx, agent, input) => fabric.inbox(ctx, requireAgent(agent, input.handle)),
+  run: async (ctx, agent, input) => (await fabric()).inbox(ctx, requireAgent(agent, input.handle)),
 });
 
 export const fetchEnvelope = defineOperation({
@@ -247,7 +250,9 @@ export const fetchEnvelope = defineOperation({
   input: FetchRequest.extend(HandleParam.shape),
   output: FetchResponse,
   run: async (ctx, agent, input) => {
-    const result = await fabric.fetchEnvelope(ctx, requireAgent(agent, input.handle), input.blob_id);
+    const result = await (
+      await fabric()
+    ).fetchEnvelope(ctx, requireAgent(agent, input.handle), input.blob_id);
     // A denial is an error the caller cannot miss, carrying its reasons and signed receipt.
     if (result.outcome === 'deny') {
       throw new ServiceError(

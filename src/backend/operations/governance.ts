@@ -3,14 +3,14 @@
 // credential is.
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import { REASON_CODES } from '../policy.ts';
-import * as governance from '../governance.ts';
-import { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX } from '../governance.ts';
-import * as tables from '../tables.ts';
 import { requireAgent } from '../credentials.ts';
-import { READ_METHODS, WRITE_METHODS } from '../sources.ts';
 import { Kid, ShortText, DateTime, ErrorBody, ReceiptSchema, HandleParam } from './common.ts';
+import { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX, READ_METHODS, WRITE_METHODS } from '../vocabulary.ts';
+
+const governance = lazily(() => import('../governance.ts'));
+const tables = lazily(() => import('../tables.ts'));
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -346,7 +346,7 @@ export const createGrant = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: GrantRequest,
   output: GrantResponse,
-  run: (ctx, caller, input) => governance.createGrant(ctx, caller, input),
+  run: async (ctx, caller, input) => (await governance()).createGrant(ctx, caller, input),
 });
 
 export const listAgents = defineOperation({
@@ -355,7 +355,7 @@ export const listAgents = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: z.object({}),
   output: AgentsResponse,
-  run: (ctx, caller) => governance.roster(ctx, caller),
+  run: async (ctx, caller) => (await governance()).roster(ctx, caller),
 });
 
 export const revokeAgent = defineOperation({
@@ -364,7 +364,7 @@ export const revokeAgent = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: RevokeRequest,
   output: RevokeResponse,
-  run: (ctx, caller, input) => governance.revoke(ctx, caller, input.target),
+  run: async (ctx, caller, input) => (await governance()).revoke(ctx, caller, input.target),
 });
 
 export const computeDecision = defineOperation({
@@ -373,7 +373,8 @@ export const computeDecision = defineOperation({
   caller: { kind: 'agent' },
   input: ComputeRequest.extend(ComputeQuery.shape),
   output: AccessDecisionSchema,
-  run: (ctx, agent, { receipt, ...input }) => governance.compute(ctx, agent, input, receipt === 'true'),
+  run: async (ctx, agent, { receipt, ...input }) =>
+    (await governance()).compute(ctx, agent, input, receipt === 'true'),
 });
 
 export const readRows = defineOperation({
@@ -383,7 +384,8 @@ export const readRows = defineOperation({
   // The handle is the path's; in process it defaults to the calling agent's own.
   input: ReadRequest.extend(HandleParam.partial().shape),
   output: ReadResponse,
-  run: (ctx, agent, { handle, ...input }) => governance.read(ctx, requireAgent(agent, handle), input),
+  run: async (ctx, agent, { handle, ...input }) =>
+    (await governance()).read(ctx, requireAgent(agent, handle), input),
 });
 
 export const retrieve = defineOperation({
@@ -392,7 +394,7 @@ export const retrieve = defineOperation({
   caller: { kind: 'agent' },
   input: RetrieveRequest,
   output: RetrieveResponse,
-  run: (ctx, agent, input) => governance.retrieve(ctx, agent, input),
+  run: async (ctx, agent, input) => (await governance()).retrieve(ctx, agent, input),
 });
 
 export const getPolicyBoard = defineOperation({
@@ -401,7 +403,7 @@ export const getPolicyBoard = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: z.object({}),
   output: PolicyBoardSchema,
-  run: (ctx, caller) => governance.policyBoard(ctx, caller),
+  run: async (ctx, caller) => (await governance()).policyBoard(ctx, caller),
 });
 
 export const listProofs = defineOperation({
@@ -410,7 +412,7 @@ export const listProofs = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: ProofsQuery,
   output: ProofListSchema,
-  run: (ctx, caller, input) => governance.listProofs(ctx, caller, input),
+  run: async (ctx, caller, input) => (await governance()).listProofs(ctx, caller, input),
 });
 
 export const whoami = defineOperation({
@@ -419,7 +421,7 @@ export const whoami = defineOperation({
   caller: { kind: 'any' },
   input: z.object({}),
   output: WhoamiSchema,
-  run: (ctx, principal) => governance.whoami(ctx, principal),
+  run: async (ctx, principal) => (await governance()).whoami(ctx, principal),
 });
 
 export const listTables = defineOperation({
@@ -429,7 +431,7 @@ export const listTables = defineOperation({
   input: z.object({}),
   output: TablesResponse,
   run: async (ctx, caller) => {
-    const found = await tables.listTables(ctx, caller.orgId);
+    const found = await (await tables()).listTables(ctx, caller.orgId);
     return { ok: true, count: found.length, tables: found };
   },
 });
@@ -440,7 +442,7 @@ export const registerTable = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: TableSchema,
   output: TableSchema,
-  run: (ctx, caller, input) => tables.registerTable(ctx, caller.orgId, input),
+  run: async (ctx, caller, input) => (await tables()).registerTable(ctx, caller.orgId, input),
 });
 
 export const loadRows = defineOperation({
@@ -452,5 +454,5 @@ export const loadRows = defineOperation({
     rows: z.array(z.record(z.string(), z.unknown())).min(1).max(50_000),
   }),
   output: LoadRowsResponse,
-  run: (ctx, caller, input) => tables.loadRows(ctx, caller.orgId, input.name, input.rows),
+  run: async (ctx, caller, input) => (await tables()).loadRows(ctx, caller.orgId, input.name, input.rows),
 });

@@ -1,10 +1,11 @@
 // Owner operations on this machine's own store: they take no credential and are never routed
 // over HTTP; only a process with access to the data dir (the CLI) runs them.
 import { z } from 'zod';
-import { defineOperation } from '../operation.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import * as credentials from '../credentials.ts';
 import { SCOPES } from '../credentials.ts';
-import * as tables from '../tables.ts';
+
+const tables = lazily(() => import('../tables.ts'));
 
 /** One scope of an organization key. */
 export const ScopeSchema = z.enum(SCOPES);
@@ -15,10 +16,10 @@ export const createOrg = defineOperation({
   caller: { kind: 'local' },
   input: z.object({ name: z.string().trim().min(1).max(120) }),
   output: z.object({ org_id: z.string(), api_key: z.string(), key_id: z.string() }),
-  run: (ctx, _caller, input) =>
+  run: async (ctx, _caller, input) =>
     ctx.store.write(async () => {
       const created = await credentials.createOrg(ctx, input.name);
-      await tables.seedDemoTable(ctx, created.org_id);
+      await (await tables()).seedDemoTable(ctx, created.org_id);
       return created;
     }),
 });

@@ -2,10 +2,11 @@
 // diff; the organization's owner lists, approves (applies) or rejects it (docs/CODE.md).
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import { OUTCOMES } from '../../gate/engine.ts';
-import * as patches from '../patches.ts';
-import { MAX_PATCH_CHARS } from '../patches.ts';
+import { MAX_PATCH_CHARS } from '../vocabulary.ts';
+
+const patches = lazily(() => import('../patches.ts'));
 
 export const PATCH_STATUSES = ['queued', 'applied', 'rejected'] as const;
 
@@ -109,7 +110,7 @@ export const submitPatch = defineOperation({
   caller: { kind: 'agent' },
   input: SubmitPatchRequest,
   output: SubmittedPatch,
-  run: (ctx, caller, input) => patches.submitPatch(ctx, caller, input),
+  run: async (ctx, caller, input) => (await patches()).submitPatch(ctx, caller, input),
 });
 
 export const listPatches = defineOperation({
@@ -118,7 +119,7 @@ export const listPatches = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: PatchListQuery,
   output: PatchList,
-  run: (ctx, caller, input) => patches.listPatches(ctx, caller, input),
+  run: async (ctx, caller, input) => (await patches()).listPatches(ctx, caller, input),
 });
 
 export const approvePatch = defineOperation({
@@ -128,7 +129,7 @@ export const approvePatch = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: PatchIdParam,
   output: ApprovedPatch,
-  run: (ctx, caller, input) => patches.approvePatch(ctx, caller, input),
+  run: async (ctx, caller, input) => (await patches()).approvePatch(ctx, caller, input),
 });
 
 export const rejectPatch = defineOperation({
@@ -137,5 +138,5 @@ export const rejectPatch = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: PatchIdParam.extend(RejectPatchRequest.shape),
   output: RejectedPatch,
-  run: (ctx, caller, input) => patches.rejectPatch(ctx, caller, input),
+  run: async (ctx, caller, input) => (await patches()).rejectPatch(ctx, caller, input),
 });

@@ -2,10 +2,11 @@
 // record and the published signing keys (no credential needed); and the usage meter.
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import { ServiceError } from '../errors.ts';
-import * as usage from '../usage.ts';
 import { Kid, DateTime, ReceiptSchema } from './common.ts';
+
+const usage = lazily(() => import('../usage.ts'));
 
 export const VerifyRequest = z
   .object({ proof_id: z.string().min(1).max(128) })
@@ -136,7 +137,7 @@ export const getOverview = defineOperation({
   caller: { kind: 'org', scope: 'usage' },
   input: z.object({}),
   output: OverviewSchema,
-  run: (ctx, caller) => usage.overview(ctx, caller.orgId),
+  run: async (ctx, caller) => (await usage()).overview(ctx, caller.orgId),
 });
 
 export const getInvoice = defineOperation({
@@ -145,5 +146,5 @@ export const getInvoice = defineOperation({
   caller: { kind: 'org', scope: 'usage' },
   input: InvoiceQuery,
   output: InvoiceSchema,
-  run: (ctx, caller, input) => usage.invoice(ctx, caller.orgId, input.period),
+  run: async (ctx, caller, input) => (await usage()).invoice(ctx, caller.orgId, input.period),
 });

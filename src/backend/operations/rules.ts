@@ -2,10 +2,11 @@
 // owner lists, adds (one or many, all or none) and removes them (docs/RULES.md).
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import { RuleSchema } from '../../gate/rules-schema.ts';
-import * as rules from '../rules.ts';
-import { MAX_ORGANIZATION_RULES } from '../rules.ts';
+import { MAX_ORGANIZATION_RULES } from '../vocabulary.ts';
+
+const rules = lazily(() => import('../rules.ts'));
 
 export const RuleIdParam = z.object({
   rule_id: z
@@ -47,7 +48,7 @@ export const listRules = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: z.object({}),
   output: RuleList,
-  run: (ctx, caller) => rules.listRules(ctx, caller),
+  run: async (ctx, caller) => (await rules()).listRules(ctx, caller),
 });
 
 export const addRules = defineOperation({
@@ -57,7 +58,7 @@ export const addRules = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: AddRulesRequest,
   output: AddedRules,
-  run: (ctx, caller, input) => rules.addRules(ctx, caller, input),
+  run: async (ctx, caller, input) => (await rules()).addRules(ctx, caller, input),
 });
 
 export const removeRule = defineOperation({
@@ -66,5 +67,5 @@ export const removeRule = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: RuleIdParam,
   output: RemovedRule,
-  run: (ctx, caller, input) => rules.removeRule(ctx, caller, input),
+  run: async (ctx, caller, input) => (await rules()).removeRule(ctx, caller, input),
 });

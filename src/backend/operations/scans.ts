@@ -4,10 +4,11 @@
 // project's rules file happen on the computer itself (`svc scan`, `svc plan`), with no key.
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
-import * as plans from '../scan-plan.ts';
-import * as store from '../scan-store.ts';
-import { VERDICTS } from '../scan-store.ts';
+import { defineOperation, lazily } from '../operation.ts';
+import { VERDICTS } from '../vocabulary.ts';
+
+const plans = lazily(() => import('../scan-plan.ts'));
+const store = lazily(() => import('../scan-store.ts'));
 
 export const FeedbackIdParam = z.object({
   feedback_id: z
@@ -79,7 +80,7 @@ export const listScanFeedback = defineOperation({
   input: z.object({}),
   output: FeedbackList,
   run: async (ctx, caller) => {
-    const feedback = await store.organizationFeedback(ctx, caller);
+    const feedback = await (await store()).organizationFeedback(ctx, caller);
     return { ok: true, count: feedback.length, feedback };
   },
 });
@@ -90,7 +91,7 @@ export const promoteScanFeedback = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: FeedbackIdParam,
   output: Feedback,
-  run: (ctx, caller, input) => store.promoteFeedback(ctx, caller, input),
+  run: async (ctx, caller, input) => (await store()).promoteFeedback(ctx, caller, input),
 });
 
 export const applyScanPlan = defineOperation({
@@ -102,6 +103,6 @@ export const applyScanPlan = defineOperation({
   output: AppliedPlan,
   run: async (ctx, caller, input) => ({
     ok: true,
-    ...(await plans.applyPlanToOrganization(ctx, caller, input)),
+    ...(await (await plans()).applyPlanToOrganization(ctx, caller, input)),
   }),
 });

@@ -2,10 +2,11 @@
 // and linking a computer by browser approval (RFC 8628 device authorization).
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
-import { defineOperation } from '../operation.ts';
-import * as setup from '../setup.ts';
-import * as connect from '../connect.ts';
+import { defineOperation, lazily } from '../operation.ts';
 import { ShortText } from './common.ts';
+
+const setup = lazily(() => import('../setup.ts'));
+const connect = lazily(() => import('../connect.ts'));
 
 export const NodeRequest = z
   .object({
@@ -114,7 +115,7 @@ export const registerNode = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: NodeRequest,
   output: NodeRegistration,
-  run: (ctx, caller, input) => setup.registerNode(ctx, caller, input),
+  run: async (ctx, caller, input) => (await setup()).registerNode(ctx, caller, input),
 });
 
 export const acceptTerms = defineOperation({
@@ -123,7 +124,7 @@ export const acceptTerms = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: TermsAcceptRequest,
   output: TermsAcceptance,
-  run: (ctx, caller, input) => setup.acceptTerms(ctx, caller, input),
+  run: async (ctx, caller, input) => (await setup()).acceptTerms(ctx, caller, input),
 });
 
 export const getTerms = defineOperation({
@@ -133,8 +134,8 @@ export const getTerms = defineOperation({
   input: z.object({}),
   output: CurrentTerms,
   run: async (ctx, caller) => {
-    const terms = setup.currentTerms();
-    const acceptance = await setup.termsAcceptance(ctx, caller, terms.version);
+    const terms = (await setup()).currentTerms();
+    const acceptance = await (await setup()).termsAcceptance(ctx, caller, terms.version);
     return {
       ...terms,
       accepted: acceptance !== null,
@@ -152,7 +153,7 @@ export const getTermsAcceptance = defineOperation({
   output: TermsState,
   run: async (ctx, caller, input) => ({
     version: input.version,
-    acceptance: await setup.termsAcceptance(ctx, caller, input.version),
+    acceptance: await (await setup()).termsAcceptance(ctx, caller, input.version),
   }),
 });
 
@@ -163,7 +164,7 @@ export const startConnect = defineOperation({
   input: ConnectStartRequest,
   // The route adds the page's full address (verification_uri), which only it knows.
   output: ConnectStart.omit({ verification_uri: true }),
-  run: (ctx, _caller, input) => connect.startConnect(ctx, input),
+  run: async (ctx, _caller, input) => (await connect()).startConnect(ctx, input),
 });
 
 export const pollConnect = defineOperation({
@@ -172,7 +173,7 @@ export const pollConnect = defineOperation({
   caller: { kind: 'none' },
   input: ConnectPollRequest,
   output: ConnectPoll,
-  run: (ctx, _caller, input) => connect.pollConnect(ctx, input.device_code),
+  run: async (ctx, _caller, input) => (await connect()).pollConnect(ctx, input.device_code),
 });
 
 const UserCode = z.object({ user_code: z.string().trim().min(1).max(32) });
@@ -189,7 +190,7 @@ export const describeConnect = defineOperation({
     status: z.enum(['pending', 'approved', 'denied', 'expired']),
     expires_at: z.string(),
   }),
-  run: (ctx, _caller, input) => connect.describeRequest(ctx, input.user_code),
+  run: async (ctx, _caller, input) => (await connect()).describeRequest(ctx, input.user_code),
 });
 
 export const approveConnect = defineOperation({
@@ -198,7 +199,7 @@ export const approveConnect = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: UserCode,
   output: z.object({ status: z.literal('approved'), hostname: z.string() }),
-  run: (ctx, caller, input) => connect.approve(ctx, caller, input.user_code),
+  run: async (ctx, caller, input) => (await connect()).approve(ctx, caller, input.user_code),
 });
 
 export const denyConnect = defineOperation({
@@ -207,5 +208,5 @@ export const denyConnect = defineOperation({
   caller: { kind: 'none' },
   input: UserCode,
   output: z.object({ status: z.literal('denied'), receipt_id: z.string() }),
-  run: (ctx, _caller, input) => connect.deny(ctx, input.user_code),
+  run: async (ctx, _caller, input) => (await connect()).deny(ctx, input.user_code),
 });

@@ -3,9 +3,10 @@
 import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
 import { MASK_WINDOW } from '../../scan/mask.ts';
-import { defineOperation } from '../operation.ts';
-import * as sources from '../sources.ts';
-import { READ_METHODS, SOURCE_SCHEMES, WRITE_METHODS } from '../sources.ts';
+import { defineOperation, lazily } from '../operation.ts';
+import { READ_METHODS, SOURCE_SCHEMES, WRITE_METHODS } from '../vocabulary.ts';
+
+const sources = lazily(() => import('../sources.ts'));
 
 /**
  * A call's body: JSON (an object or array is sent as JSON, a string as text). Its nesting is bounded
@@ -107,7 +108,7 @@ export const registerSource = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: SourceRequest,
   output: RegisteredSource,
-  run: (ctx, caller, input) => sources.registerSource(ctx, caller, input),
+  run: async (ctx, caller, input) => (await sources()).registerSource(ctx, caller, input),
 });
 
 export const listSources = defineOperation({
@@ -116,7 +117,7 @@ export const listSources = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: z.object({}),
   output: SourceList,
-  run: (ctx, caller) => sources.listSources(ctx, caller),
+  run: async (ctx, caller) => (await sources()).listSources(ctx, caller),
 });
 
 export const callSource = defineOperation({
@@ -125,7 +126,7 @@ export const callSource = defineOperation({
   caller: { kind: 'org', scope: 'governance' },
   input: UseRequest.extend({ confirmed: SourceCallRequest.shape.confirmed }),
   output: SourceCallResult,
-  run: (ctx, caller, input) => sources.callSource(ctx, caller, input),
+  run: async (ctx, caller, input) => (await sources()).callSource(ctx, caller, input),
 });
 
 export const useCapability = defineOperation({
@@ -134,5 +135,5 @@ export const useCapability = defineOperation({
   caller: { kind: 'agent' },
   input: UseRequest,
   output: SourceCallResult,
-  run: (ctx, agent, input) => sources.useCapability(ctx, agent, input),
+  run: async (ctx, agent, input) => (await sources()).useCapability(ctx, agent, input),
 });

@@ -1,0 +1,57 @@
+// The values the operations' schemas name (limits, enumerations), apart from the modules that act
+// on them: declaring an operation loads none of its domain's code, which loads on its first call.
+// Each domain module re-exports its own.
+
+// capsules.ts
+export const MEMBER_ROLES = ['owner', 'editor', 'viewer'] as const;
+
+// documents.ts
+export const CLEARANCE_LEVELS = ['public', 'internal', 'confidential', 'secret'] as const;
+
+// governance.ts
+export const MAX_GRANT_TTL_SECONDS = 365 * 24 * 60 * 60;
+export const READ_LIMIT_MAX = 200;
+
+// patches.ts
+/** The largest diff a patch may carry, in characters. */
+export const MAX_PATCH_CHARS = 1024 * 1024;
+
+// recovery.ts
+export const RECOVERY_EVENT_KINDS = [
+  'phrase_created',
+  'phrase_verified',
+  'copy_downloaded',
+  'restore_started',
+  'restore_completed',
+  'restore_failed',
+] as const;
+
+// rules.ts
+/** The most rules one organization keeps: a decision tries every rule (see `npm run bench -- gate-rules`). */
+export const MAX_ORGANIZATION_RULES = 1_000;
+
+// scan-store.ts
+export const VERDICTS = ['false_positive', 'accepted_risk', 'confirmed'] as const;
+
+// sources.ts
+export const SOURCE_SCHEMES = ['bearer', 'header', 'basic'] as const;
+export const READ_METHODS = ['GET', 'HEAD'] as const;
+export const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+// connect.ts
+/** Starts of connect requests one client address may make over HTTP: 30 at once, then one every 20 s. */
+export const CONNECT_STARTS_PER_CLIENT = { burst: 30, refillSeconds: 20 };
+
+// governance.ts
+export const PROOFS_PAGE_MAX = 200;
+
+// seal-files.ts
+/** A seal's id as text: `seal_` and the 16 header bytes in hex. */
+export const SEAL_ID = /^seal_[0-9a-f]{32}$/;
+
+// secrets.ts
+/**
+ * A secret's name is the name of the environment variable it becomes, in the portable form POSIX
+ * gives (upper case, digits, underscore, not starting with a digit), at most 128 characters.
+ */
+export const SECRET_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
