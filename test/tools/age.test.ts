@@ -5,72 +5,26 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { generateIdentity, identityToRecipient } from 'age-encryption';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { tempDir } from '../helpers.ts';
-import { Service } from '../../src/backend/service.ts';
-import { GateCheck } from '../../src/backend/gate-check.ts';
-import { createMcpServer } from '../../src/tools/server.ts';
+import { computer } from './computer.ts';
 
-const home = tempDir('svc-age-tool-');
-const project = join(home.dir, 'shop');
+const here = computer('svc-age-tool-', [{ effect: 'deny', paths: ['keys/'], actions: ['read'] }]);
+const { project } = here;
 const keys = join(project, 'keys');
-let service: Service;
-let gate: GateCheck;
 let identity: string;
 let recipient: string;
 
-type Structured = Record<string, any>;
-
-async function client(withGate = true) {
-  const server = createMcpServer(() => ({
-    invoker: service.invoker,
-    ownerBearer: undefined,
-    agentBearer: undefined,
-    credentialSource: 'environment',
-    gate: withGate ? gate : undefined,
-  }));
-  const [c, s] = InMemoryTransport.createLinkedPair();
-  await server.connect(s);
-  const mcp = new Client({ name: 'age', version: '1' }, { capabilities: {} });
-  await mcp.connect(c);
-  return async (name: string, args: Record<string, unknown>) => {
-    const result = await mcp.callTool({ name, arguments: args });
-    return {
-      error: result.isError === true,
-      text: (result.content as { text: string }[]).map((c) => c.text).join('\n'),
-      all: JSON.stringify(result),
-      data: (result.structuredContent ?? {}) as Structured,
-    };
-  };
-}
+/** A client of a server with this computer's gate, or with none. */
+const client = (withGate = true) => here.client(() => (withGate ? {} : { gate: undefined }));
 
 beforeAll(async () => {
-  mkdirSync(join(project, '.git'), { recursive: true });
-  mkdirSync(join(project, '.svc'), { recursive: true });
   mkdirSync(keys);
   identity = await generateIdentity();
   recipient = await identityToRecipient(identity);
   writeFileSync(join(keys, 'me.txt'), `# created: in a test\n# public key: ${recipient}\n${identity}\n`);
   writeFileSync(join(project, 'keys-copy.txt'), `${identity}\n`);
   writeFileSync(join(project, 'notes.txt'), 'the launch is on Tuesday\n');
-  writeFileSync(
-    join(project, '.svc', 'rules.json'),
-    JSON.stringify([{ effect: 'deny', paths: ['keys/'], actions: ['read'] }]),
-  );
-  service = new Service({ dataDir: join(home.dir, 'svc') });
-  gate = new GateCheck({
-    dataDir: service.dataDir,
-    env: { HOME: home.dir },
-    core: () => service.ctx,
-    watch: false,
-  });
 });
-afterAll(async () => {
-  await gate.close();
-  service.close();
-  home.cleanup();
-});
+afterAll(() => here.close());
 
 describe('svc_encrypt and svc_decrypt', () => {
   it('round-trips a file: encrypted to a new file, decrypted to a private one', async () => {

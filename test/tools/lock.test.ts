@@ -5,88 +5,36 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { tempDir } from '../helpers.ts';
-import { Service } from '../../src/backend/service.ts';
-import { GateCheck } from '../../src/backend/gate-check.ts';
 import { sealFilesOn } from '../../src/backend/seal-files.ts';
 import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
-import { createMcpServer } from '../../src/tools/server.ts';
+import { computer, type Elicit } from './computer.ts';
 
-const home = tempDir('svc-lock-tool-');
-const project = join(home.dir, 'shop');
+const here = computer('svc-lock-tool-');
+const { project, service, asked } = here;
 const secretLine = 'STRIPE_SECRET=made-up-but-secret-value-123';
-let service: Service;
-let gate: GateCheck;
-const asked: string[] = [];
 
-type Structured = Record<string, any>;
-type Elicit = 'accept' | 'decline' | 'unsupported';
-
-async function client(elicit: Elicit, options: { withSeals?: boolean } = {}) {
-  const server = createMcpServer(() => ({
-    invoker: service.invoker,
-    ownerBearer: undefined,
-    agentBearer: undefined,
-    credentialSource: 'environment',
-    gate: options.withSeals === false ? undefined : gate,
-    seals: options.withSeals === false ? undefined : sealFilesOn(() => service.ctx),
-  }));
-  const [c, s] = InMemoryTransport.createLinkedPair();
-  await server.connect(s);
-  const mcp = new Client(
-    { name: 'lock', version: '1' },
-    { capabilities: elicit === 'unsupported' ? {} : { elicitation: {} } },
+/** A client of a server with this computer's gate and seals, or with neither. */
+const client = (elicit: Elicit, options: { withSeals?: boolean } = {}) =>
+  here.client(
+    (svc) =>
+      options.withSeals === false
+        ? { gate: undefined, seals: undefined }
+        : { seals: sealFilesOn(() => svc.ctx) },
+    elicit,
   );
-  if (elicit !== 'unsupported') {
-    mcp.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(String(request.params.message));
-      return elicit === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
-    });
-  }
-  await mcp.connect(c);
-  return async (
-    name: string,
-    args: Record<string, unknown>,
-    onprogress?: (p: { progress: number }) => void,
-  ) => {
-    const result = await mcp.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress } : {});
-    return {
-      error: result.isError === true,
-      text: (result.content as { text: string }[]).map((c) => c.text).join('\n'),
-      all: JSON.stringify(result),
-      data: (result.structuredContent ?? {}) as Structured,
-    };
-  };
-}
 
 const sealed = (name: string) => readFileSync(join(project, name)).subarray(0, 8).equals(SEALED_MAGIC);
-const rules = (list: unknown[]) => writeFileSync(join(project, '.svc', 'rules.json'), JSON.stringify(list));
+const rules = here.rules;
 
 beforeAll(() => {
-  mkdirSync(join(project, '.git'), { recursive: true });
-  mkdirSync(join(project, '.svc'), { recursive: true });
   mkdirSync(join(project, 'config'), { recursive: true });
   rules([{ effect: 'deny', paths: ['locked/'], actions: ['write'] }]);
   writeFileSync(join(project, 'config', 'prod.env'), `${secretLine}\n`);
   writeFileSync(join(project, 'config', 'dev.env'), 'DEBUG=1\n');
   mkdirSync(join(project, 'locked'));
   writeFileSync(join(project, 'locked', 'keep.txt'), 'not yours to seal\n');
-  service = new Service({ dataDir: join(home.dir, 'svc') });
-  gate = new GateCheck({
-    dataDir: service.dataDir,
-    env: { HOME: home.dir },
-    core: () => service.ctx,
-    watch: false,
-  });
 });
-afterAll(async () => {
-  await gate.close();
-  service.close();
-  home.cleanup();
-});
+afterAll(() => here.close());
 
 describe('svc_protect', () => {
   it('seals what the agent may write, skips what it may not, and reports progress', async () => {
