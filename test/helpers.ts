@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Service, type ServiceOptions } from '../src/backend/service.ts';
 import { createApp } from '../src/http/app.ts';
+import { mountLinkPages } from '../src/http/link-pages.ts';
 import { mountConnectPages } from '../src/http/connect-pages.ts';
 import { mountMcp } from '../src/tools/http.ts';
 import type { Clock } from '../src/backend/context.ts';
@@ -49,6 +50,7 @@ export function harness(options: Pick<ServiceOptions, 'fabricQuotas'> = {}): Har
     mounts: [
       (a) => mountMcp(a, service.invoker, { clock }),
       (a) => mountConnectPages(a, service.invoker, { clock }),
+      (a) => mountLinkPages(a, service.invoker),
     ],
   });
   return {

@@ -7,7 +7,7 @@ import { sha256Hex } from './signer.ts';
 
 export const API_KEY_PREFIX = 'ndp_';
 export const AGENT_TOKEN_PREFIX = 'ndca-';
-export const SCOPES = ['*', 'governance', 'fabric', 'usage'] as const;
+export const SCOPES = ['*', 'governance', 'fabric', 'share', 'usage'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 const SECRET_BODY = /^[A-Za-z0-9_-]{43}$/;

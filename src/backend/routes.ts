@@ -47,7 +47,7 @@ import {
 import { SourceCallRequest, SourceNameParam, SourceRequest, UseRequest } from './operations/sources.ts';
 import { InvoiceQuery, ProofParam, VerifyRequest } from './operations/proofs.ts';
 import type { Operation } from './operation.ts';
-import { CONNECT_STARTS_PER_CLIENT } from './vocabulary.ts';
+import { CONNECT_STARTS_PER_CLIENT, LINK_OPENS_PER_CLIENT } from './vocabulary.ts';
 import { ops } from './operations/index.ts';
 import { AddRulesRequest, RuleIdParam } from './operations/rules.ts';
 import {
@@ -57,6 +57,7 @@ import {
   SubmitPatchRequest,
 } from './operations/patches.ts';
 import { ApplyPlanRequest, FeedbackIdParam, ScanIdParam } from './operations/scans.ts';
+import { CreateLinkRequest, LinkIdParam, LinksQuery, OpenLinkRequest, RevokeLinkRequest } from './operations/links.ts';
 
 export interface RouteRequest {
   params: Record<string, unknown>;
@@ -712,6 +713,80 @@ export const ROUTES: readonly Route[] = [
     query: InvoiceQuery,
     ok: { status: 200, description: 'invoice' },
     errors: [400, 401, 403],
+  }),
+  // ---------------------------------------------------------------- share links (docs/SHARE.md)
+  route({
+    operation: ops.createLink,
+    method: 'post',
+    path: '/api/v1/links',
+    tag: 'links',
+    extension: true,
+    body: CreateLinkRequest,
+    ok: { status: 201, description: 'kept and receipted; the link is the page path plus `#` and the key' },
+    errors: [400, 401, 403, 429],
+  }),
+  route({
+    operation: ops.listLinks,
+    method: 'get',
+    path: '/api/v1/links',
+    tag: 'links',
+    extension: true,
+    query: LinksQuery,
+    ok: { status: 200, description: "the organization's links, newest first" },
+    errors: [400, 401, 403],
+  }),
+  route({
+    operation: ops.linkStatus,
+    method: 'get',
+    path: '/api/v1/links/{link_id}',
+    tag: 'links',
+    extension: true,
+    params: LinkIdParam,
+    ok: { status: 200, description: 'the link and every open attempt with its receipt' },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.burnLink,
+    method: 'post',
+    path: '/api/v1/links/{link_id}/burn',
+    tag: 'links',
+    extension: true,
+    params: LinkIdParam,
+    ok: { status: 200, description: 'destroyed, with a receipt (or already ended)' },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.revokeLink,
+    method: 'post',
+    path: '/api/v1/links/{link_id}/revoke',
+    tag: 'links',
+    extension: true,
+    params: LinkIdParam,
+    body: RevokeLinkRequest,
+    ok: { status: 200, description: 'revoked by policy, with a receipt (or already ended)' },
+    errors: [400, 401, 403, 404],
+  }),
+  route({
+    operation: ops.viewLink,
+    method: 'get',
+    path: '/s/{link_id}/info',
+    tag: 'links',
+    extension: true,
+    params: LinkIdParam,
+    ok: { status: 200, description: 'what the link holds, without content; counts nothing' },
+    errors: [400, 404],
+  }),
+  route({
+    operation: ops.openLink,
+    method: 'post',
+    path: '/s/{link_id}/open',
+    tag: 'links',
+    extension: true,
+    params: LinkIdParam,
+    body: OpenLinkRequest,
+    ok: { status: 200, description: 'the ciphertext, released after its allow receipt' },
+    errors: [400, 403, 404, 410, 429],
+    perClient: LINK_OPENS_PER_CLIENT,
   }),
 ];
 

@@ -55,3 +55,28 @@ export const SEAL_ID = /^seal_[0-9a-f]{32}$/;
  * gives (upper case, digits, underscore, not starting with a digit), at most 128 characters.
  */
 export const SECRET_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
+
+// links.ts
+/** The most a link carries, in bytes of content (its ciphertext adds the IV and the tag). */
+export const LINK_MAX_BYTES = 10 * 1024 * 1024;
+/** A link's ciphertext is the 12-byte IV, the AES-256-GCM ciphertext, then the 16-byte tag. */
+export const LINK_CIPHER_OVERHEAD_BYTES = 12 + 16;
+export const LINK_DEFAULT_TTL_HOURS = 24;
+export const LINK_MAX_TTL_HOURS = 720;
+export const LINK_DEFAULT_MAX_OPENS = 5;
+export const LINK_MAX_OPENS = 100;
+/** Wrong access codes a link takes; the one that reaches this destroys it. */
+export const LINK_WRONG_CODES_MAX = 5;
+export const LINK_CODE_MIN_CHARS = 4;
+export const LINK_CODE_MAX_CHARS = 64;
+/** How long a page's open button stays good after the page was loaded. */
+export const LINK_PAGE_NONCE_SECONDS = 60 * 60;
+/** Live links (with content) one organization may keep, in count and in ciphertext bytes. */
+export const LINK_LIVE_PER_ORG = 1_000;
+export const LINK_LIVE_BYTES_PER_ORG = 1024 * 1024 * 1024;
+/**
+ * Open attempts one client address may make: 200 at once, then 20 a second. Attempts are receipted,
+ * so this bounds how fast anyone holding a link id can grow the chain; a link's own counts (opens,
+ * wrong codes) bound what can be released or guessed.
+ */
+export const LINK_OPENS_PER_CLIENT = { burst: 200, refillSeconds: 0.05 };

@@ -2,6 +2,7 @@
 import type { Service } from '../backend/service.ts';
 import { startServer, type RunningServer } from '../http/server.ts';
 import { mountConnectPages } from '../http/connect-pages.ts';
+import { PUBLIC_PATHS, mountLinkPages } from '../http/link-pages.ts';
 import { mountMcp } from '../tools/http.ts';
 import { GateCheck } from '../backend/gate-check.ts';
 
@@ -10,6 +11,8 @@ export function serve(options: {
   host?: string;
   port?: number;
   allowedHosts?: string[];
+  /** Where people outside this machine reach the share pages (SVC_PUBLIC_URL), when they can. */
+  publicUrl?: string | undefined;
   closeService?: boolean;
 }): Promise<RunningServer> {
   const { invoker, ctx, dataDir } = options.service;
@@ -17,6 +20,8 @@ export function serve(options: {
   const gate = new GateCheck({ dataDir, core: () => ctx });
   return startServer({
     ...options,
+    publicHosts: options.publicUrl ? [new URL(options.publicUrl).hostname] : [],
+    publicPaths: PUBLIC_PATHS,
     mounts: [
       (app) =>
         mountMcp(app, invoker, {
@@ -25,6 +30,7 @@ export function serve(options: {
           find: async () => (await import('../backend/scan.ts')).finderOf(ctx),
         }),
       (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
+      (app) => mountLinkPages(app, invoker),
     ],
   });
 }

@@ -21,7 +21,7 @@ export const API_VERSION = '1.0.0';
 /** Request body limits (docs/API.md): sealed envelopes, backups and row loads get more room. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const LARGE_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
-const LARGE_BODY_PATHS = [/\/fabric\/send$/, /^\/v1\/recovery\/copy$/, /^\/api\/v1\/tables\/[^/]+\/rows$/];
+const LARGE_BODY_PATHS = [/^\/api\/v1\/links$/, /\/fabric\/send$/, /^\/v1\/recovery\/copy$/, /^\/api\/v1\/tables\/[^/]+\/rows$/];
 
 type Env = { Variables: { principal: Principal } };
 
@@ -32,6 +32,12 @@ export interface AppOptions {
   service: Service;
   /** Extra host names accepted in Host/Origin besides localhost, 127.0.0.1 and [::1]. */
   allowedHosts?: string[];
+  /**
+   * Host names that reach only the share pages and their endpoints (`publicPaths`): the host of
+   * SVC_PUBLIC_URL, where people outside this machine open links.
+   */
+  publicHosts?: string[];
+  publicPaths?: RegExp;
   mounts?: Mount[];
 }
 
@@ -64,11 +70,19 @@ function isOwnOrigin(origin: URL, hostHeader: string): boolean {
  * from any origin but our own. Loopback is served over plain HTTP only; an extra host name may also
  * be reached over HTTPS, through a proxy that ends TLS and keeps the Host header.
  */
-function hostGuard(allowed: Set<string>): MiddlewareHandler {
+function hostGuard(
+  allowed: Set<string>,
+  publicHosts: Set<string> = new Set(),
+  publicPaths?: RegExp,
+): MiddlewareHandler {
   return async (c, next) => {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     const hostname = hostnameOf(host).toLowerCase();
-    if (!allowed.has(hostname)) {
+    const publicOnly = !allowed.has(hostname) && publicHosts.has(hostname);
+    if (publicOnly && !publicPaths?.test(c.req.path)) {
+      throw new ServiceError('forbidden_host', `host \`${host}\` serves share links only`);
+    }
+    if (!allowed.has(hostname) && !publicOnly) {
       throw new ServiceError('forbidden_host', `host \`${host}\` is not served here; use http://127.0.0.1`);
     }
     const origin = c.req.header('origin');
@@ -145,7 +159,14 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
   });
   const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
 
-  app.use('*', hostGuard(allowed));
+  app.use(
+    '*',
+    hostGuard(
+      allowed,
+      new Set((options.publicHosts ?? []).map((h) => h.toLowerCase())),
+      options.publicPaths,
+    ),
+  );
   app.use('*', (c, next) =>
     bodyLimit({
       maxSize: limitFor(c.req.path),
@@ -311,6 +332,7 @@ export function openApiDocument(app: OpenAPIHono<Env>) {
       'proofs',
       'capsules',
       'recovery',
+      'links',
       'usage',
     ].map((name) => ({
       name,

@@ -17,6 +17,8 @@ export async function startServer(options: {
   host?: string;
   port?: number;
   allowedHosts?: string[];
+  publicHosts?: string[];
+  publicPaths?: RegExp;
   mounts?: Mount[];
   /** Whether close() also closes the service (default); false when the caller keeps using it. */
   closeService?: boolean;
@@ -24,6 +26,8 @@ export async function startServer(options: {
   const app = createApp({
     service: options.service,
     allowedHosts: options.allowedHosts ?? [],
+    publicHosts: options.publicHosts ?? [],
+    ...(options.publicPaths ? { publicPaths: options.publicPaths } : {}),
     mounts: options.mounts ?? [],
   });
   const host = options.host ?? '127.0.0.1';

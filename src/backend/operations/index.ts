@@ -11,6 +11,7 @@ import * as owner from './owner.ts';
 import * as rules from './rules.ts';
 import * as patches from './patches.ts';
 import * as scans from './scans.ts';
+import * as links from './links.ts';
 
 /** The operations among a domain file's exports: the file exports its schemas beside them. */
 type OperationsOf<M> = { [K in keyof M as M[K] extends Operation ? K : never]: M[K] };
@@ -36,6 +37,7 @@ export const ops = {
   ...operationsOf(rules),
   ...operationsOf(patches),
   ...operationsOf(scans),
+  ...operationsOf(links),
   ...operationsOf(owner),
 };
 
