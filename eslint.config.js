@@ -24,6 +24,11 @@ export default tseslint.config(
     },
   },
   {
+    // The scripts of svc's own pages run in the browser, not in Node.
+    files: ['src/http/assets/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'script' },
+  },
+  {
     // Tests read JSON response bodies of many shapes; each shape is checked by an assertion.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

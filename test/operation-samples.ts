@@ -31,6 +31,8 @@ export interface Sample {
  * A valid input for every operation. The auth matrix and the contract suite are derived from the
  * registry and take their inputs from here: an operation without a sample fails both.
  */
+const UNKNOWN_LINK = 'A'.repeat(22);
+
 export const SAMPLES: Record<string, Sample> = {
   createGrant: { input: () => ({ agent: 'x', columns: ['id'] }) },
   listAgents: { input: () => ({}) },
@@ -132,6 +134,22 @@ export const SAMPLES: Record<string, Sample> = {
   describeConnect: { input: () => ({ user_code: 'ABCD-EFGH' }) },
   approveConnect: { input: () => ({ user_code: 'ABCD-EFGH' }) },
   denyConnect: { input: () => ({ user_code: 'ABCD-EFGH' }) },
+  // An empty content: its ciphertext is the 12-byte IV and the 16-byte tag alone.
+  createLink: {
+    input: () => ({
+      ciphertext_b64: Buffer.alloc(28).toString('base64'),
+      size_bytes: 0,
+      content_type: 'text/plain',
+      key_check: '0'.repeat(16),
+    }),
+  },
+  listLinks: { input: () => ({}) },
+  // A link id no organization has: another organization's key is answered 404 as for its own.
+  linkStatus: { input: () => ({ link_id: UNKNOWN_LINK }), owned: 'hidden' },
+  burnLink: { input: () => ({ link_id: UNKNOWN_LINK }), owned: 'hidden' },
+  revokeLink: { input: () => ({ link_id: UNKNOWN_LINK }), owned: 'hidden' },
+  viewLink: { input: () => ({ link_id: UNKNOWN_LINK }) },
+  openLink: { input: () => ({ link_id: UNKNOWN_LINK, nonce: 'none' }) },
   createOrg: { input: () => ({ name: 'Sample Org' }) },
   createApiKey: { input: () => ({ org_id: null, scopes: ['*'] }) },
   revokeApiKey: { input: () => ({ key_id: 'key_unknown' }) },

@@ -131,7 +131,10 @@ async function createOnce(ctx: Context, caller: OrgCaller, input: CreateLinkInpu
   }
   const burnAfterRead = input.burn_after_read ?? false;
   if (burnAfterRead && input.max_opens !== undefined && input.max_opens !== 1) {
-    throw new ServiceError('invalid_request', 'a burn-after-read link opens once: leave out max_opens or give 1');
+    throw new ServiceError(
+      'invalid_request',
+      'a burn-after-read link opens once: leave out max_opens or give 1',
+    );
   }
   const maxOpens = burnAfterRead ? 1 : (input.max_opens ?? LINK_DEFAULT_MAX_OPENS);
   const salt = input.code === undefined ? null : randomBytes(16);
@@ -247,11 +250,19 @@ function statusOf(ctx: Context, row: LinkRow) {
   };
 }
 
-/** The organization's link, or a 404 that does not say whether another organization has it. */
-async function ownLink(ctx: Context, caller: OrgCaller, linkId: string): Promise<LinkRow> {
+/**
+ * The organization's link, or a receipted 404 (`kind`) that does not say whether another
+ * organization has it.
+ */
+async function ownLink(ctx: Context, caller: OrgCaller, linkId: string, kind: string): Promise<LinkRow> {
   const row = await linkRow(ctx, linkId);
   if (!row || row.org_id !== caller.orgId) {
-    throw new ServiceError('not_found', `no link ${linkId} in this organization: list them with svc links`);
+    throw new Refusal(
+      'not_found',
+      `no link ${linkId} in this organization: list them with svc links`,
+      {},
+      { kind, org_id: caller.orgId, body: { ...actorOf(caller), link_id: linkId, reason: 'unknown_link' } },
+    );
   }
   return row;
 }
@@ -268,7 +279,7 @@ export async function listLinks(ctx: Context, caller: OrgCaller, limit = 50) {
 }
 
 export async function linkStatus(ctx: Context, caller: OrgCaller, linkId: string) {
-  const row = await ownLink(ctx, caller, linkId);
+  const row = await receiptRefusals(ctx, () => ownLink(ctx, caller, linkId, 'link.status.deny'));
   const attempts = await ctx.store.all<{
     at: string;
     outcome: 'allow' | 'deny';
@@ -294,8 +305,18 @@ export async function endLink(
   how: 'burned' | 'revoked',
   note?: string,
 ) {
+  return await receiptRefusals(ctx, () => endOnce(ctx, caller, linkId, how, note));
+}
+
+async function endOnce(
+  ctx: Context,
+  caller: OrgCaller,
+  linkId: string,
+  how: 'burned' | 'revoked',
+  note: string | undefined,
+) {
   return ctx.store.write(async () => {
-    const row = await ownLink(ctx, caller, linkId);
+    const row = await ownLink(ctx, caller, linkId, how === 'burned' ? 'link.burn.deny' : 'link.revoke.deny');
     const state = stateOf(ctx, row);
     if (state !== 'active') return { ...statusOf(ctx, row), receipt: null, already_ended: true };
     const at = nowIso(ctx);
@@ -416,18 +437,18 @@ export async function viewLink(ctx: Context, linkId: string) {
 }
 
 type OpenReason =
-  | 'opened'
-  | 'stale_page'
-  | 'code_required'
-  | 'wrong_code'
-  | `link_${Exclude<LinkState, 'active'>}`;
+  'opened' | 'stale_page' | 'code_required' | 'wrong_code' | `link_${Exclude<LinkState, 'active'>}`;
 
 /**
  * Opens a link: the ciphertext is released only with an allow receipt, in the same write that
  * counts the open, so concurrent opens of a one-open link release it once. Every refusal but an
  * unknown id is receipted too (an unknown id names no organization to file it under).
  */
-export async function openLink(ctx: Context, linkId: string, input: { nonce: string; code?: string | undefined }) {
+export async function openLink(
+  ctx: Context,
+  linkId: string,
+  input: { nonce: string; code?: string | undefined },
+) {
   const before = await linkRow(ctx, linkId);
   if (!before) throw unknownLink(linkId);
   // The slow hash runs before the write, so a guesser cannot hold the store's lock with it.
@@ -526,12 +547,16 @@ export async function openLink(ctx: Context, linkId: string, input: { nonce: str
       const state = reason.slice('link_'.length) as Exclude<LinkState, 'active'>;
       const note = state === 'revoked' && row.end_note ? ` (${row.end_note})` : '';
       const when = row.ended_at ?? row.expires_at;
-      throw new ServiceError('gone', `this link ${STATE_SAID[state]}${note} at ${when}; nothing can be opened`, {
-        reason,
-        state,
-        ended_at: when,
-        ...receiptFields,
-      });
+      throw new ServiceError(
+        'gone',
+        `this link ${STATE_SAID[state]}${note} at ${when}; nothing can be opened`,
+        {
+          reason,
+          state,
+          ended_at: when,
+          ...receiptFields,
+        },
+      );
     }
   }
 }

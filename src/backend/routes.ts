@@ -57,7 +57,13 @@ import {
   SubmitPatchRequest,
 } from './operations/patches.ts';
 import { ApplyPlanRequest, FeedbackIdParam, ScanIdParam } from './operations/scans.ts';
-import { CreateLinkRequest, LinkIdParam, LinksQuery, OpenLinkRequest, RevokeLinkRequest } from './operations/links.ts';
+import {
+  CreateLinkRequest,
+  LinkIdParam,
+  LinksQuery,
+  OpenLinkRequest,
+  RevokeLinkRequest,
+} from './operations/links.ts';
 
 export interface RouteRequest {
   params: Record<string, unknown>;

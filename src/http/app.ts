@@ -21,7 +21,12 @@ export const API_VERSION = '1.0.0';
 /** Request body limits (docs/API.md): sealed envelopes, backups and row loads get more room. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const LARGE_BODY_LIMIT_BYTES = 16 * 1024 * 1024;
-const LARGE_BODY_PATHS = [/^\/api\/v1\/links$/, /\/fabric\/send$/, /^\/v1\/recovery\/copy$/, /^\/api\/v1\/tables\/[^/]+\/rows$/];
+const LARGE_BODY_PATHS = [
+  /^\/api\/v1\/links$/,
+  /\/fabric\/send$/,
+  /^\/v1\/recovery\/copy$/,
+  /^\/api\/v1\/tables\/[^/]+\/rows$/,
+];
 
 type Env = { Variables: { principal: Principal } };
 
@@ -161,11 +166,7 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
 
   app.use(
     '*',
-    hostGuard(
-      allowed,
-      new Set((options.publicHosts ?? []).map((h) => h.toLowerCase())),
-      options.publicPaths,
-    ),
+    hostGuard(allowed, new Set((options.publicHosts ?? []).map((h) => h.toLowerCase())), options.publicPaths),
   );
   app.use('*', (c, next) =>
     bodyLimit({

@@ -45,7 +45,10 @@ export const escapeHtml = (text: string) =>
 
 /** JSON inside a `<script type="application/json">` block: `<` escaped so no text can end the block. */
 export const jsonBlock = (value: unknown) =>
-  JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 export function sizeText(bytes: number): string {
   if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
@@ -109,7 +112,10 @@ function waitingPage(view: View): string {
 }
 
 function messagePage(title: string, message: string): string {
-  return sharePage(title, `<h1 id="title">${escapeHtml(title)}</h1><p id="status">${escapeHtml(message)}</p>`);
+  return sharePage(
+    title,
+    `<h1 id="title">${escapeHtml(title)}</h1><p id="status">${escapeHtml(message)}</p>`,
+  );
 }
 
 export function mountLinkPages(app: Hono, invoker: Invoker): void {
@@ -142,7 +148,11 @@ export function mountLinkPages(app: Hono, invoker: Invoker): void {
       );
     }
     if (view.state !== 'active') {
-      return c.body(messagePage('Nothing to open', view.message ?? 'This link has ended.'), 410, PAGE_HEADERS);
+      return c.body(
+        messagePage('Nothing to open', view.message ?? 'This link has ended.'),
+        410,
+        PAGE_HEADERS,
+      );
     }
     return c.body(waitingPage(view), 200, PAGE_HEADERS);
   });

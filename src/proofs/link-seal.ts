@@ -41,7 +41,8 @@ function fromBase64(text: string): Uint8Array {
   return bytes;
 }
 
-const toBase64Url = (bytes: Uint8Array) => toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const toBase64Url = (bytes: Uint8Array) =>
+  toBase64(bytes).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 
 /** The key a fragment holds, or null when it is not one (a link cut short when copied). */
 export function keyOfFragment(fragment: string): Uint8Array | null {
@@ -58,7 +59,11 @@ async function aesKey(raw: Uint8Array, use: 'encrypt' | 'decrypt'): Promise<WebK
 async function sealPart(key: WebKey, bytes: Uint8Array, aad: string): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const sealed = new Uint8Array(
-    await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: utf8.encode(aad) }, key, bytesOf(bytes)),
+    await crypto.subtle.encrypt(
+      { name: 'AES-GCM', iv, additionalData: utf8.encode(aad) },
+      key,
+      bytesOf(bytes),
+    ),
   );
   const out = new Uint8Array(IV_BYTES + sealed.length);
   out.set(iv);
@@ -91,7 +96,9 @@ export async function sealForLink(content: Uint8Array, name?: string): Promise<S
   const key = await aesKey(raw, 'encrypt');
   return {
     ciphertext_b64: await sealPart(key, content, LINK_CONTENT_AAD),
-    ...(name === undefined ? {} : { name_ciphertext_b64: await sealPart(key, utf8.encode(name), LINK_NAME_AAD) }),
+    ...(name === undefined
+      ? {}
+      : { name_ciphertext_b64: await sealPart(key, utf8.encode(name), LINK_NAME_AAD) }),
     key_check: await keyCheckOf(raw),
     fragment: toBase64Url(raw),
   };

@@ -30,7 +30,8 @@ async function send(extra: Record<string, unknown> = {}, content = TEXT, name?: 
 }
 
 const info = async (id: string) => (await h.request('GET', `/s/${id}/info`)).body;
-const open = async (id: string, body: Record<string, unknown>) => await h.request('POST', `/s/${id}/open`, { body });
+const open = async (id: string, body: Record<string, unknown>) =>
+  await h.request('POST', `/s/${id}/open`, { body });
 const verified = async (receiptId: string) =>
   await h.service.invoke(ops.verifyProof, undefined, { proof_id: receiptId });
 
@@ -38,7 +39,12 @@ describe('a link', () => {
   it('opens with the page nonce, releases ciphertext the fragment opens, and counts each open', async () => {
     const link = await send({ max_opens: 2 }, TEXT, 'notes.txt');
     const view = await info(link.link_id);
-    expect(view).toMatchObject({ state: 'active', opens_left: 2, needs_code: false, size_bytes: TEXT.length });
+    expect(view).toMatchObject({
+      state: 'active',
+      opens_left: 2,
+      needs_code: false,
+      size_bytes: TEXT.length,
+    });
     // Viewing counts nothing, however often.
     for (let i = 0; i < 5; i++) await info(link.link_id);
     const first = await open(link.link_id, { nonce: view.open_nonce });
@@ -69,7 +75,9 @@ describe('a link', () => {
   it('refuses an open without the nonce of a page loaded lately, and receipts it', async () => {
     const link = await send();
     const view = await info(link.link_id);
-    const forged = await open(link.link_id, { nonce: `${Math.floor(Date.now() / 1000) + 60}.${'A'.repeat(43)}` });
+    const forged = await open(link.link_id, {
+      nonce: `${Math.floor(Date.now() / 1000) + 60}.${'A'.repeat(43)}`,
+    });
     expect(forged.status).toBe(403);
     expect(forged.body).toMatchObject({ error: 'stale_page', receipt_id: expect.any(String) });
     h.clock.advance(2 * 60 * 60 * 1000);
@@ -108,8 +116,14 @@ describe('a link', () => {
   it('ends when burned by its sender, revoked by its organization, or expired', async () => {
     const burned = await send();
     const burn = await h.request('POST', `/api/v1/links/${burned.link_id}/burn`, { token: key });
-    expect(burn.body).toMatchObject({ state: 'burned', already_ended: false, receipt: { receipt_id: expect.any(String) } });
-    expect((await h.request('POST', `/api/v1/links/${burned.link_id}/burn`, { token: key })).body).toMatchObject({
+    expect(burn.body).toMatchObject({
+      state: 'burned',
+      already_ended: false,
+      receipt: { receipt_id: expect.any(String) },
+    });
+    expect(
+      (await h.request('POST', `/api/v1/links/${burned.link_id}/burn`, { token: key })).body,
+    ).toMatchObject({
       already_ended: true,
       receipt: null,
     });
@@ -158,13 +172,20 @@ describe('a link', () => {
     const sealed = await sealForLink(new TextEncoder().encode('abc'));
     const bad = await h.request('POST', '/api/v1/links', {
       token: key,
-      body: { ciphertext_b64: sealed.ciphertext_b64, key_check: sealed.key_check, size_bytes: 4, content_type: 'text/plain' },
+      body: {
+        ciphertext_b64: sealed.ciphertext_b64,
+        key_check: sealed.key_check,
+        size_bytes: 4,
+        content_type: 'text/plain',
+      },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/12-byte IV/);
     const link = await send();
     const other = (await createOrg(h.service, 'Other')).api_key;
-    expect((await h.request('POST', `/api/v1/links/${link.link_id}/burn`, { token: other })).status).toBe(404);
+    expect((await h.request('POST', `/api/v1/links/${link.link_id}/burn`, { token: other })).status).toBe(
+      404,
+    );
     expect((await h.request('GET', '/api/v1/links', { token: other })).body.count).toBe(0);
   });
 });

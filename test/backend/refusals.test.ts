@@ -26,6 +26,8 @@ import { enrollKey, harness, type Harness } from '../helpers.ts';
 import { SAMPLES } from '../operation-samples.ts';
 import { USE_REQUEST_LIMIT } from '../../src/backend/sources.ts';
 import { MAX_ORGANIZATION_RULES } from '../../src/backend/rules.ts';
+import { LINK_LIVE_PER_ORG } from '../../src/backend/links.ts';
+import { sealForLink } from '../../src/proofs/link-seal.ts';
 
 type Chain = 'service' | 'audit';
 
@@ -137,6 +139,59 @@ async function guessedAtTooOften(h: Harness) {
     h.service.ctx.store.run('UPDATE connect_requests SET misses = ?', CONNECT_MAX_MISSES),
   );
   return started;
+}
+
+/** A link of a new organization, with the nonce its page hands out. */
+async function newLink(h: Harness, extra: Record<string, unknown> = {}) {
+  const org = await newOrg(h);
+  const { fragment: _fragment, ...parts } = await sealForLink(new TextEncoder().encode('shared'));
+  const link = await h.service.invoke(ops.createLink, org.bearer, {
+    ...parts,
+    size_bytes: 6,
+    content_type: 'text/plain',
+    ...extra,
+  });
+  const view = await h.service.invoke(ops.viewLink, undefined, { link_id: link.link_id });
+  return { org, link, nonce: view.open_nonce! };
+}
+
+function linkOpenRefusal(
+  name: string,
+  reason: 'stale_page' | 'code_required' | 'wrong_code',
+  extra: Record<string, unknown>,
+  body: (nonce: string) => { nonce: string; code?: string },
+): Scenario {
+  return {
+    name,
+    chain: 'service',
+    kind: 'link.open',
+    code: reason,
+    arrange: async (h) => {
+      const { link, nonce } = await newLink(h, extra);
+      return {
+        call: () => h.service.invoke(ops.openLink, undefined, { link_id: link.link_id, ...body(nonce) }),
+        record: { link_id: link.link_id, outcome: 'deny', reason },
+      };
+    },
+  };
+}
+
+/** An owner's call naming a link its organization does not have. */
+function unknownLink(operation: 'linkStatus' | 'burnLink' | 'revokeLink', kind: string): Scenario {
+  return {
+    name: 'a link the organization does not have',
+    chain: 'service',
+    kind,
+    code: 'not_found',
+    arrange: async (h) => {
+      const org = await newOrg(h);
+      const linkId = 'B'.repeat(22);
+      return {
+        call: () => h.service.invoke(ops[operation] as typeof ops.burnLink, org.bearer, { link_id: linkId }),
+        record: { ...keyNamed(org), link_id: linkId, reason: 'unknown_link' },
+      };
+    },
+  };
 }
 
 const NO_CALLER = 'takes no credential: there is no caller to name, and anyone could grow the chain';
@@ -1721,6 +1776,78 @@ const TABLE: Record<string, Entry> = {
           return {
             call: () => h.service.invoke(ops.denyConnect, undefined, { user_code: started.user_code }),
             record: { org_id: null, key_id: null, reason: 'too_many_guesses' },
+          };
+        },
+      },
+    ],
+  },
+  createLink: {
+    refusals: [
+      {
+        name: "a link past the organization's live links",
+        chain: 'service',
+        kind: 'link.create.deny',
+        code: 'quota_exceeded',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          // The quota's worth of live links, written straight to the store.
+          await h.service.ctx.store.write(async () => {
+            for (let i = 0; i < LINK_LIVE_PER_ORG; i++) {
+              await h.service.ctx.store.run(
+                `INSERT INTO links (link_id, org_id, created_by, burn_after_read, ciphertext, size_bytes, content_type,
+                   key_check, view_only, max_opens, created_at, expires_at, receipt_id)
+                 VALUES (?, ?, 'k', 0, x'00', 0, 'text/plain', '0000000000000000', 0, 1, ?, ?, 'r')`,
+                `quota-${i}`,
+                org.org_id,
+                h.clock().toISOString(),
+                new Date(h.clock().getTime() + 3_600_000).toISOString(),
+              );
+            }
+          });
+          const { fragment: _fragment, ...parts } = await sealForLink(new Uint8Array(0));
+          return {
+            call: () =>
+              h.service.invoke(ops.createLink, org.bearer, {
+                ...parts,
+                size_bytes: 0,
+                content_type: 'text/plain',
+              }),
+            record: { ...keyNamed(org), reason: 'quota_exceeded' },
+          };
+        },
+      },
+    ],
+  },
+  listLinks: { none: "it lists the caller's own organization's links" },
+  linkStatus: { refusals: [unknownLink('linkStatus', 'link.status.deny')] },
+  burnLink: { refusals: [unknownLink('burnLink', 'link.burn.deny')] },
+  revokeLink: { refusals: [unknownLink('revokeLink', 'link.revoke.deny')] },
+  viewLink: {
+    none: 'takes no credential and counts nothing: it shows what a link holds, and anyone could grow the chain',
+  },
+  openLink: {
+    refusals: [
+      linkOpenRefusal('an open without the nonce of a page loaded lately', 'stale_page', {}, () => ({
+        nonce: 'no-page',
+      })),
+      linkOpenRefusal('an open without the access code', 'code_required', { code: 'K7P2-9QXM' }, (nonce) => ({
+        nonce,
+      })),
+      linkOpenRefusal('an open with a wrong access code', 'wrong_code', { code: 'K7P2-9QXM' }, (nonce) => ({
+        nonce,
+        code: 'guess',
+      })),
+      {
+        name: 'an open of a link that has ended (burned by its sender)',
+        chain: 'service',
+        kind: 'link.open',
+        code: 'gone',
+        arrange: async (h) => {
+          const { org, link, nonce } = await newLink(h);
+          await h.service.invoke(ops.burnLink, org.bearer, { link_id: link.link_id });
+          return {
+            call: () => h.service.invoke(ops.openLink, undefined, { link_id: link.link_id, nonce }),
+            record: { link_id: link.link_id, outcome: 'deny', reason: 'link_burned' },
           };
         },
       },

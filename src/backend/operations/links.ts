@@ -49,7 +49,9 @@ export const CreateLinkRequest = z
       .describe(
         'the first 8 bytes of HMAC-SHA256 under the content key of `svc-link-v1 key check`, in hex: the page checks the link it was given against it before spending an open',
       ),
-    sender_name: ShortText(80).optional().describe('who sent it, shown on the page when the sender chose to say'),
+    sender_name: ShortText(80)
+      .optional()
+      .describe('who sent it, shown on the page when the sender chose to say'),
     expires_hours: z.number().int().min(1).max(LINK_MAX_TTL_HOURS).optional(),
     max_opens: z.number().int().min(1).max(LINK_MAX_OPENS).optional(),
     burn_after_read: z.boolean().optional(),
@@ -59,7 +61,9 @@ export const CreateLinkRequest = z
       .min(LINK_CODE_MIN_CHARS)
       .max(LINK_CODE_MAX_CHARS)
       .optional()
-      .describe('an access code the service checks before releasing the ciphertext; kept only as a slow hash'),
+      .describe(
+        'an access code the service checks before releasing the ciphertext; kept only as a slow hash',
+      ),
   })
   .strict()
   .register(apiDoc, { id: 'CreateLinkRequest' });
@@ -225,7 +229,7 @@ export const revokeLink = defineOperation({
 
 export const viewLink = defineOperation({
   name: 'viewLink',
-  summary: "What a link holds, for its page: no content, and no open is counted",
+  summary: 'What a link holds, for its page: no content, and no open is counted',
   caller: { kind: 'none' },
   input: LinkIdParam,
   output: LinkView,

@@ -119,7 +119,11 @@
   async function open(event) {
     event.preventDefault();
     const raw = keyBytes();
-    if (!raw) return say('This link is incomplete: the part after # is missing or cut short. Copy the whole link.', true);
+    if (!raw)
+      return say(
+        'This link is incomplete: the part after # is missing or cut short. Copy the whole link.',
+        true,
+      );
     button.disabled = true;
     say('Opening…');
     let response;
@@ -156,7 +160,10 @@
         : null;
       render(content, name, body);
     } catch {
-      say('The content did not decrypt with this link’s key: it was altered on the way. Ask the sender again.', true);
+      say(
+        'The content did not decrypt with this link’s key: it was altered on the way. Ask the sender again.',
+        true,
+      );
     }
   }
 
