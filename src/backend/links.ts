@@ -86,8 +86,16 @@ export interface CreateLinkInput {
 
 const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
-/** A link's id: 128 random bits, so ids cannot be guessed or walked. */
-const newLinkId = () => randomBytes(16).toString('base64url');
+/**
+ * A link's id: 128 random bits in base64url, so ids cannot be guessed or walked. Never starting
+ * with `-`, which a command line would take for an option (`svc burn -x...`).
+ */
+function newLinkId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
 
 export const linkPath = (linkId: string) => `/s/${linkId}`;
 

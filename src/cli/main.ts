@@ -32,6 +32,7 @@ import {
   type InstallClient,
 } from './hook-install.ts';
 import { addAgeCommands } from './age-commands.ts';
+import { addShareCommands } from './share-commands.ts';
 
 /**
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
@@ -282,14 +283,26 @@ export function buildProgram(): Command {
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
         throw new CommanderError(EXIT.usage, 'svc.usage', `--port must be 0 to 65535, not ${options.port}`);
       }
+      const publicUrl = process.env.SVC_PUBLIC_URL?.trim() || undefined;
+      if (publicUrl && !/^https?:\/\/[^/]+/i.test(publicUrl)) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          `SVC_PUBLIC_URL must be an http(s) address such as https://links.example.com, not ${publicUrl}`,
+        );
+      }
       const { serve } = await import('../entry/serve.ts');
+      const { recordServing } = await import('../backend/share-client.ts');
       const service = await openService();
       const server = await serve({
         service,
         host: options.host,
         port,
         allowedHosts: options.allowedHost,
+        publicUrl,
       });
+      // Links made on this computer open here: `svc send` reads where this server listens.
+      const forget = recordServing(service.dataDir, server.url);
       const where = {
         url: server.url,
         data_dir: service.dataDir,
@@ -311,6 +324,7 @@ export function buildProgram(): Command {
       );
       const stop = (signal: string) => {
         process.stderr.write(`svc: ${signal}, finishing requests in flight\n`);
+        forget();
         void server.close().then(() => process.exit(0));
       };
       process.once('SIGINT', () => stop('SIGINT'));
@@ -1311,6 +1325,7 @@ export function buildProgram(): Command {
     );
 
   addAgeCommands(program);
+  addShareCommands(program, { openService, ownerKey });
 
   return program;
 }
