@@ -123,6 +123,8 @@ export const SAMPLES: Record<string, Sample> = {
     owned: true,
   },
   listInbox: { input: (i) => ({ handle: i.handle }), owned: true },
+  listFabricSenders: { input: (i) => ({ handle: i.handle }), owned: true },
+  getFabricKey: { input: (i) => ({ handle: i.handle, kid: 'cccccccccccccccc' }), owned: true },
   fetchEnvelope: { input: (i) => ({ handle: i.handle, blob_id: i.blob }), owned: true },
   verifyProof: { input: (i) => ({ proof_id: i.proof }) },
   getProof: { input: (i) => ({ id: i.proof }) },

@@ -369,6 +369,47 @@ export async function listFabricGrants(ctx: Context, caller: OrgCaller) {
   return { ok: true, outbound, inbound, count: outbound.length + inbound.length };
 }
 
+/**
+ * The grants that name this agent's address as their subject: who may send to it. Each is another
+ * (or its own) organization's grant, with the allowlist of that organization's sending agents.
+ */
+export async function inboundGrants(ctx: Context, agent: AgentPrincipal) {
+  const kid = await receiptRefusals(ctx, () => senderKid(ctx, agent, 'fabric.senders.deny'));
+  const grants = (
+    await ctx.store.all<FabricGrantRow>(
+      'SELECT * FROM fabric_grants WHERE subject_kid = ? ORDER BY created_at DESC',
+      kid,
+    )
+  ).map((row) => toGrant(ctx, row));
+  return { ok: true, kid, count: grants.length, grants };
+}
+
+/**
+ * The X25519 public key enrolled at a Fabric address, which a sender needs to seal to it. Public by
+ * nature, so any agent may ask; an address nobody enrolled is a receipted 404, as a send to it is.
+ */
+export async function enrolledKey(ctx: Context, agent: AgentPrincipal, kid: string) {
+  return await receiptRefusals(ctx, async () => {
+    const row = await ctx.store.get<{ fabric_pubkey_hex: string }>(
+      'SELECT fabric_pubkey_hex FROM agents WHERE fabric_kid = ? AND fabric_pubkey_hex IS NOT NULL',
+      kid,
+    );
+    if (!row) {
+      throw new Refusal(
+        'not_found',
+        `no agent is enrolled at Fabric address ${kid}: ask its holder for the address it enrolled`,
+        {},
+        {
+          kind: 'fabric.key.deny',
+          org_id: agent.orgId,
+          body: { ...actorOf(agent), kid, reason: 'unknown_address' },
+        },
+      );
+    }
+    return { kid, ecdh_pubkey_hex: row.fabric_pubkey_hex };
+  });
+}
+
 export async function revokeFabricGrant(
   ctx: Context,
   caller: OrgCaller,

@@ -795,11 +795,16 @@ export async function retrieve(ctx: Context, agent: AgentPrincipal, input: Parti
 /** Who a credential is, for status pages: never the credential itself. */
 export async function whoami(ctx: Context, principal: Principal) {
   if (principal.kind === 'agent') {
+    const row = await ctx.store.get<{ fabric_kid: string | null }>(
+      'SELECT fabric_kid FROM agents WHERE id = ?',
+      principal.agentId,
+    );
     return {
       kind: 'agent' as const,
       org_id: principal.orgId,
       handle: principal.handle,
       jti: principal.jti,
+      fabric_address: row?.fabric_kid ?? null,
       grant: principal.grant,
     };
   }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
+import type { FabricAgent } from '../backend/fabric-inbox.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { resolveDataDir } from '../config/paths.ts';
 import { svcCommand } from '../config/command.ts';
@@ -477,6 +478,150 @@ export function buildProgram(): Command {
               : EXIT.deny;
       },
     );
+
+  const inbox = program
+    .command('inbox')
+    .description(
+      "this agent's Fabric inbox; needs SVC_AGENT_TOKEN, keeps the agent's key in this computer's vault",
+    );
+  /** Runs `work` as the agent of SVC_AGENT_TOKEN on the local store, its Fabric key in this vault. */
+  const asFabricAgent = async <T>(work: (agent: FabricAgent, service: Service) => Promise<T>): Promise<T> => {
+    const bearer = agentToken();
+    const service = await openService();
+    try {
+      const { fabricKeyStore } = await import('../backend/fabric-inbox.ts');
+      return await work({ invoker: service.invoker, bearer, keys: fabricKeyStore(service.ctx) }, service);
+    } finally {
+      service.close();
+    }
+  };
+  inbox
+    .command('address')
+    .description('the Fabric address of this agent, enrolling a key of this computer on first use')
+    .option('--json', 'print JSON: kid, handle, enrolled_now, key_location')
+    .action(async (options: JsonFlag) => {
+      const { ensureAddress } = await import('../backend/fabric-inbox.ts');
+      const address = await asFabricAgent((agent) => ensureAddress(agent));
+      print(options, address, `${address.kid}${address.enrolled_now ? ' (enrolled now)' : ''}`);
+    });
+  inbox
+    .command('list')
+    .description('envelopes addressed to this agent, metadata only')
+    .option('--json', 'print JSON: kid, count, items')
+    .action(async (options: JsonFlag) => {
+      const { listArrivals } = await import('../backend/fabric-inbox.ts');
+      const listed = await asFabricAgent((agent) => listArrivals(agent));
+      const lines = listed.items.map(
+        (i) =>
+          `${i.id}  from ${i.sender_kid}  ${i.status}  ${i.fetches_remaining} left  ${i.size_bytes} B  ${i.filename_hint ?? i.content_type_hint ?? ''}${i.purpose ? `  ${i.purpose}` : ''}`,
+      );
+      print(options, listed, [`${listed.count} envelope(s) for ${listed.kid}`, ...lines].join('\n'));
+    });
+  inbox
+    .command('senders')
+    .description("the Fabric grants naming this agent's address: who may send to it")
+    .option('--json', 'print JSON: kid, count, grants')
+    .action(async (options: JsonFlag) => {
+      const { permittedSenders } = await import('../backend/fabric-inbox.ts');
+      const listed = await asFabricAgent((agent) => permittedSenders(agent));
+      const lines = listed.grants.map(
+        (g) =>
+          `${g.grant_id}  ${g.status}  until ${g.expires_at}  ${g.allowed_sender_kids.join(',') || 'any agent of ' + g.issuer_org_id}${g.label ? `  ${g.label}` : ''}`,
+      );
+      print(options, listed, [`${listed.count} grant(s) for ${listed.kid}`, ...lines].join('\n'));
+    });
+  inbox
+    .command('open')
+    .description('fetch one envelope through the gate and decrypt it here: text to stdout, or --out')
+    .argument('<id>')
+    .option('--out <file>', 'write the content to FILE (which must not exist), or to stdout with -')
+    .option(
+      '--json',
+      'print one JSON object: id, sender_kid, bytes, receipt_id, fetches_remaining (and text)',
+    )
+    .action(async (id: string, options: JsonFlag & { out?: string }) => {
+      if (options.out === '-' && options.json) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          '--json and --out - both write to stdout: choose one',
+        );
+      }
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          'the envelope id is a UUID, as `svc inbox list` shows',
+        );
+      }
+      const { arrival, asText, fetchAndOpen, textualHint } = await import('../backend/fabric-inbox.ts');
+      const { existsSync, writeFileSync } = await import('node:fs');
+      const out = options.out === undefined || options.out === '-' ? options.out : resolve(options.out);
+      let opened;
+      try {
+        opened = await asFabricAgent(async (agent, service) => {
+          const item = await arrival(agent, id);
+          // Decided before the fetch, so a refusal here never spends one of the envelope's fetches.
+          if (out === undefined && !textualHint(item.content_type_hint)) {
+            throw new ServiceError(
+              'invalid_request',
+              `${id} holds ${item.content_type_hint ?? 'content'} that is not text: give --out FILE or --out -; nothing was fetched`,
+            );
+          }
+          if (out !== undefined && out !== '-') {
+            if (existsSync(out)) throw new ServiceError('conflict', `${out} exists: give a new file`);
+            const admitted = await gateAdmission(service, out, 'write');
+            if (!admitted.allowed) {
+              throw new ServiceError(
+                'forbidden',
+                admitted.message ?? `the read gate refused writing ${out}`,
+                {
+                  outcome: admitted.outcome,
+                  rule_id: admitted.rule_id,
+                  receipt_id: admitted.audit_id,
+                },
+              );
+            }
+          }
+          return await fetchAndOpen(agent, id);
+        });
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === 'fabric_denied') {
+          if (options.json) process.stdout.write(`${JSON.stringify(error.toBody())}\n`);
+          process.stderr.write(`svc: ${error.message} (receipt ${String(error.details.receipt_id)})\n`);
+          process.exitCode = EXIT.deny;
+          return;
+        }
+        if (refusedByGate(options, error)) return;
+        throw error;
+      }
+      const { plaintext, ...about } = opened;
+      const said = `opened ${about.id} from ${about.sender_kid} (${plaintext.length} bytes, receipt ${about.receipt_id}, ${about.fetches_remaining} fetch(es) left)`;
+      if (out === '-') {
+        await new Promise<void>((done, fail) =>
+          process.stdout.write(plaintext, (error) => (error ? fail(error) : done())),
+        );
+        process.stderr.write(`svc: ${said}\n`);
+        return;
+      }
+      if (out !== undefined) {
+        writeFileSync(out, plaintext, { flag: 'wx', mode: 0o600 });
+        print(options, { ...about, bytes: plaintext.length, out_path: out }, `${said} to ${out}`);
+        return;
+      }
+      const text = asText(plaintext);
+      if (text === null) {
+        throw new ServiceError(
+          'invalid_request',
+          `${about.id} was fetched (receipt ${about.receipt_id}) but is not text; ${about.fetches_remaining} fetch(es) left: open it again with --out`,
+        );
+      }
+      if (options.json) print(options, { ...about, bytes: plaintext.length, text }, '');
+      else {
+        process.stderr.write(`svc: ${said}\n`);
+        process.stdout.write(text);
+      }
+    });
 
   const table = program.command('table').description('registered tables; needs SVC_API_KEY');
   table

@@ -92,6 +92,14 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
       },
       // Vault secrets are this computer's too: a command runs here with them.
       runner: async (options) => (await import('../backend/run.ts')).runWithSecrets(coreOf(), options),
+      // The agent's Fabric key is this computer's too: envelopes are opened here, also in remote mode.
+      fabricKeys: {
+        get location() {
+          return coreOf().vault.location;
+        },
+        secret: async (name) =>
+          (await import('../backend/fabric-inbox.ts')).fabricKeyStore(coreOf()).secret(name),
+      },
     };
   });
   const stop = () => {

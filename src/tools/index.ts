@@ -11,6 +11,8 @@ import { svcRun } from './run.ts';
 import { svcDecrypt, svcEncrypt } from './age.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
+import { svcSend } from './share.ts';
+import { svcInbox } from './inbox.ts';
 
 const implemented = [
   svcScanFolder,
@@ -44,6 +46,8 @@ const implemented = [
   svcApiList,
   svcApiRead,
   svcApiWrite,
+  svcSend,
+  svcInbox,
 ];
 const catalogOrder = Object.values(CATALOG).flat();
 

@@ -8,6 +8,7 @@ import type { GateCheck } from '../backend/gate-check.ts';
 import type { Finder } from '../backend/scan.ts';
 import type { SealFiles } from '../backend/seal-files.ts';
 import type { RunOptions, RunResult } from '../backend/run.ts';
+import type { FabricKeyStore } from '../backend/fabric-inbox.ts';
 
 export const GROUPS = {
   setup: 'Setup: link this computer, describe it, accept the terms',
@@ -91,6 +92,11 @@ export interface ToolDeps {
   seals?: SealFiles | undefined;
   /** Runs a command with vault secrets of the computer this server runs on (svc_run). */
   runner?: ((options: RunOptions) => Promise<RunResult>) | undefined;
+  /**
+   * The vault of the computer this server runs on, where the agent's Fabric private key is kept
+   * (svc_inbox); absent over HTTP, where the agent's computer is not this one.
+   */
+  fabricKeys?: FabricKeyStore | undefined;
 }
 
 export interface ToolResult<T> {

@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
  * test, so a new folder joins the architecture on purpose. A folder with no files yet is fine.
  */
 const LAYERS: Record<string, readonly string[]> = {
-  // Wire formats of receipts, chains and enroll challenges: pure, so the service and the SDK agree byte for byte.
+  // Wire formats of receipts, chains, enroll challenges and Fabric envelopes: pure, so the service, its
+  // tools and the SDK agree byte for byte.
   'src/proofs': [],
   'src/config': [],
   // Finding and masking secrets in text: pure, so the core, the gate and the scanner share it.

@@ -781,6 +781,44 @@ const TABLE: Record<string, Entry> = {
       },
     ],
   },
+  listFabricSenders: {
+    refusals: [
+      {
+        name: 'the permitted senders before enrolling',
+        chain: 'service',
+        kind: 'fabric.senders.deny',
+        code: 'not_enrolled',
+        arrange: async (h) => {
+          const agent = await newAgent(h, await newOrg(h));
+          return {
+            call: () => h.service.invoke(ops.listFabricSenders, agent.bearer, { handle: agent.handle }),
+            record: { ...agentNamed(agent), reason: 'not_enrolled' },
+          };
+        },
+      },
+    ],
+  },
+  getFabricKey: {
+    refusals: [
+      {
+        name: 'the key of an address nobody enrolled',
+        chain: 'service',
+        kind: 'fabric.key.deny',
+        code: 'not_found',
+        arrange: async (h) => {
+          const agent = await newAgent(h, await newOrg(h));
+          return {
+            call: () =>
+              h.service.invoke(ops.getFabricKey, agent.bearer, {
+                handle: agent.handle,
+                kid: 'cccccccccccccccc',
+              }),
+            record: { ...agentNamed(agent), kid: 'cccccccccccccccc', reason: 'unknown_address' },
+          };
+        },
+      },
+    ],
+  },
   fetchEnvelope: {
     refusals: [
       {

@@ -78,6 +78,8 @@ const EXTENSIONS = [
   'POST /api/v1/connect/token',
   'POST /api/access/use',
   'POST /api/agents/{handle}/fabric/enroll/challenge',
+  'GET /api/agents/{handle}/fabric/senders',
+  'GET /api/agents/{handle}/fabric/keys/{kid}',
 ];
 
 const h = harness();

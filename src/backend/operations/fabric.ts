@@ -91,6 +91,33 @@ export const FabricRevokeRequest = z
   .strict()
   .register(apiDoc, { id: 'FabricRevokeRequest' });
 
+export const FabricSenders = z
+  .object({
+    ok: z.boolean(),
+    kid: Kid.describe("this agent's Fabric address"),
+    count: z.number().int(),
+    grants: z
+      .array(FabricGrantSchema)
+      .describe(
+        "grants naming this address as subject: each lets the issuing organization's agents (all, or those in allowed_sender_kids) send to it",
+      ),
+  })
+  .register(apiDoc, { id: 'FabricSenders' });
+
+export const FabricKeyParams = HandleParam.extend({
+  kid: Kid.register(apiDoc, { param: { name: 'kid', in: 'path' }, example: '3f9a0c1d2e4b5a69' }),
+});
+
+export const FabricKey = z
+  .object({
+    kid: Kid,
+    ecdh_pubkey_hex: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe('the X25519 public key enrolled at kid: seal envelopes to it'),
+  })
+  .register(apiDoc, { id: 'FabricKey' });
+
 export const SendRequest = z
   .object({
     recipient_kid: Kid,
@@ -222,6 +249,25 @@ export const revokeFabricGrant = defineOperation({
   output: FabricGrantRevoked,
   run: async (ctx, caller, input) =>
     (await fabric()).revokeFabricGrant(ctx, caller, input.grant_id, input.reason),
+});
+
+export const listFabricSenders = defineOperation({
+  name: 'listFabricSenders',
+  summary: 'The grants naming this agent’s Fabric address: who may send to it',
+  caller: { kind: 'agent' },
+  input: HandleParam,
+  output: FabricSenders,
+  run: async (ctx, agent, input) => (await fabric()).inboundGrants(ctx, requireAgent(agent, input.handle)),
+});
+
+export const getFabricKey = defineOperation({
+  name: 'getFabricKey',
+  summary: 'The X25519 public key enrolled at a Fabric address, to seal an envelope to it',
+  caller: { kind: 'agent' },
+  input: FabricKeyParams,
+  output: FabricKey,
+  run: async (ctx, agent, input) =>
+    (await fabric()).enrolledKey(ctx, requireAgent(agent, input.handle), input.kid),
 });
 
 export const sendEnvelope = defineOperation({

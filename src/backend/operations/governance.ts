@@ -226,6 +226,7 @@ export const WhoamiSchema = z
       org_id: z.string(),
       handle: z.string(),
       jti: z.string(),
+      fabric_address: Kid.nullable().describe('the Fabric address this agent enrolled, or null'),
       grant: z.object({
         table: z.string(),
         columns: z.array(z.string()),
