@@ -274,36 +274,4 @@ export function textualHint(hint: string | null): boolean {
   );
 }
 
-/** The bytes as text when they are UTF-8 without NUL; null for anything binary. */
-export function asText(bytes: Uint8Array): string | null {
-  try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    return text.includes('\u0000') ? null : text;
-  } catch {
-    return null;
-  }
-}
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.txt': 'text/plain',
-  '.md': 'text/markdown',
-  '.csv': 'text/csv',
-  '.json': 'application/json',
-  '.yaml': 'application/yaml',
-  '.yml': 'application/yaml',
-  '.xml': 'application/xml',
-  '.html': 'text/html',
-  '.pdf': 'application/pdf',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.zip': 'application/zip',
-};
-
-/** A content type hint for a file sent by name: known extensions, else text or bytes by content. */
-export function contentTypeOf(name: string, bytes: Uint8Array): string {
-  const dot = name.lastIndexOf('.');
-  const known = dot >= 0 ? CONTENT_TYPES[name.slice(dot).toLowerCase()] : undefined;
-  if (known) return known;
-  return asText(bytes) === null ? 'application/octet-stream' : 'text/plain';
-}
+export { asText, contentTypeOf } from './media-types.ts';

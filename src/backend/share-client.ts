@@ -3,7 +3,7 @@
 // fragment. Also where links are served from: the public base the owner set, the address of the
 // `svc serve` running on this data dir, or the remote service's own address.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { writeFileAtomic } from '../config/paths.ts';
 import { sealForLink } from '../proofs/link-seal.ts';
 import { ServiceError } from './errors.ts';
@@ -11,6 +11,7 @@ import type { Invoker } from './invoke.ts';
 import { ops } from './operations/index.ts';
 import { randomInt } from 'node:crypto';
 import { LINK_MAX_BYTES } from './vocabulary.ts';
+import { contentTypeOf } from './media-types.ts';
 
 /** Where the `svc serve` of a data dir says it listens, while it runs. */
 const SERVING_FILE = 'serving.json';
@@ -77,50 +78,6 @@ export function linkBase(invoker: Invoker, env: NodeJS.ProcessEnv = process.env)
   };
 }
 
-const TYPES: Record<string, string> = {
-  '.txt': 'text/plain',
-  '.md': 'text/markdown',
-  '.csv': 'text/csv',
-  '.tsv': 'text/tab-separated-values',
-  '.json': 'application/json',
-  '.yaml': 'application/yaml',
-  '.yml': 'application/yaml',
-  '.toml': 'application/toml',
-  '.xml': 'application/xml',
-  '.html': 'text/html',
-  '.css': 'text/css',
-  '.js': 'text/javascript',
-  '.mjs': 'text/javascript',
-  '.ts': 'text/x-typescript',
-  '.py': 'text/x-python',
-  '.go': 'text/x-go',
-  '.rs': 'text/x-rust',
-  '.java': 'text/x-java',
-  '.sh': 'application/x-sh',
-  '.sql': 'application/sql',
-  '.env': 'text/plain',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.pdf': 'application/pdf',
-  '.zip': 'application/zip',
-};
-
-/** A media type for the content: by the name's extension, else text when it decodes as UTF-8. */
-export function contentTypeOf(bytes: Uint8Array, name: string | undefined): string {
-  const byName = name ? TYPES[extname(name).toLowerCase()] : undefined;
-  if (byName) return byName.startsWith('text/') ? `${byName}; charset=utf-8` : byName;
-  try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    if (!text.includes('\u0000')) return 'text/plain; charset=utf-8';
-  } catch {
-    // Not UTF-8: bytes.
-  }
-  return 'application/octet-stream';
-}
-
 /** An access code people can read out: 8 characters without look-alikes (no 0/O, 1/I/L), in two halves. */
 export function newAccessCode(): string {
   const alphabet = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
@@ -155,7 +112,7 @@ export async function sendLink(invoker: Invoker, ownerBearer: string | undefined
   const made = await invoker.invoke(ops.createLink, ownerBearer, {
     ...sealed,
     size_bytes: options.bytes.byteLength,
-    content_type: contentTypeOf(options.bytes, options.name),
+    content_type: contentTypeOf(options.name, options.bytes),
     ...(options.senderName ? { sender_name: options.senderName } : {}),
     ...(options.expiresHours !== undefined ? { expires_hours: options.expiresHours } : {}),
     ...(options.maxOpens !== undefined ? { max_opens: options.maxOpens } : {}),
