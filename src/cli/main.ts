@@ -1028,6 +1028,141 @@ export function buildProgram(): Command {
       );
     });
 
+  const wrap = program
+    .command('wrap')
+    .description(
+      'encrypt files into the archive in the data dir, folders recursively (docs/VAULT.md); the originals stay unless --remove; exit 1 when a file could not be wrapped',
+    )
+    .argument('<path...>', 'files or folders (a file named list or restore: give it as ./list)')
+    .option('--remove', 'remove each original once its archived copy is on disk and indexed')
+    .option('--json', 'print one JSON object: wrapped, skipped, failed')
+    .action(async (paths: string[], options: JsonFlag & { remove?: boolean }) => {
+      const service = await openService();
+      const live = !options.json && process.stderr.isTTY;
+      let result;
+      try {
+        const { wrapPaths } = await import('../backend/archive.ts');
+        result = await wrapPaths(service.ctx, paths, {
+          by: localUser(),
+          remove: options.remove === true,
+          // Encrypting a file reads it: the gate's read rules hold for the archive as for any reader.
+          admit: (path) => gateAdmission(service, path, 'read'),
+          onProgress: ({ step, files, bytes }) => {
+            if (live && (step === 'done' || step === 'skipped' || step === 'failed')) {
+              process.stderr.write(`\rsvc wrap: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+            }
+          },
+        });
+      } finally {
+        service.close();
+        if (live) process.stderr.write('\n');
+      }
+      print(
+        options,
+        result,
+        [
+          ...result.wrapped.map(
+            (w) =>
+              `wrapped  ${w.path} (${w.object_id}${w.deduplicated ? ', stored before' : ''}${w.original_removed ? ', original removed' : ''})`,
+          ),
+          ...result.skipped.map((s) => `skipped  ${s.path}: ${s.reason.replaceAll('_', ' ')}`),
+          ...result.failed.map((f) => `failed   ${f.path}: ${f.message}`),
+          `${result.wrapped.length} wrapped, ${result.skipped.length} skipped, ${result.failed.length} failed`,
+        ].join('\n'),
+      );
+      if (result.failed.length > 0) process.exitCode = EXIT.failed;
+    });
+  wrap
+    .command('list')
+    .description('what the archive holds, newest first: id, size, where it was wrapped from')
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const service = await openService();
+      let entries;
+      try {
+        const { listArchive } = await import('../backend/archive.ts');
+        entries = await listArchive(service.ctx);
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        { entries },
+        entries.length
+          ? entries
+              .map(
+                (e) =>
+                  `${e.object_id}  ${e.wrapped_at}  ${String(e.bytes).padStart(12)}  ${e.path}${e.original_removed_at ? '  (original removed)' : ''}`,
+              )
+              .join('\n')
+          : 'the archive is empty: `svc wrap PATH` wraps files into it',
+      );
+    });
+  wrap
+    .command('restore')
+    .description(
+      'restore an archived file after the read gate allows it: where it was wrapped from, to a file, or to stdout (--out -); never over an existing file unless --force',
+    )
+    .argument('<id>', 'the archive id (arc_…), as `svc wrap list` shows it')
+    .option('--out <file>', 'write to FILE, or to stdout with -')
+    .option('--force', 'replace the file at the destination if there is one')
+    .option('--json', 'print one JSON object: object_id, released_to, out_path, bytes, receipt_id')
+    .action(async (id: string, options: JsonFlag & { out?: string; force?: boolean }) => {
+      if (options.out === '-' && options.json) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          '--json and --out - both write to stdout: choose one',
+        );
+      }
+      const force = options.force === true;
+      const service = await openService();
+      let restored;
+      try {
+        const { restoreArchived } = await import('../backend/archive.ts');
+        const toStdout = (bytes: Buffer) =>
+          new Promise<void>((resolve, reject) =>
+            process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())),
+          );
+        restored = await restoreArchived(service.ctx, id, {
+          out:
+            options.out === undefined
+              ? { kind: 'original', force }
+              : options.out === '-'
+                ? { kind: 'stdout', write: toStdout }
+                : { kind: 'file', path: options.out, force },
+          by: localUser(),
+          // The archived content is read as each path it came from would be; its destination is written.
+          admit: async (from, to) => {
+            let admission = { allowed: true, outcome: 'allowed', rule_id: null, audit_id: null } as Awaited<
+              ReturnType<typeof gateAdmission>
+            >;
+            for (const path of from) {
+              admission = await gateAdmission(service, path, 'read');
+              if (!admission.allowed) return admission;
+            }
+            return to === null ? admission : gateAdmission(service, to, 'write');
+          },
+        });
+      } catch (error) {
+        if (refusedByGate(options, error)) return;
+        throw error;
+      } finally {
+        service.close();
+      }
+      if (restored.released_to === 'stdout') {
+        process.stderr.write(
+          `svc: restored ${restored.object_id} (${restored.bytes} bytes, receipt ${restored.receipt_id})\n`,
+        );
+      } else {
+        print(
+          options,
+          restored,
+          `restored ${restored.object_id} to ${restored.out_path} (${restored.bytes} bytes, receipt ${restored.receipt_id})`,
+        );
+      }
+    });
+
   program
     .command('run')
     .description(
