@@ -30,7 +30,12 @@ export interface ServiceOptions {
 }
 
 /** Every key the vault holds for this store: the signing key and the two data keys. */
-const STORE_KEYS = ['service-signing-ed25519', 'data-columns', 'capsules'] as const;
+export const STORE_KEYS = ['service-signing-ed25519', 'data-columns', 'capsules'] as const;
+
+/** What the store records of a key (`key_fingerprints`): 16 hex of a hash, never the key. */
+export function keyFingerprint(secret: Uint8Array): string {
+  return sha256Hex(Buffer.concat([Buffer.from('svc-key-fingerprint\u0000'), secret])).slice(0, 16);
+}
 
 /**
  * Records each key's fingerprint on first use and refuses to run on keys that differ: a data dir
@@ -38,8 +43,7 @@ const STORE_KEYS = ['service-signing-ed25519', 'data-columns', 'capsules'] as co
  * receipt and sealed value would stop checking out.
  */
 function checkKeysMatchStore(store: Store, vault: KeyVault, clock: Clock): void {
-  const fingerprintOf = (name: string) =>
-    sha256Hex(Buffer.concat([Buffer.from('svc-key-fingerprint\u0000'), vault.secret(name)])).slice(0, 16);
+  const fingerprintOf = (name: string) => keyFingerprint(vault.secret(name));
   const recorded = (name: string) =>
     store.getAtStartup<{ fingerprint: string }>(
       'SELECT fingerprint FROM key_fingerprints WHERE name = ?',

@@ -36,9 +36,12 @@ const MACHINE_SALT = 'svc-machine';
  * Reads and writes go to the disk in pieces of about 1 MiB, many 64 KiB chunks each: one system
  * call (and one trip through libuv's threads) per chunk costs more than the cipher does.
  */
-const IO_BYTES = 1024 * 1024;
-/** Names of svc's own files beside a file being sealed or opened: skipped by walks, swept when stale. */
-const TEMP_NAME = /^\.svc-(seal|open)-(\d+)-[0-9a-zA-Z]+$/;
+export const IO_BYTES = 1024 * 1024;
+/**
+ * Names of svc's own files beside a file being sealed or opened, or in the archive while a file is
+ * wrapped: skipped by walks, swept when stale.
+ */
+const TEMP_NAME = /^\.svc-(seal|open|wrap)-(\d+)-[0-9a-zA-Z]+$/;
 
 /**
  * The key that wraps the data keys of one owner's seals: HKDF over the vault's data secret with
@@ -167,10 +170,10 @@ export async function protectPaths(
   return result;
 }
 
-type Found = { path: string } | { path: string; reason: SkipReason };
+export type Found = { path: string } | { path: string; reason: SkipReason };
 
 /** Files under `root` (or `root` itself), in name order, without following symbolic links. */
-async function* walk(root: string, dataDir: string): AsyncGenerator<Found> {
+export async function* walk(root: string, dataDir: string): AsyncGenerator<Found> {
   if (root === dataDir || root.startsWith(dataDir + sep)) {
     yield { path: root, reason: 'svc_data' };
     return;
@@ -316,7 +319,7 @@ async function sealOne(
 }
 
 /** Passes a stream through while counting its bytes. */
-async function* countBytes(
+export async function* countBytes(
   source: AsyncIterable<Buffer>,
   count: (n: number) => void,
 ): AsyncGenerator<Buffer> {
@@ -332,7 +335,7 @@ async function writeAll(out: FileHandle, bytes: Buffer): Promise<void> {
 }
 
 /** Writes pieces in batches of about `IO_BYTES`, one writev each; plaintext is zeroed once written. */
-class BatchedWriter {
+export class BatchedWriter {
   private readonly file: FileHandle;
   private readonly wipe: boolean;
   private pieces: Buffer[] = [];
@@ -371,7 +374,7 @@ class BatchedWriter {
 }
 
 /** A rename or a new file is durable only once its folder's entry is on disk too. */
-async function syncFolder(folder: string): Promise<void> {
+export async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, 'r');
   try {
     await handle.sync();
@@ -385,7 +388,7 @@ async function syncFolder(folder: string): Promise<void> {
  * commits without flushing the log (synchronous=NORMAL), and a sealed file whose wrapped key were
  * lost could never be opened. Flushing the log and the database files is what a FULL commit does.
  */
-async function syncStore(ctx: Context): Promise<void> {
+export async function syncStore(ctx: Context): Promise<void> {
   for (const file of [`${ctx.store.file}-wal`, ctx.store.file]) {
     let handle: FileHandle;
     try {
@@ -403,10 +406,10 @@ async function syncStore(ctx: Context): Promise<void> {
 
 /**
  * Removes what a sealing or an opening that crashed left in `folder`: a sealed copy not yet renamed
- * (`.svc-seal-<pid>-…`) or a private folder of plaintext not yet released (`.svc-open-<pid>-…`),
- * once the process that made it is gone.
+ * (`.svc-seal-<pid>-…`), a private folder of plaintext not yet released (`.svc-open-<pid>-…`) or an
+ * archive object not yet named (`.svc-wrap-<pid>-…`), once the process that made it is gone.
  */
-async function sweepLeftovers(folder: string): Promise<void> {
+export async function sweepLeftovers(folder: string): Promise<void> {
   let names: string[];
   try {
     names = await readdir(folder);
@@ -431,7 +434,7 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function failureText(error: unknown): string {
+export function failureText(error: unknown): string {
   if (error instanceof ServiceError || error instanceof SealedFileError) return error.message;
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EACCES' || code === 'EPERM') return 'svc may not read or replace it (permissions)';
@@ -713,7 +716,7 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
   });
 }
 
-async function exists(path: string): Promise<boolean> {
+export async function exists(path: string): Promise<boolean> {
   try {
     await lstat(path);
     return true;

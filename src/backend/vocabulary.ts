@@ -49,6 +49,10 @@ export const PROOFS_PAGE_MAX = 200;
 /** A seal's id as text: `seal_` and the 16 header bytes in hex. */
 export const SEAL_ID = /^seal_[0-9a-f]{32}$/;
 
+// archive.ts
+/** An archive object's id as text: `arc_` and the first 16 bytes of its keyed hash, in hex. */
+export const ARCHIVE_ID = /^arc_[0-9a-f]{32}$/;
+
 // secrets.ts
 /**
  * A secret's name is the name of the environment variable it becomes, in the portable form POSIX

@@ -263,6 +263,71 @@ async function addRuleList(list: Rule[], options: JsonFlag): Promise<void> {
   );
 }
 
+/**
+ * The organization's svc, where the recovery copy is kept: it must live off this computer, or
+ * losing the computer would lose it too.
+ */
+async function organizationService() {
+  const base = process.env.SVC_BASE_URL?.trim();
+  if (!base) {
+    throw new ServiceError(
+      'invalid_request',
+      "the recovery copy is kept by your organization's svc, off this computer: set SVC_BASE_URL to its address and SVC_API_KEY to an organization key",
+    );
+  }
+  const bearer = ownerKey();
+  const { remoteInvoker } = await import('../backend/invoke.ts');
+  const invoker = remoteInvoker(base);
+  return {
+    base,
+    call: <Op extends Operation>(operation: Op, input: InputOf<Op>) =>
+      invoker.invoke(operation, bearer, input) as Promise<ResultOf<Op>>,
+  };
+}
+
+/** A recovery error said as the service's errors are, so --json and the exit code treat it alike. */
+async function recoveryErrors<T>(work: () => Promise<T>): Promise<T> {
+  const { RecoveryError } = await import('../vault/recovery.ts');
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof RecoveryError)) throw error;
+    throw new ServiceError(
+      error.code === 'invalid_phrase' ? 'invalid_request' : 'sealed_corrupt',
+      error.message,
+      {
+        reason: error.code,
+      },
+    );
+  }
+}
+
+/** Seals this data dir's vault backup to a recovery public key and hands it to the organization's svc. */
+async function uploadBackup(
+  org: Awaited<ReturnType<typeof organizationService>>,
+  publicKey: Uint8Array,
+): Promise<{ copy_id: string; size_bytes: number; keys: number; seals: number; secrets: number }> {
+  const { buildVaultBackup } = await import('../backend/vault-backup.ts');
+  const { sealVaultBackup } = await import('../vault/recovery.ts');
+  const service = await openService();
+  let built;
+  try {
+    built = await buildVaultBackup(service.ctx);
+  } finally {
+    service.close();
+  }
+  const sealed = await sealVaultBackup(publicKey, built.bytes);
+  built.bytes.fill(0);
+  const copy = await org.call(ops.storeRecoveryCopy, {
+    ciphertext_b64: sealed.toString('base64'),
+    label: 'svc vault backup',
+  });
+  return { copy_id: copy.id, size_bytes: copy.size_bytes, ...built.summary };
+}
+
+/** The vault entry where this computer keeps the recovery public key it set up (public, not a secret). */
+const RECOVERY_PUBKEY_CREDENTIAL = 'recovery-pubkey';
+
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('svc: governed access for AI agents')
@@ -1184,6 +1249,335 @@ export function buildProgram(): Command {
               .map((s) => `${s.seal_id}  ${s.state.padEnd(7)}  ${String(s.bytes).padStart(12)}  ${s.path}`)
               .join('\n')
           : 'no seals',
+      );
+    });
+
+  const wrap = program
+    .command('wrap')
+    .description(
+      'encrypt files into the archive in the data dir, folders recursively (docs/VAULT.md); the originals stay unless --remove; exit 1 when a file could not be wrapped',
+    )
+    .argument('<path...>', 'files or folders (a file named list or restore: give it as ./list)')
+    .option('--remove', 'remove each original once its archived copy is on disk and indexed')
+    .option('--json', 'print one JSON object: wrapped, skipped, failed')
+    .action(async (paths: string[], options: JsonFlag & { remove?: boolean }) => {
+      const service = await openService();
+      const live = !options.json && process.stderr.isTTY;
+      let result;
+      try {
+        const { wrapPaths } = await import('../backend/archive.ts');
+        result = await wrapPaths(service.ctx, paths, {
+          by: localUser(),
+          remove: options.remove === true,
+          // Encrypting a file reads it: the gate's read rules hold for the archive as for any reader.
+          admit: (path) => gateAdmission(service, path, 'read'),
+          onProgress: ({ step, files, bytes }) => {
+            if (live && (step === 'done' || step === 'skipped' || step === 'failed')) {
+              process.stderr.write(`\rsvc wrap: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+            }
+          },
+        });
+      } finally {
+        service.close();
+        if (live) process.stderr.write('\n');
+      }
+      print(
+        options,
+        result,
+        [
+          ...result.wrapped.map(
+            (w) =>
+              `wrapped  ${w.path} (${w.object_id}${w.deduplicated ? ', stored before' : ''}${w.original_removed ? ', original removed' : ''})`,
+          ),
+          ...result.skipped.map((s) => `skipped  ${s.path}: ${s.reason.replaceAll('_', ' ')}`),
+          ...result.failed.map((f) => `failed   ${f.path}: ${f.message}`),
+          `${result.wrapped.length} wrapped, ${result.skipped.length} skipped, ${result.failed.length} failed`,
+        ].join('\n'),
+      );
+      if (result.failed.length > 0) process.exitCode = EXIT.failed;
+    });
+  wrap
+    .command('list')
+    .description('what the archive holds, newest first: id, size, where it was wrapped from')
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const service = await openService();
+      let entries;
+      try {
+        const { listArchive } = await import('../backend/archive.ts');
+        entries = await listArchive(service.ctx);
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        { entries },
+        entries.length
+          ? entries
+              .map(
+                (e) =>
+                  `${e.object_id}  ${e.wrapped_at}  ${String(e.bytes).padStart(12)}  ${e.path}${e.original_removed_at ? '  (original removed)' : ''}`,
+              )
+              .join('\n')
+          : 'the archive is empty: `svc wrap PATH` wraps files into it',
+      );
+    });
+  wrap
+    .command('restore')
+    .description(
+      'restore an archived file after the read gate allows it: where it was wrapped from, to a file, or to stdout (--out -); never over an existing file unless --force',
+    )
+    .argument('<id>', 'the archive id (arc_…), as `svc wrap list` shows it')
+    .option('--out <file>', 'write to FILE, or to stdout with -')
+    .option('--force', 'replace the file at the destination if there is one')
+    .option('--json', 'print one JSON object: object_id, released_to, out_path, bytes, receipt_id')
+    .action(async (id: string, options: JsonFlag & { out?: string; force?: boolean }) => {
+      if (options.out === '-' && options.json) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          '--json and --out - both write to stdout: choose one',
+        );
+      }
+      const force = options.force === true;
+      const service = await openService();
+      let restored;
+      try {
+        const { restoreArchived } = await import('../backend/archive.ts');
+        const toStdout = (bytes: Buffer) =>
+          new Promise<void>((resolve, reject) =>
+            process.stdout.write(bytes, (error) => (error ? reject(error) : resolve())),
+          );
+        restored = await restoreArchived(service.ctx, id, {
+          out:
+            options.out === undefined
+              ? { kind: 'original', force }
+              : options.out === '-'
+                ? { kind: 'stdout', write: toStdout }
+                : { kind: 'file', path: options.out, force },
+          by: localUser(),
+          // The archived content is read as each path it came from would be; its destination is written.
+          admit: async (from, to) => {
+            let admission = { allowed: true, outcome: 'allowed', rule_id: null, audit_id: null } as Awaited<
+              ReturnType<typeof gateAdmission>
+            >;
+            for (const path of from) {
+              admission = await gateAdmission(service, path, 'read');
+              if (!admission.allowed) return admission;
+            }
+            return to === null ? admission : gateAdmission(service, to, 'write');
+          },
+        });
+      } catch (error) {
+        if (refusedByGate(options, error)) return;
+        throw error;
+      } finally {
+        service.close();
+      }
+      if (restored.released_to === 'stdout') {
+        process.stderr.write(
+          `svc: restored ${restored.object_id} (${restored.bytes} bytes, receipt ${restored.receipt_id})\n`,
+        );
+      } else {
+        print(
+          options,
+          restored,
+          `restored ${restored.object_id} to ${restored.out_path} (${restored.bytes} bytes, receipt ${restored.receipt_id})`,
+        );
+      }
+    });
+
+  const recovery = program
+    .command('recovery')
+    .description(
+      "the 12-word recovery phrase and the vault backup kept by the organization's svc (docs/VAULT.md); needs SVC_BASE_URL and SVC_API_KEY",
+    );
+  recovery
+    .command('setup')
+    .description(
+      "make a recovery phrase, shown once, and keep a vault backup sealed to it on the organization's svc",
+    )
+    .option('--replace', 'make a new phrase although one was set up (the old one stops opening new backups)')
+    .option(
+      '--phrase-to-stdout',
+      'show the phrase on stdout although it is not a terminal (a pipe or a file keeps it)',
+    )
+    .option('--json', 'print JSON: phrase, fingerprint, copy_id and what the backup holds')
+    .action(async (options: JsonFlag & { replace?: boolean; phraseToStdout?: boolean }) => {
+      // The phrase is the key to everything this computer sealed: it goes to a terminal, or where the person says.
+      if (!process.stdout.isTTY && !options.phraseToStdout) {
+        throw new CommanderError(
+          EXIT.usage,
+          'svc.usage',
+          'the recovery phrase is shown once, on the terminal, and stdout is not one: run this in a terminal, or pass --phrase-to-stdout',
+        );
+      }
+      const org = await organizationService();
+      const state = await org.call(ops.getRecoveryState, {});
+      if (state.configured && !options.replace) {
+        throw new ServiceError(
+          'conflict',
+          `a recovery phrase is set up already (key ${state.key!.fingerprint}): \`svc recovery backup\` refreshes the backup; \`svc recovery setup --replace\` makes a new phrase`,
+        );
+      }
+      const { newRecoveryPhrase, recoveryKeys } = await import('../vault/recovery.ts');
+      const phrase = newRecoveryPhrase();
+      const keys = await recoveryKeys(phrase);
+      const pubkeyHex = Buffer.from(keys.publicKey).toString('hex');
+      const set = await org.call(ops.setRecoveryKey, { pubkey_hex: pubkeyHex });
+      const uploaded = await uploadBackup(org, keys.publicKey);
+      await org.call(ops.recordRecoveryEvent, {
+        kind: 'phrase_created',
+        detail: { fingerprint: set.fingerprint },
+      });
+      const service = await openService();
+      try {
+        service.ctx.vault.putCredential(RECOVERY_PUBKEY_CREDENTIAL, pubkeyHex);
+      } finally {
+        service.close();
+      }
+      print(
+        options,
+        { phrase, fingerprint: set.fingerprint, replaced: set.replaced, ...uploaded },
+        [
+          'Your recovery phrase (shown once: write it down and keep it offline; svc does not keep it):',
+          '',
+          `    ${phrase}`,
+          '',
+          `recovery key ${set.fingerprint}; backup ${uploaded.copy_id} (${uploaded.keys} keys, ${uploaded.seals} seals, ${uploaded.secrets} secrets) kept by ${org.base}`,
+          'On a new computer: `svc recover` with SVC_BASE_URL and SVC_API_KEY set.',
+        ].join('\n'),
+      );
+    });
+  recovery
+    .command('backup')
+    .description("seal the vault as it is now to the recovery key and keep it on the organization's svc")
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const org = await organizationService();
+      const state = await org.call(ops.getRecoveryState, {});
+      const service = await openService();
+      let kept;
+      try {
+        kept = service.ctx.vault.getCredential(RECOVERY_PUBKEY_CREDENTIAL);
+      } finally {
+        service.close();
+      }
+      if (!state.key || !kept) {
+        throw new ServiceError(
+          'conflict',
+          'no recovery phrase is set up on this computer: run `svc recovery setup`',
+        );
+      }
+      const { timingSafeEqual } = await import('node:crypto');
+      const theirs = Buffer.from(state.key.pubkey_hex, 'hex');
+      const ours = Buffer.from(kept, 'hex');
+      // A recovery key replaced on the service by someone else would receive this computer's keys.
+      if (theirs.length !== ours.length || !timingSafeEqual(theirs, ours)) {
+        throw new ServiceError(
+          'conflict',
+          `the service's recovery key (${state.key.fingerprint}) is not the one this computer set up, so nothing was sent: if the phrase was replaced on purpose, run \`svc recovery setup --replace\` here`,
+        );
+      }
+      const uploaded = await uploadBackup(org, ours);
+      print(
+        options,
+        uploaded,
+        `backup ${uploaded.copy_id} (${uploaded.keys} keys, ${uploaded.seals} seals, ${uploaded.secrets} secrets) kept by ${org.base}`,
+      );
+    });
+  recovery
+    .command('status')
+    .description("whether a recovery phrase is set up, and the latest backup the organization's svc keeps")
+    .option('--json', 'print JSON')
+    .action(async (options: JsonFlag) => {
+      const org = await organizationService();
+      const state = await org.call(ops.getRecoveryState, {});
+      const status = {
+        configured: state.configured,
+        fingerprint: state.key?.fingerprint ?? null,
+        copy_count: state.copy_count,
+        latest_copy: state.latest_copy
+          ? {
+              id: state.latest_copy.id,
+              size_bytes: state.latest_copy.size_bytes,
+              created_at: state.latest_copy.created_at,
+            }
+          : null,
+      };
+      print(
+        options,
+        status,
+        state.configured
+          ? `recovery key ${status.fingerprint}; ${status.copy_count} backup(s), the latest ${status.latest_copy?.created_at ?? 'none'}`
+          : 'no recovery phrase is set up: `svc recovery setup` makes one',
+      );
+    });
+
+  program
+    .command('recover')
+    .description(
+      "restore this computer's vault from the organization's svc with the recovery phrase, read from stdin or a hidden prompt; into a data dir without keys of its own",
+    )
+    .option('--json', 'print JSON: what was restored')
+    .action(async (options: JsonFlag) => {
+      const { readHiddenLine, readPipedValue } = await import('./secret-input.ts');
+      const { openVaultBackup, recoveryKeys } = await import('../vault/recovery.ts');
+      const { parseVaultBackup, restoreVaultBackup } = await import('../backend/vault-backup.ts');
+      const { keyId } = await import('../proofs/format.ts');
+      const { timingSafeEqual } = await import('node:crypto');
+      // Never from the command line: every user of the computer sees arguments, and shells keep them.
+      const typed = process.stdin.isTTY
+        ? await readHiddenLine('recovery phrase (not shown): ')
+        : await readPipedValue();
+      const keys = await recoveryErrors(() => recoveryKeys(typed));
+      const org = await organizationService();
+      const state = await org.call(ops.getRecoveryState, {});
+      if (!state.key || !state.latest_copy) {
+        throw new ServiceError(
+          'not_found',
+          `the service at ${org.base} keeps no recovery backup for this organization`,
+        );
+      }
+      const theirs = Buffer.from(state.key.pubkey_hex, 'hex');
+      if (theirs.length !== keys.publicKey.length || !timingSafeEqual(theirs, keys.publicKey)) {
+        await org.call(ops.recordRecoveryEvent, {
+          kind: 'restore_failed',
+          detail: { reason: 'wrong_phrase' },
+        });
+        throw new ServiceError(
+          'invalid_request',
+          `this is not the organization's recovery phrase (it gives key ${keyId(keys.publicKey)}, the service keeps ${state.key.fingerprint}); nothing was restored`,
+          { reason: 'wrong_phrase' },
+        );
+      }
+      await org.call(ops.recordRecoveryEvent, {
+        kind: 'copy_downloaded',
+        detail: { copy_id: state.latest_copy.id },
+      });
+      const opened = await recoveryErrors(() =>
+        openVaultBackup(keys, Buffer.from(state.latest_copy!.ciphertext_b64, 'base64')),
+      );
+      let restored;
+      try {
+        restored = await restoreVaultBackup(resolveDataDir(), parseVaultBackup(opened), localUser());
+      } catch (error) {
+        await org.call(ops.recordRecoveryEvent, {
+          kind: 'restore_failed',
+          detail: { reason: (error as Error).name },
+        });
+        throw error;
+      } finally {
+        opened.fill(0);
+      }
+      await org.call(ops.recordRecoveryEvent, {
+        kind: 'restore_completed',
+        detail: { copy_id: state.latest_copy.id },
+      });
+      print(
+        options,
+        { ...restored, copy_id: state.latest_copy.id, backup_created_at: state.latest_copy.created_at },
+        `restored ${restored.keys} keys, ${restored.seals} seals and ${restored.secrets} secrets into ${restored.data_dir} (keys in ${restored.key_store}; receipt ${restored.receipt_id})`,
       );
     });
 

@@ -90,6 +90,14 @@ export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
         revoke: async (target, options) =>
           (await import('../backend/seal-files.ts')).revokeSeal(coreOf(), target, options),
       },
+      // So is the archive: its objects are in this computer's data dir, their keys in its vault.
+      archive: {
+        wrap: async (paths, options) =>
+          (await import('../backend/archive.ts')).wrapPaths(coreOf(), paths, options),
+        list: async () => (await import('../backend/archive.ts')).listArchive(coreOf()),
+        restore: async (id, options) =>
+          (await import('../backend/archive.ts')).restoreArchived(coreOf(), id, options),
+      },
       // Vault secrets are this computer's too: a command runs here with them.
       runner: async (options) => (await import('../backend/run.ts')).runWithSecrets(coreOf(), options),
       // The agent's Fabric key is this computer's too: envelopes are opened here, also in remote mode.

@@ -6,7 +6,7 @@ import { svcDecide, svcRead, svcRetrieve, svcUse } from './scoped-agent.ts';
 import { svcRules } from './rules.ts';
 import { svcPlan, svcScanFeedback, svcScanFolder } from './scan.ts';
 import { svcRedact } from './redact.ts';
-import { svcOpen, svcProtect, svcSealRevoke } from './lock.ts';
+import { svcOpen, svcProtect, svcSealRevoke, svcWrap } from './lock.ts';
 import { svcRun } from './run.ts';
 import { svcDecrypt, svcEncrypt } from './age.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
@@ -22,6 +22,7 @@ const implemented = [
   svcProtect,
   svcOpen,
   svcSealRevoke,
+  svcWrap,
   svcEncrypt,
   svcDecrypt,
   svcRun,

@@ -1,7 +1,8 @@
-// svc_protect, svc_open and svc_seal_revoke: an agent seals files in place, opens a sealed file
-// only as the read gate lets it (to a file, back in place, or as text when it asks for the text),
-// and revokes a seal only with the person's confirmation. The core decides and receipts
-// (src/backend/seal-files.ts); these shape the answers for a model.
+// svc_protect, svc_open, svc_seal_revoke and svc_wrap: an agent seals files in place, opens a
+// sealed file only as the read gate lets it (to a file, back in place, or as text when it asks for
+// the text), revokes a seal only with the person's confirmation, and archives files and restores
+// them as the gate lets it. The core decides and receipts (src/backend/seal-files.ts, archive.ts);
+// these shape the answers for a model.
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
@@ -364,6 +365,209 @@ export const svcSealRevoke = defineTool({
         revoke_reason: revoked.revoke_reason,
         changed: revoked.changed,
         receipt_id: revoked.receipt_id,
+        next,
+      },
+    };
+  },
+});
+
+// ---------------------------------------------------------------- svc_wrap
+
+const WrapInput = z
+  .object({
+    action: z
+      .enum(['wrap', 'list', 'restore'])
+      .describe('wrap: archive files; list: what the archive holds; restore: write an archived file back'),
+    paths: z
+      .array(z.string().min(1).max(4096))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('for wrap: files or folders (recursively), absolute or relative to cwd'),
+    id: z.string().min(1).max(64).optional().describe('for restore: the archive id (arc_ and 32 hex digits)'),
+    out: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe(
+        'for restore: a new file to write (it must not exist); without it the file goes back where it was wrapped from, if nothing is there',
+      ),
+    cwd: cwdField,
+  })
+  .strict();
+
+const ArchiveEntrySchema = z.object({
+  object_id: z.string(),
+  path: z.string(),
+  bytes: z.number().int(),
+  wrapped_at: z.string(),
+  wrapped_by: z.string(),
+  original_removed_at: z.string().nullable(),
+});
+
+const WrapOutput = z.object({
+  action: z.enum(['wrap', 'list', 'restore']),
+  wrapped: z
+    .array(
+      z.object({
+        path: z.string(),
+        object_id: z.string(),
+        bytes: z.number().int(),
+        deduplicated: z.boolean().describe('an equal file was archived before: nothing new was stored'),
+        receipt_id: z.string(),
+      }),
+    )
+    .optional(),
+  skipped: z
+    .array(
+      z.object({
+        path: z.string(),
+        reason: z
+          .string()
+          .describe(
+            'symlink, not_a_file, svc_data, version_control, protected (the gate did not let you read it)',
+          ),
+      }),
+    )
+    .optional(),
+  failed: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  entries: z.array(ArchiveEntrySchema).optional().describe('for list: newest first'),
+  restored: z
+    .object({
+      object_id: z.string(),
+      out_path: z.string().nullable(),
+      bytes: z.number().int(),
+      receipt_id: z.string(),
+    })
+    .optional(),
+  next: z.string(),
+});
+
+export const svcWrap = defineTool({
+  name: 'svc_wrap',
+  group: 'find-lock',
+  title: 'Archive files, encrypted',
+  description:
+    "Encrypts files into this computer's archive (in svc's data dir, each file under a key of its own derived from svc's vault; equal files are stored once) and writes them back. action `wrap` archives `paths` (folders recursively) and keeps the originals; only what the read gate lets you read is archived. action `list` shows what the archive holds (ids, sizes, where each came from, never content). action `restore` writes one archived file (`id`) to `out` or, without it, back where it was wrapped from; the gate must let you read where it came from and write where it goes, and an existing file is never overwritten. Every wrap and restore, allowed or refused, leaves a signed receipt.",
+  credential: 'none',
+  inputSchema: WrapInput,
+  outputSchema: WrapOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handler: async (input, deps) => {
+    const archive = deps.archive;
+    if (!deps.gate || !archive) {
+      throw new ServiceError(
+        'forbidden',
+        'this server has no read gate and no archive of its own, so it touches no file: use the tool through `svc mcp` on the computer that holds the files',
+      );
+    }
+    const cwd = input.cwd ?? process.cwd();
+    if (input.action === 'list') {
+      const entries = (await archive.list()).slice(0, LISTED);
+      const next = entries.length
+        ? 'restore one with action restore and its id'
+        : 'the archive is empty: wrap files with action wrap';
+      return {
+        text: [
+          ...entries.map((e) => `${e.object_id} ${e.bytes} bytes, wrapped ${e.wrapped_at} from ${e.path}`),
+          next,
+        ].join('\n'),
+        structured: {
+          action: 'list' as const,
+          entries: entries.map(({ object_id, path, bytes, wrapped_at, wrapped_by, original_removed_at }) => ({
+            object_id,
+            path,
+            bytes,
+            wrapped_at,
+            wrapped_by,
+            original_removed_at,
+          })),
+          next,
+        },
+      };
+    }
+    if (input.action === 'restore') {
+      if (input.id === undefined || input.paths !== undefined) {
+        throw new ServiceError('invalid_request', 'restore takes `id` (and optionally `out`), not `paths`');
+      }
+      const outPath = input.out === undefined ? undefined : resolve(cwd, input.out);
+      const restored = await archive.restore(input.id, {
+        out:
+          outPath === undefined
+            ? { kind: 'original', force: false }
+            : { kind: 'file', path: outPath, force: false },
+        by: BY,
+        admit: (from, to) =>
+          admitAll(
+            deps,
+            [
+              ...from.map((path): GateAsk => ({ kind: 'paths', action: 'read', paths: [path] })),
+              ...(to === null ? [] : [{ kind: 'paths', action: 'write', paths: [to] } as GateAsk]),
+            ],
+            cwd,
+          ),
+      });
+      const next = 'the restored file is plaintext: remove it when you are done, or seal it with svc_protect';
+      return {
+        text: `restored ${restored.object_id} to ${restored.out_path}: ${restored.bytes} bytes, receipt ${restored.receipt_id}. ${next}`,
+        structured: {
+          action: 'restore' as const,
+          restored: {
+            object_id: restored.object_id,
+            out_path: restored.out_path,
+            bytes: restored.bytes,
+            receipt_id: restored.receipt_id,
+          },
+          next,
+        },
+      };
+    }
+    if (input.paths === undefined || input.id !== undefined || input.out !== undefined) {
+      throw new ServiceError('invalid_request', 'wrap takes `paths`, not `id` or `out`');
+    }
+    const result = await archive.wrap(
+      input.paths.map((p) => resolve(cwd, p)),
+      {
+        by: BY,
+        admit: (path) => admitOne(deps, 'read', path, cwd),
+        onProgress: ({ step, files, bytes }) => {
+          if (step === 'done' || step === 'skipped' || step === 'failed') {
+            void deps.progress(
+              files,
+              undefined,
+              `${files} files, ${(bytes / 1048576).toFixed(1)} MiB wrapped`,
+            );
+          }
+        },
+      },
+    );
+    const next =
+      result.failed.length > 0
+        ? 'some files could not be wrapped: each says why'
+        : result.wrapped.length > 0
+          ? 'the originals are still in place; the archived copies restore with action restore'
+          : 'nothing was wrapped: see why each file was skipped';
+    return {
+      text: [
+        ...result.wrapped.slice(0, LISTED).map((w) => `wrapped ${w.path} (${w.object_id})`),
+        ...result.skipped.slice(0, LISTED).map((s) => `skipped ${s.path}: ${s.reason}`),
+        ...result.failed.slice(0, LISTED).map((f) => `failed ${f.path}: ${f.message}`),
+        `${result.wrapped.length} wrapped, ${result.skipped.length} skipped, ${result.failed.length} failed. ${next}`,
+      ].join('\n'),
+      structured: {
+        action: 'wrap' as const,
+        wrapped: result.wrapped
+          .slice(0, LISTED)
+          .map(({ path, object_id, bytes, deduplicated, receipt_id }) => ({
+            path,
+            object_id,
+            bytes,
+            deduplicated,
+            receipt_id,
+          })),
+        skipped: result.skipped.slice(0, LISTED),
+        failed: result.failed.slice(0, LISTED).map(({ path, message }) => ({ path, message })),
         next,
       },
     };

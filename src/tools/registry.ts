@@ -7,6 +7,7 @@ import type { ConnectFlow } from '../backend/connect-flow.ts';
 import type { GateCheck } from '../backend/gate-check.ts';
 import type { Finder } from '../backend/scan.ts';
 import type { SealFiles } from '../backend/seal-files.ts';
+import type { Archive } from '../backend/archive.ts';
 import type { RunOptions, RunResult } from '../backend/run.ts';
 import type { FabricKeyStore } from '../backend/fabric-inbox.ts';
 
@@ -90,6 +91,8 @@ export interface ToolDeps {
   find?: (() => Promise<Finder>) | undefined;
   /** Seals, opens and revokes files of the computer this server runs on, in its store. */
   seals?: SealFiles | undefined;
+  /** The archive of the computer this server runs on (svc_wrap), in its data dir. */
+  archive?: Archive | undefined;
   /** Runs a command with vault secrets of the computer this server runs on (svc_run). */
   runner?: ((options: RunOptions) => Promise<RunResult>) | undefined;
   /**

@@ -1,5 +1,5 @@
 // Key custody: the file key store and the choice of vault for a data dir; re-exports the vault contract.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   closeSync,
   fchmodSync,
@@ -47,6 +47,25 @@ export class FileKeyVault implements KeyVault {
     return key;
   }
 
+  existingSecret(name: string): Buffer | undefined {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid key name: ${name}`);
+    return this.cache.get(name) ?? this.read(join(this.location, `${name}.key`));
+  }
+
+  restoreSecret(name: string, secret: Uint8Array): void {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid key name: ${name}`);
+    if (secret.byteLength !== 32) throw new VaultError('invalid_key', 'a vault secret is 32 bytes');
+    const file = join(this.location, `${name}.key`);
+    const held = this.read(file) ?? this.create(file, Buffer.from(secret));
+    if (!timingSafeEqual(held, secret)) {
+      throw new VaultError(
+        'corrupt_key',
+        `key \`${name}\` in ${this.location} is another one: it was not replaced`,
+      );
+    }
+    this.cache.set(name, held);
+  }
+
   putCredential(name: string, value: string): void {
     if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid credential name: ${name}`);
     // Atomic replace: a crash leaves the old credential or the new one, never a torn file.
@@ -66,12 +85,13 @@ export class FileKeyVault implements KeyVault {
     return Buffer.from(text, 'hex');
   }
 
-  private create(file: string): Buffer {
+  /** Creates the key file with `secret` (new random bytes by default), unless another process won the race. */
+  private create(file: string, secret: Buffer = randomBytes(32)): Buffer {
     this.ensureDir();
     const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
     const fd = openSync(temp, 'wx', 0o600);
     try {
-      writeSync(fd, `${randomBytes(32).toString('hex')}\n`);
+      writeSync(fd, `${secret.toString('hex')}\n`);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -21,6 +21,13 @@ export class VaultError extends Error {
 export interface KeyVault {
   /** Returns the secret named `name`, creating it on first use. */
   secret(name: string): Buffer;
+  /** The secret named `name` when this vault holds it; never creates it. */
+  existingSecret(name: string): Buffer | undefined;
+  /**
+   * Puts back a secret from a backup (svc recover): created when absent, accepted when it already
+   * holds these very bytes (a recovery run again), refused (`corrupt_key`) when it holds others.
+   */
+  restoreSecret(name: string, secret: Uint8Array): void;
   /** Keeps a credential this machine was given (the organization key from svc_connect). */
   putCredential(name: string, value: string): void;
   /** A kept credential, or undefined. */

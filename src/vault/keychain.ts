@@ -1,6 +1,6 @@
 // Keys in the OS keychain (Secret Service on Linux, Keychain on macOS, Credential Manager on
 // Windows) through @napi-rs/keyring. Each data dir gets its own namespace of entries.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { Entry } from '@napi-rs/keyring';
 import { KEY_NAME, VaultError, type KeyVault } from './key-vault.ts';
@@ -49,6 +49,30 @@ export class KeychainVault implements KeyVault {
     }
     this.cache.set(name, stored);
     return stored;
+  }
+
+  existingSecret(name: string): Buffer | undefined {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid key name: ${name}`);
+    return this.cache.get(name) ?? this.read(new Entry(SERVICE, `${this.scope}/${name}`), name);
+  }
+
+  restoreSecret(name: string, secret: Uint8Array): void {
+    if (!KEY_NAME.test(name)) throw new VaultError('invalid_name', `invalid key name: ${name}`);
+    if (secret.byteLength !== 32) throw new VaultError('invalid_key', 'a vault secret is 32 bytes');
+    const entry = new Entry(SERVICE, `${this.scope}/${name}`);
+    let held = this.read(entry, name);
+    if (!held) {
+      entry.setPassword(Buffer.from(secret).toString('hex'));
+      held = this.read(entry, name);
+      if (!held) throw new VaultError('unavailable', `the keychain did not keep key ${name}`);
+    }
+    if (!timingSafeEqual(held, secret)) {
+      throw new VaultError(
+        'corrupt_key',
+        `key \`${name}\` in ${this.location} is another one: it was not replaced`,
+      );
+    }
+    this.cache.set(name, held);
   }
 
   putCredential(name: string, value: string): void {
