@@ -32,7 +32,6 @@ export const SERVICE_ERROR_STATUS = {
   rate_limited: 429,
   forbidden_host: 403,
   internal: 500,
-  link_unavailable: 501,
   busy: 503,
 } as const;
 

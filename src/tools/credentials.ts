@@ -14,6 +14,15 @@ export function ownerOf(deps: ToolDeps): string {
   return deps.ownerBearer;
 }
 
+/** Either credential is present, or the tool error that says how to configure one. */
+export function ownerOrAgent(deps: ToolDeps): void {
+  if (!deps.ownerBearer && !deps.agentBearer) {
+    throw new MissingCredential(
+      `This tool needs an organization key (links) or an agent grant token (envelopes to a Fabric address). Run svc_connect or set SVC_API_KEY in the MCP server environment for the key; set SVC_AGENT_TOKEN to the token svc_grant returned for the agent.`,
+    );
+  }
+}
+
 /** The agent grant token's bearer, or the tool error that says how to configure one. */
 export function agentOf(deps: ToolDeps): string {
   if (!deps.agentBearer) {

@@ -11,7 +11,7 @@ import { svcRun } from './run.ts';
 import { svcDecrypt, svcEncrypt } from './age.ts';
 import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
-import { svcSend } from './share.ts';
+import { svcBurn, svcDeliver, svcLinkStatus, svcSend } from './share.ts';
 import { svcInbox } from './inbox.ts';
 
 const implemented = [
@@ -48,6 +48,9 @@ const implemented = [
   svcApiRead,
   svcApiWrite,
   svcSend,
+  svcDeliver,
+  svcBurn,
+  svcLinkStatus,
   svcInbox,
 ];
 const catalogOrder = Object.values(CATALOG).flat();

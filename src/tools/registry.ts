@@ -53,8 +53,11 @@ export const CATALOG: Record<Group, readonly string[]> = {
   'scoped-agent': ['svc_decide', 'svc_read', 'svc_retrieve', 'svc_use', 'svc_code_advise', 'svc_code_patch'],
 };
 
-/** `none`: needs nothing; `owner`: an organization key; `grant`: an agent grant token. */
-export type CredentialTag = 'none' | 'owner' | 'grant';
+/**
+ * `none`: needs nothing; `owner`: an organization key; `grant`: an agent grant token; `owner or
+ * grant`: either, by what the call does (the handler asks for the one it needs).
+ */
+export type CredentialTag = 'none' | 'owner' | 'grant' | 'owner or grant';
 
 /** What a handler gets when it is called (never at listing time). */
 export interface ToolDeps {

@@ -6,7 +6,7 @@ import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/s
 import { ServiceError } from '../backend/errors.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { MissingCredential, agentOf, ownerOf } from './credentials.ts';
+import { MissingCredential, agentOf, ownerOf, ownerOrAgent } from './credentials.ts';
 import { VaultError } from '../vault/index.ts';
 import { TOOLS } from './index.ts';
 import type { ToolDeps } from './registry.ts';
@@ -102,6 +102,7 @@ export function createMcpServer(
           // The credential tag is enforced here, for every tool, before its handler runs.
           if (tool.credential === 'owner') ownerOf(toolDeps);
           if (tool.credential === 'grant') agentOf(toolDeps);
+          if (tool.credential === 'owner or grant') ownerOrAgent(toolDeps);
           const result = await tool.handler(input as never, toolDeps);
           return {
             content: [{ type: 'text', text: result.text }],

@@ -26,7 +26,7 @@ describe.each(TOOLS.map((t) => [t.name, t] as const))('%s', (name, tool) => {
     expect(tool.title.length).toBeGreaterThan(3);
     // Written for a model: long enough to say what, when and what next.
     expect(tool.description.length).toBeGreaterThan(120);
-    expect(['none', 'owner', 'grant']).toContain(tool.credential);
+    expect(['none', 'owner', 'grant', 'owner or grant']).toContain(tool.credential);
     expect(typeof tool.handler).toBe('function');
     for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
       expect(typeof tool.annotations[hint]).toBe('boolean');

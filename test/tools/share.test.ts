@@ -1,5 +1,5 @@
 // svc_send and svc_inbox through a real MCP client on an in-process server: the tool errors (bad
-// combinations, link mode not yet there, no key store, not enrolled, a key held elsewhere), the
+// combinations, a link without the organization key, no key store, not enrolled, a key held elsewhere), the
 // read gate before a file is sent or an envelope written out (refused before any fetch), and a
 // round trip between two organizations' agents with text and a binary file.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -60,7 +60,7 @@ describe('svc_send: tool errors, before anything is sent', () => {
       /^invalid_request: give exactly one/,
     ],
     ['neither path nor text', { to: 'aaaaaaaaaaaaaaaa' }, /^invalid_request: give exactly one/],
-    ['no `to` (links are not built yet)', { text: 'x' }, /^link_unavailable: .*give `to`/],
+    ['no `to` (a link) without the organization key', { text: 'x' }, /needs an organization key/],
     [
       'code with `to`',
       { text: 'x', to: 'aaaaaaaaaaaaaaaa', code: true },
