@@ -21,6 +21,7 @@ import { scanMemory } from './scan-memory.ts';
 import { scanThroughput } from './scan-throughput.ts';
 import { seal } from './seal.ts';
 import { runOverhead } from './run-overhead.ts';
+import { linkOpens, sharePage } from './share.ts';
 
 const BENCHMARKS: Benchmark[] = [
   computeInprocess,
@@ -37,6 +38,8 @@ const BENCHMARKS: Benchmark[] = [
   scanMemory,
   seal,
   runOverhead,
+  sharePage,
+  linkOpens,
 ];
 const RESULTS_FILE = new URL('./results.json', import.meta.url);
 

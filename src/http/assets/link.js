@@ -16,7 +16,15 @@
     statusLine.textContent = text;
     statusLine.classList.toggle('error', Boolean(isError));
   };
-  const fromBase64 = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  // The browser's own decoder where it has one; else a plain loop, many times faster on a
+  // megabyte than Uint8Array.from with a mapping function.
+  const fromBase64 = (text) => {
+    if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(text);
+    const binary = atob(text);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    return bytes;
+  };
   const keyBytes = () => {
     const text = location.hash.slice(1);
     if (!/^[A-Za-z0-9_-]{43}$/.test(text)) return null;
@@ -51,6 +59,7 @@
     'application/sql',
     'application/x-sh',
   ];
+  const LINES_PER_BLOCK = 500;
   const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp'];
   const baseType = (type) => type.split(';')[0].trim().toLowerCase();
   const isText = (type) =>
@@ -58,19 +67,30 @@
 
   function showText(text, name) {
     if (name) {
-      // A file: numbered lines, as code is read.
-      const list = document.createElement('ol');
-      list.className = 'code';
+      // A file: numbered lines, as code is read. Each block of lines is two texts, the numbers
+      // and the lines, and the browser lays out only the blocks in view (content-visibility), so
+      // a long file shows as fast as a short one.
       const lines = text.split('\n');
       if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
-      const items = document.createDocumentFragment();
-      for (const line of lines) {
-        const item = document.createElement('li');
-        item.textContent = line;
-        items.append(item);
+      const code = document.createElement('div');
+      code.className = 'code';
+      code.style.setProperty('--digits', String(String(lines.length).length));
+      for (let first = 0; first < lines.length; first += LINES_PER_BLOCK) {
+        const part = lines.slice(first, first + LINES_PER_BLOCK);
+        const block = document.createElement('div');
+        block.className = 'block';
+        block.style.setProperty('--lines', String(part.length));
+        const gutter = document.createElement('pre');
+        gutter.className = 'gutter';
+        gutter.setAttribute('aria-hidden', 'true');
+        gutter.textContent = part.map((_, i) => first + i + 1).join('\n');
+        const body = document.createElement('pre');
+        body.className = 'lines';
+        body.textContent = part.join('\n');
+        block.append(gutter, body);
+        code.append(block);
       }
-      list.append(items);
-      shown.append(list);
+      shown.append(code);
     } else {
       const block = document.createElement('div');
       block.className = 'message';
