@@ -10,21 +10,34 @@ export interface Need {
   tests: readonly string[];
 }
 
-const KEYCHAIN_TESTS = ['test/vault/keychain.test.ts', 'test/e2e/connect.test.ts'];
+const KEYCHAIN_TESTS = [
+  'test/vault/keychain.test.ts',
+  'test/e2e/connect.test.ts',
+  'test/e2e/recovery-keychain.test.ts',
+];
 
 // The one list of what the suite takes from the OS. test/setup/provision.test.ts holds it against
 // the binaries the tests look for, so a package stays here only while a test uses it.
 export const NEEDS: readonly Need[] = [
   // A real browser for the approval page, never a downloaded one.
-  { package: 'chromium', binaries: ['/usr/bin/chromium'], tests: ['test/e2e/connect.test.ts'] },
+  {
+    package: 'chromium',
+    binaries: ['/usr/bin/chromium'],
+    tests: ['test/e2e/connect.test.ts', 'test/e2e/share.test.ts'],
+  },
   // A real OS keychain (Secret Service) that the vault stores keys in.
   { package: 'gnome-keyring', binaries: ['/usr/bin/gnome-keyring-daemon'], tests: KEYCHAIN_TESTS },
   // A private session bus per test, so a test's keyring is never the developer's.
   { package: 'dbus', binaries: ['/usr/bin/dbus-run-session', '/usr/bin/dbus-daemon'], tests: KEYCHAIN_TESTS },
   // The real age command, that svc's age files must interoperate with, both ways.
   { package: 'age', binaries: ['/usr/bin/age', '/usr/bin/age-keygen'], tests: ['test/vault/age.test.ts'] },
-  // A terminal for age's passphrase prompts, which read from a terminal only.
-  { package: 'bsdutils', binaries: ['/usr/bin/script'], tests: ['test/vault/age.test.ts'] },
+  // A terminal for age's passphrase prompts, which read from a terminal only, and for svc's own
+  // hidden prompts.
+  {
+    package: 'bsdutils',
+    binaries: ['/usr/bin/script'],
+    tests: ['test/vault/age.test.ts', 'test/cli/hidden-prompt.test.ts'],
+  },
 ];
 
 function executable(path: string): boolean {

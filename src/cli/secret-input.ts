@@ -31,6 +31,9 @@ async function readPipe(input: NodeJS.ReadableStream): Promise<string> {
 /** Reads one line from the terminal in raw mode, echoing nothing; Ctrl-C or Ctrl-D abandons. */
 function readHidden(input: NodeJS.ReadStream, output: NodeJS.WriteStream, prompt: string): Promise<string> {
   return new Promise((resolve, reject) => {
+    // Echo goes off before the prompt shows: keys typed (or pasted) the moment it appears are
+    // never echoed by the terminal.
+    input.setRawMode(true);
     output.write(prompt);
     let value = '';
     const done = (error?: Error) => {
@@ -49,7 +52,6 @@ function readHidden(input: NodeJS.ReadStream, output: NodeJS.WriteStream, prompt
         else value += ch;
       }
     };
-    input.setRawMode(true);
     input.resume();
     input.on('data', onData);
   });
