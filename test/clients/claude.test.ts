@@ -1,7 +1,13 @@
 // The real Claude Code (`@anthropic-ai/claude-code`), offline against a stand-in of the Anthropic
 // Messages API, with svc's hook installed by `svc hook install`: a protected file never reaches the
-// model through Read, cat, grep -r or python -c, and a harmless read still does.
+// model through Read, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP
+// server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Service } from '../../src/backend/service.ts';
+import { ops } from '../../src/backend/operations/index.ts';
+import { openFromLink } from '../../src/proofs/link-seal.ts';
+import { REPO_ROOT, SVC_BIN, runSvc } from '../e2e/procs.ts';
 import {
   clientBin,
   clientEnv,
@@ -131,3 +137,87 @@ describe.skipIf(!CLAUDE)(suiteTitle('Claude Code with svc hook claude', CLAUDE, 
     expect(JSON.parse(exit.stdout).permission_denials, detail).toEqual([]);
   });
 });
+
+describe.skipIf(!CLAUDE)(
+  suiteTitle('Claude Code with svc mcp: what svc_send hands the model', CLAUDE, 'claude'),
+  () => {
+    let standIn: StandIn;
+    let fixture: ReturnType<typeof clientProject>;
+    let env: NodeJS.ProcessEnv;
+
+    beforeAll(async () => {
+      standIn = await startStandIn(messagesApi);
+      fixture = clientProject('svc-claude-mcp-');
+      env = clientEnv(fixture.home, {
+        ANTHROPIC_BASE_URL: standIn.url,
+        ANTHROPIC_API_KEY: 'standin-key',
+        DISABLE_AUTOUPDATER: '1',
+        DISABLE_TELEMETRY: '1',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        ENABLE_TOOL_SEARCH: 'false',
+      });
+      const org = await runSvc(['org', 'create', '--name', 'Client Org', '--json'], env);
+      const { api_key } = org.json() as { api_key: string };
+      const added = await runClient(
+        CLAUDE!,
+        [
+          'mcp',
+          'add',
+          'svc',
+          '-e',
+          `SVC_HOME=${env.SVC_HOME}`,
+          '-e',
+          `SVC_API_KEY=${api_key}`,
+          '--',
+          process.execPath,
+          join(REPO_ROOT, SVC_BIN),
+          'mcp',
+        ],
+        fixture.project,
+        env,
+      );
+      expect(added.code, added.stderr).toBe(0);
+    }, 60_000);
+
+    afterAll(async () => {
+      await standIn?.close();
+      fixture?.cleanup();
+    });
+
+    it('sees the link, the code to give separately and the next step; the link opens', async () => {
+      const text = `the staging password is ${fixture.harmless}`;
+      const call = { name: 'mcp__svc__svc_send', args: { text, code: true } };
+      standIn.requests.length = 0;
+      standIn.script(call);
+      const exit = await runClient(
+        CLAUDE!,
+        ['-p', 'Share the text as a link.', '--output-format', 'json', '--allowedTools', call.name],
+        fixture.project,
+        env,
+        90_000,
+      );
+      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+      expect(standIn.called(), detail).toBe(true);
+      const seen = seenByModel(standIn);
+      const url = /http:\/\/127\.0\.0\.1:8787\/s\/([A-Za-z0-9_-]{22})#([A-Za-z0-9_-]{43})/.exec(seen);
+      expect(url, detail).not.toBeNull();
+      expect(seen).toMatch(/give the person the url exactly as it is/);
+      const code = /access code ([2-9A-Z]{4}-[2-9A-Z]{4})/.exec(seen)?.[1];
+      expect(code).toBeDefined();
+      // The person's side: the page's open with the code, and the key from the url the model saw.
+      const service = new Service({ dataDir: env.SVC_HOME! });
+      try {
+        const view = await service.invoke(ops.viewLink, undefined, { link_id: url![1]! });
+        const released = await service.invoke(ops.openLink, undefined, {
+          link_id: url![1]!,
+          nonce: view.open_nonce!,
+          code: code!,
+        });
+        const opened = await openFromLink(url![2]!, released);
+        expect(new TextDecoder().decode(opened.content)).toBe(text);
+      } finally {
+        service.close();
+      }
+    });
+  },
+);
