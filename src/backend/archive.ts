@@ -4,8 +4,8 @@
 // restore, allowed or refused, is receipted on the service chain.
 import { createHmac, randomBytes, timingSafeEqual, type Hmac, type KeyObject } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, lstat, mkdir, mkdtemp, open, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { lstat, mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { deriveKey } from '../vault/derive.ts';
 import {
   DEFAULT_CHUNK_BYTES,
@@ -21,6 +21,7 @@ import { ServiceError } from './errors.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
 import {
   BatchedWriter,
+  releaseToFile,
   IO_BYTES,
   countBytes,
   exists,
@@ -537,52 +538,24 @@ export async function restoreArchived(
       }
 
       const where = destination!;
-      const folder = dirname(where);
-      await sweepLeftovers(folder);
-      const privateDir = await mkdtemp(join(folder, `.svc-open-${process.pid}-`));
-      try {
-        const temp = join(privateDir, basename(where));
-        const file = await open(temp, 'wx', 0o600);
-        let bytes = 0;
-        try {
-          const writer = new BatchedWriter(file, true);
-          try {
-            for await (const piece of chunks()) {
-              hmac.update(piece);
-              bytes += piece.length;
-              await writer.add(piece);
-            }
-            await writer.flush();
-          } catch (error) {
-            writer.discard();
-            throw failed(error);
-          }
-          await file.sync();
-        } finally {
-          await file.close();
-        }
-        if (!matches()) throw notItsName();
-        const receiptId = await receipted(bytes);
-        if (force) await rename(temp, where);
-        else {
-          // link(2) refuses an existing name: a file made there meanwhile is never overwritten.
-          try {
-            await link(temp, where);
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-            throw refuse(
-              'conflict',
-              `${where} appeared while the file was being restored, so it was not overwritten`,
-              'out_exists',
-            );
-          }
-        }
-        await rm(privateDir, { recursive: true, force: true });
-        await syncFolder(folder);
-        return restored(bytes, receiptId);
-      } finally {
-        await rm(privateDir, { recursive: true, force: true });
-      }
+      let receiptId = '';
+      const bytes = await releaseToFile(where, {
+        pieces: chunks(),
+        replace: force,
+        onPiece: (piece) => hmac.update(piece),
+        failed,
+        beforeMove: async (bytes) => {
+          if (!matches()) throw notItsName();
+          receiptId = await receipted(bytes);
+        },
+        appeared: () =>
+          refuse(
+            'conflict',
+            `${where} appeared while the file was being restored, so it was not overwritten`,
+            'out_exists',
+          ),
+      });
+      return restored(bytes, receiptId);
     } finally {
       await source.close();
     }

@@ -648,72 +648,114 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
         return opened(written, receiptId, null);
       }
 
-      // To a file or back in place: written into a private folder beside the destination, moved
-      // onto it only once every chunk has authenticated and the receipt is written.
+      // To a file or back in place: moved onto it only once every chunk has authenticated and the
+      // receipt is written.
       const destination = where ?? target;
-      const folder = dirname(destination);
-      await sweepLeftovers(folder);
-      const privateDir = await mkdtemp(join(folder, `.svc-open-${process.pid}-`));
-      try {
-        const temp = join(privateDir, basename(destination));
-        const file = await open(temp, 'wx', 0o600);
-        let bytes = 0;
-        try {
-          const writer = new BatchedWriter(file, true);
-          try {
-            for await (const piece of chunks(source)) {
-              await writer.add(piece);
-              bytes += piece.length;
-              options.onProgress?.({ step: 'chunk', bytes });
+      let receiptId = '';
+      const bytes = await releaseToFile(destination, {
+        pieces: chunks(source),
+        replace: out.kind === 'in_place',
+        // Back in place, the file keeps the sealed file's permissions (the original's); a new file is private.
+        mode: out.kind === 'in_place' ? stat.mode & 0o777 : undefined,
+        onPiece: (_piece, bytes) => options.onProgress?.({ step: 'chunk', bytes }),
+        failed,
+        beforeMove: async (bytes) => {
+          options.onProgress?.({ step: 'verified', bytes });
+          if (out.kind === 'in_place') {
+            const now = await lstat(target);
+            if (now.ino !== stat.ino || now.dev !== stat.dev) {
+              throw refuse(
+                'conflict',
+                `${target} was replaced while it was being opened; nothing was released`,
+                'replaced',
+              );
             }
-            await writer.flush();
-          } catch (error) {
-            writer.discard();
-            throw failed(error);
           }
-          // Back in place, the file keeps the sealed file's permissions (the original's); a new file is private.
-          if (out.kind === 'in_place') await file.chmod(stat.mode & 0o777);
-          await file.sync();
-        } finally {
-          await file.close();
-        }
-        options.onProgress?.({ step: 'verified', bytes });
-        if (out.kind === 'in_place') {
-          const now = await lstat(target);
-          if (now.ino !== stat.ino || now.dev !== stat.dev) {
-            throw refuse(
-              'conflict',
-              `${target} was replaced while it was being opened; nothing was released`,
-              'replaced',
-            );
-          }
-        }
-        const receiptId = await receipted(bytes);
-        if (out.kind === 'in_place') await rename(temp, destination);
-        else {
-          // link(2) refuses an existing name: a file made there meanwhile is never overwritten.
-          try {
-            await link(temp, destination);
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-            throw refuse(
-              'conflict',
-              `${destination} appeared while the file was being opened, so it was not overwritten; nothing was released`,
-              'out_exists',
-            );
-          }
-        }
-        await rm(privateDir, { recursive: true, force: true });
-        await syncFolder(folder);
-        options.onProgress?.({ step: 'released', bytes });
-        return opened(bytes, receiptId, destination);
-      } finally {
-        await rm(privateDir, { recursive: true, force: true });
-      }
+          receiptId = await receipted(bytes);
+        },
+        appeared: () =>
+          refuse(
+            'conflict',
+            `${destination} appeared while the file was being opened, so it was not overwritten; nothing was released`,
+            'out_exists',
+          ),
+      });
+      options.onProgress?.({ step: 'released', bytes });
+      return opened(bytes, receiptId, destination);
     } finally {
       await source.close();
     }
   });
+}
+
+/** How a release into a file ends, for `releaseToFile`. */
+export interface ReleaseToFile {
+  /** Every authenticated piece, in order. */
+  pieces: AsyncIterable<Buffer>;
+  /** Replace what is at the destination (a file opened in place), or refuse to overwrite anything. */
+  replace: boolean;
+  /** The new file's permissions, when not the private 0600. */
+  mode?: number | undefined;
+  onPiece?: ((piece: Buffer, bytes: number) => void) | undefined;
+  /** What a failure while reading or writing becomes when thrown (a tampered chunk, a full disk). */
+  failed(error: unknown): unknown;
+  /**
+   * Runs once every piece is written and flushed, before anything is moved into place: the last
+   * checks and the receipt. Throwing abandons the release; nothing is left behind.
+   */
+  beforeMove(bytes: number): Promise<void>;
+  /** The refusal when a file appeared at the destination meanwhile (never overwritten). */
+  appeared(): Error;
+}
+
+/**
+ * Writes released plaintext to `destination` so that no one ever sees part of it there: into a
+ * private folder beside it, flushed, then renamed over it (`replace`) or linked to its name (link(2)
+ * refuses an existing name, so a file made there meanwhile is never overwritten). Answers the bytes
+ * written.
+ */
+export async function releaseToFile(destination: string, release: ReleaseToFile): Promise<number> {
+  const folder = dirname(destination);
+  await sweepLeftovers(folder);
+  const privateDir = await mkdtemp(join(folder, `.svc-open-${process.pid}-`));
+  try {
+    const temp = join(privateDir, basename(destination));
+    const file = await open(temp, 'wx', 0o600);
+    let bytes = 0;
+    try {
+      const writer = new BatchedWriter(file, true);
+      try {
+        for await (const piece of release.pieces) {
+          bytes += piece.length;
+          release.onPiece?.(piece, bytes);
+          await writer.add(piece);
+        }
+        await writer.flush();
+      } catch (error) {
+        writer.discard();
+        throw release.failed(error);
+      }
+      if (release.mode !== undefined) await file.chmod(release.mode);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await release.beforeMove(bytes);
+    if (release.replace) await rename(temp, destination);
+    else {
+      try {
+        await link(temp, destination);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        throw release.appeared();
+      }
+    }
+    await rm(privateDir, { recursive: true, force: true });
+    await syncFolder(folder);
+    return bytes;
+  } finally {
+    await rm(privateDir, { recursive: true, force: true });
+  }
 }
 
 export async function exists(path: string): Promise<boolean> {
