@@ -10,6 +10,7 @@ import { ServiceError } from '../backend/errors.ts';
 import type { GateAsk } from '../gate/check.ts';
 import { AGE_RECIPIENT } from '../vault/age-recipient.ts';
 import { admitAll } from './lock.ts';
+import { cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The most plaintext svc_decrypt answers as text, like svc_open: a model's context is not a file transfer. */
@@ -17,12 +18,6 @@ export const DECRYPT_TEXT_MAX_BYTES = 64 * 1024;
 /** The most svc_encrypt takes as `text`: larger content belongs in a file. */
 const TEXT_MAX_CHARS = 64 * 1024;
 
-const cwdField = z
-  .string()
-  .min(1)
-  .max(4096)
-  .optional()
-  .describe("where relative paths start and the project is found (default: the server's folder)");
 const pathField = (what: string) => z.string().min(1).max(4096).optional().describe(what);
 
 /** The gate's decision on what an operation reads and writes, asked before anything is read. */
@@ -59,7 +54,7 @@ const EncryptInput = z
       .boolean()
       .optional()
       .describe('ASCII armor in the file too (always armored when answered in text)'),
-    cwd: cwdField,
+    cwd: cwdField(),
   })
   .strict();
 
@@ -147,7 +142,7 @@ const DecryptInput = z
       .describe(
         `answer the plaintext as text (UTF-8, at most ${DECRYPT_TEXT_MAX_BYTES} bytes), writing nothing`,
       ),
-    cwd: cwdField,
+    cwd: cwdField(),
   })
   .strict();
 

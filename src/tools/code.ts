@@ -23,7 +23,7 @@ import { GateUnavailable } from '../gate/check.ts';
 import { RulesUnreadable, projectRootOf } from '../gate/local.ts';
 import { ACTIONS } from '../gate/rules.ts';
 import { agentOf, ownerOf } from './credentials.ts';
-import { requireGate } from './gate.ts';
+import { requireGate, cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The diff and patch code loads with the first advice or patch, not with the server. */
@@ -31,15 +31,6 @@ const patchCode = lazily(async () => ({
   ...(await import('../backend/patches.ts')),
   pathOf: (await import('../backend/unified-diff.ts')).pathOf,
 }));
-
-const cwdField = z
-  .string()
-  .min(1)
-  .max(4096)
-  .optional()
-  .describe(
-    "where the agent works; the project (the folder holding .git or .svc above it) is found from here, and a diff's paths are relative to that project (default: the server's folder)",
-  );
 
 function gateOf(deps: ToolDeps) {
   if (!deps.gate) {
@@ -139,7 +130,9 @@ export const svcCodeAdvise = defineTool({
     .object({
       diff: SubmitPatchRequest.shape.diff.optional(),
       path: z.string().min(1).max(4096).optional().describe('one file or folder, instead of a diff'),
-      cwd: cwdField,
+      cwd: cwdField(
+        "where the agent works; the project (the folder holding .git or .svc above it) is found from here, and a diff's paths are relative to that project (default: the server's folder)",
+      ),
     })
     .strict(),
   outputSchema: AdviseOutput,
@@ -203,7 +196,9 @@ const PatchInput = z
       ),
     summary: SubmitPatchRequest.shape.summary.optional(),
     diff: SubmitPatchRequest.shape.diff.optional(),
-    cwd: cwdField,
+    cwd: cwdField(
+      "where the agent works; the project (the folder holding .git or .svc above it) is found from here, and a diff's paths are relative to that project (default: the server's folder)",
+    ),
     patch_id: PatchIdParam.shape.patch_id
       .optional()
       .describe('for approve and reject: the id submit or list gave'),

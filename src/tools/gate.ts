@@ -8,6 +8,7 @@ import type { RecordedDecision } from '../backend/gate-record.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { GateUnavailable, type Asker, type GateAsk } from '../gate/check.ts';
 import { RulesUnreadable } from '../gate/local.ts';
+import { z } from 'zod';
 import type { ToolDeps } from './registry.ts';
 
 export interface GatePassed extends RecordedDecision {
@@ -113,3 +114,11 @@ export async function requireGate(
     passed,
   );
 }
+
+/**
+ * The `cwd` argument of the tools that touch files: where relative paths start and the project
+ * (the folder holding .git or .svc above it) is found, described for the tool at hand.
+ */
+export const cwdField = (
+  description = "where relative paths start and the project is found (default: the server's folder)",
+) => z.string().min(1).max(4096).optional().describe(description);

@@ -17,7 +17,7 @@ import {
   type FabricAgent,
 } from '../backend/fabric-inbox.ts';
 import { agentOf } from './credentials.ts';
-import { requireGate } from './gate.ts';
+import { requireGate, cwdField } from './gate.ts';
 import { OPEN_TEXT_MAX_BYTES } from './lock.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
@@ -43,12 +43,7 @@ const InboxInput = z
       .describe(
         'for open: write the content to this new file (it must not exist; the read gate must let you write it) instead of answering it as text',
       ),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe("where a relative `out` starts and the project is found (default: the server's folder)"),
+    cwd: cwdField("where a relative `out` starts and the project is found (default: the server's folder)"),
   })
   .strict();
 

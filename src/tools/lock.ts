@@ -11,7 +11,7 @@ import { SEAL_ID } from '../backend/vocabulary.ts';
 import { GateUnavailable, type GateAsk } from '../gate/check.ts';
 import { RulesUnreadable } from '../gate/local.ts';
 import type { Action } from '../gate/rules.ts';
-import { requireGate } from './gate.ts';
+import { requireGate, cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The most of a sealed file svc_open answers as text: a model's context is not a file transfer. */
@@ -20,13 +20,6 @@ export const OPEN_TEXT_MAX_BYTES = 64 * 1024;
 const LISTED = 100;
 /** How receipts name who acted through these tools. */
 const BY = 'agent:mcp';
-
-const cwdField = z
-  .string()
-  .min(1)
-  .max(4096)
-  .optional()
-  .describe("where relative paths start and the project is found (default: the server's folder)");
 
 function sealsOf(deps: ToolDeps): SealFiles {
   if (!deps.gate || !deps.seals) {
@@ -109,7 +102,7 @@ const ProtectInput = z
       .describe(
         'files or folders to seal in place, absolute or relative to cwd; folders are sealed recursively',
       ),
-    cwd: cwdField,
+    cwd: cwdField(),
   })
   .strict();
 
@@ -211,7 +204,7 @@ const OpenInput = z
       .describe(
         `answer the plaintext as text (UTF-8, at most ${OPEN_TEXT_MAX_BYTES} bytes), writing nothing`,
       ),
-    cwd: cwdField,
+    cwd: cwdField(),
   })
   .strict();
 
@@ -299,7 +292,7 @@ const RevokeInput = z
       .max(4096)
       .describe('a sealed file (absolute or relative to cwd) or a seal id (seal_ and 32 hex digits)'),
     reason: z.string().trim().min(1).max(512).optional().describe('why, kept with the seal and its receipt'),
-    cwd: cwdField,
+    cwd: cwdField(),
   })
   .strict();
 
@@ -393,7 +386,7 @@ const WrapInput = z
       .describe(
         'for restore: a new file to write (it must not exist); without it the file goes back where it was wrapped from, if nothing is there',
       ),
-    cwd: cwdField,
+    cwd: cwdField(),
   })
   .strict();
 

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { localFind, skippedOf, walkAsAgent } from './scan.ts';
-import { requireGate } from './gate.ts';
+import { requireGate, cwdField } from './gate.ts';
 import { defineTool } from './registry.ts';
 
 /** Names listed at most in one answer. */
@@ -24,12 +24,7 @@ const Input = z
       .describe(
         'where the copy goes, relative to cwd: a new or empty folder (default: <folder>.clean beside a folder, <name>.clean<ext> beside a file)',
       ),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe("where relative paths start and the project is found (default: the server's folder)"),
+    cwd: cwdField(),
     keep_mapping: z
       .boolean()
       .optional()

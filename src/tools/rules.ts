@@ -7,6 +7,7 @@ import { ops } from '../backend/operations/index.ts';
 import { AddedRules, GateRule, RemovedRule, RuleIdParam, RuleList } from '../backend/operations/rules.ts';
 import { ACTIONS } from '../gate/rules.ts';
 import { OUTCOMES } from '../gate/engine.ts';
+import { cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 import { ServiceError } from '../backend/errors.ts';
@@ -35,14 +36,9 @@ const Input = z
       .max(128)
       .optional()
       .describe('for test and explain: decide as this agent handle'),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe(
-        "for test and explain: where relative paths start and the project is found (default: the server's folder)",
-      ),
+    cwd: cwdField(
+      "for test and explain: where relative paths start and the project is found (default: the server's folder)",
+    ),
   })
   .strict();
 

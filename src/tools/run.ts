@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { SECRET_NAME } from '../backend/vocabulary.ts';
 import { admitAll } from './lock.ts';
+import { cwdField } from './gate.ts';
 import { defineTool } from './registry.ts';
 
 /** The most of each stream handed back: the end of it, where a command says how it went. */
@@ -31,12 +32,7 @@ const RunInput = z
       .max(600)
       .default(60)
       .describe('end the command, and all it started, after this long (exit code 124)'),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe("where the command runs (default: the server's folder)"),
+    cwd: cwdField("where the command runs (default: the server's folder)"),
   })
   .strict();
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { GateUnavailable } from '../gate/check.ts';
 import { RulesUnreadable } from '../gate/local.ts';
+import { cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
@@ -72,12 +73,7 @@ export const SCAN_FINDINGS_SHOWN = 100;
 const Input = z
   .object({
     path: z.string().min(1).max(4096).describe('the folder or file to scan, absolute or relative to cwd'),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe("where a relative path starts and the project is found (default: the server's folder)"),
+    cwd: cwdField("where a relative path starts and the project is found (default: the server's folder)"),
   })
   .strict();
 
@@ -192,12 +188,7 @@ const FeedbackInput = z
       .describe(
         'for a false_positive or accepted_risk mark, when the client cannot show a confirmation form: true only after the person said yes',
       ),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe("a folder of the project (default: the server's folder)"),
+    cwd: cwdField("a folder of the project (default: the server's folder)"),
   })
   .strict();
 
@@ -345,12 +336,7 @@ const PlanInput = z
       .describe(
         'for apply, when the client cannot show a confirmation form: true only after the person said yes',
       ),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe("a folder of the project (default: the server's folder)"),
+    cwd: cwdField("a folder of the project (default: the server's folder)"),
   })
   .strict();
 

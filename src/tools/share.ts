@@ -11,7 +11,7 @@ import { contentTypeOf, sealAndSend } from '../backend/fabric-inbox.ts';
 import { LINK_DEFAULT_MAX_OPENS, LINK_MAX_BYTES, LINK_MAX_OPENS } from '../backend/vocabulary.ts';
 import { ops } from '../backend/operations/index.ts';
 import { agentOf, ownerOf } from './credentials.ts';
-import { requireGate } from './gate.ts';
+import { requireGate, cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The most svc_send seals into one envelope: its base64 must fit the service's 16 MiB send body. */
@@ -28,12 +28,7 @@ const SendInput = z
       .max(4096)
       .optional()
       .describe('a file to send, absolute or relative to cwd; the read gate must let you read it'),
-    cwd: z
-      .string()
-      .min(1)
-      .max(4096)
-      .optional()
-      .describe("where a relative path starts and the project is found (default: the server's folder)"),
+    cwd: cwdField("where a relative path starts and the project is found (default: the server's folder)"),
     text: z
       .string()
       .min(1)
