@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { request, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../test/e2e/browser.ts';
 import { Service } from '../src/backend/service.ts';
 import { ops } from '../src/backend/operations/index.ts';
 import { sealForLink } from '../src/proofs/link-seal.ts';
@@ -25,7 +25,6 @@ import {
   type ChildServer,
 } from './lib.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ROUNDS = 5;
 
 /** About 1 MB of code-like text: 20,000 numbered lines. */
@@ -88,16 +87,7 @@ export const sharePage: Benchmark = {
       });
       await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
       const plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/`;
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-        ],
-      });
+      const browser = await launchChromium();
       try {
         const weigh = async (path: string) =>
           (await (await fetch(server.url + path)).arrayBuffer()).byteLength;

@@ -2,7 +2,8 @@
 // the real `svc mcp` process, the SDK's Client answering URL elicitation by driving headless
 // Chromium through the approval page. Reports what it saw as one JSON line.
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -21,18 +22,7 @@ const owner = new Service({ dataDir });
 const org = await owner.invoke(ops.createOrg, undefined, { name: 'Browser Org' });
 owner.close();
 
-const browser: Browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser: Browser = await launchChromium();
 
 async function visit(url: string, action: 'approve' | 'deny', key: string) {
   const page = await browser.newPage();

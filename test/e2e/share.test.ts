@@ -1,4 +1,4 @@
-// Share links in a real browser (headless Debian Chromium, driven by playwright-core) against a real
+// Share links in a real browser (headless Debian `chromium`, driven by playwright-core) against a real
 // `svc serve`, with links made by the real `svc send` and `svc deliver`: text and an image render;
 // a wrong code then the right one; expired, used-up and burned links refuse; view-only offers no
 // download; burn-after-read opens once. Link unfurlers fetching the page open nothing, and after it
@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 import { childEnv, killAll, runSvc, startServe, type ServeProcess } from './procs.ts';
@@ -42,16 +43,7 @@ beforeAll(async () => {
   const org = await runSvc(['org', 'create', '--name', 'Share Org', '--json'], env);
   env.SVC_API_KEY = (org.json() as { api_key: string }).api_key;
   serve = await startServe(env);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
