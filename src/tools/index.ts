@@ -13,6 +13,7 @@ import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 import { svcSend } from './share.ts';
 import { svcInbox } from './inbox.ts';
+import { svcExpose } from './expose.ts';
 
 const implemented = [
   svcScanFolder,
@@ -48,6 +49,7 @@ const implemented = [
   svcApiRead,
   svcApiWrite,
   svcSend,
+  svcExpose,
   svcInbox,
 ];
 const catalogOrder = Object.values(CATALOG).flat();
