@@ -23,7 +23,7 @@ export const NEEDS: readonly Need[] = [
   {
     package: 'chromium',
     binaries: ['/usr/bin/chromium'],
-    tests: ['test/e2e/connect.test.ts', 'test/e2e/share.test.ts'],
+    tests: ['test/e2e/connect.test.ts', 'test/e2e/share.test.ts', 'test/e2e/expose.test.ts'],
   },
   // A real OS keychain (Secret Service) that the vault stores keys in.
   { package: 'gnome-keyring', binaries: ['/usr/bin/gnome-keyring-daemon'], tests: KEYCHAIN_TESTS },

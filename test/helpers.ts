@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Service, type ServiceOptions } from '../src/backend/service.ts';
 import { createApp } from '../src/http/app.ts';
 import { mountLinkPages } from '../src/http/link-pages.ts';
+import { mountExposePages } from '../src/http/expose-pages.ts';
 import { mountConnectPages } from '../src/http/connect-pages.ts';
 import { mountMcp } from '../src/tools/http.ts';
 import type { Clock } from '../src/backend/context.ts';
@@ -51,6 +52,7 @@ export function harness(options: Pick<ServiceOptions, 'fabricQuotas'> = {}): Har
       (a) => mountMcp(a, service.invoker, { clock }),
       (a) => mountConnectPages(a, service.invoker, { clock }),
       (a) => mountLinkPages(a, service.invoker),
+      (a) => mountExposePages(a, service.invoker),
     ],
   });
   return {

@@ -1,4 +1,5 @@
 // A valid input for every operation of the registry, for the suites derived from it.
+import { tmpdir } from 'node:os';
 
 export interface Ids {
   handle: string;
@@ -152,6 +153,12 @@ export const SAMPLES: Record<string, Sample> = {
   revokeLink: { input: () => ({ link_id: UNKNOWN_LINK }), owned: 'hidden' },
   viewLink: { input: () => ({ link_id: UNKNOWN_LINK }) },
   openLink: { input: () => ({ link_id: UNKNOWN_LINK, nonce: 'none' }) },
+  // An exposure of the temporary folder: starting one reads no file.
+  startExposure: { input: () => ({ folder: tmpdir(), expires_hours: 1 }) },
+  listExposures: { input: () => ({}) },
+  endExposure: { input: () => ({ exposure_id: UNKNOWN_LINK }) },
+  listExposedFiles: { input: () => ({ exposure_id: UNKNOWN_LINK }) },
+  copyExposedFile: { input: () => ({ exposure_id: UNKNOWN_LINK, nonce: 'none', file: 'notes.txt' }) },
   createOrg: { input: () => ({ name: 'Sample Org' }) },
   createApiKey: { input: () => ({ org_id: null, scopes: ['*'] }) },
   revokeApiKey: { input: () => ({ key_id: 'key_unknown' }) },

@@ -6,6 +6,18 @@ import type { Chains } from './chains.ts';
 import type { ServiceSigner } from './signer.ts';
 import type { KeyVault } from '../vault/index.ts';
 import type { ResolveHost } from './network.ts';
+import type { Asker, GateAsk } from '../gate/check.ts';
+import type { Decision } from '../gate/engine.ts';
+import type { Action } from '../gate/rules.ts';
+
+/**
+ * The read gate of this computer as the core uses it (a GateCheck, gate-check.ts): `check` decides,
+ * counts and records; `explain` only decides.
+ */
+export interface LocalGate {
+  check(ask: GateAsk, asker: Asker): Promise<{ decision: Decision; receipt_id: string | null }>;
+  explain(path: string, action: Action, asker: Asker): Promise<{ decision: Decision }>;
+}
 
 /** Injected so tests can move time (token expiry, envelope ttl) without waiting. */
 export type Clock = () => Date;
@@ -51,6 +63,12 @@ export interface Context {
   fabricQuotas: FabricQuotas;
   /** How external API calls resolve host names (the system resolver unless injected, as tests do). */
   resolveHost?: ResolveHost | undefined;
+  /**
+   * The read gate of the computer whose store this is, loaded on first use: what operations that
+   * hand this computer's files to someone without a credential (exposures) ask before each file.
+   * Absent, those operations refuse: without a gate nothing is let out.
+   */
+  localGate?: (() => Promise<LocalGate>) | undefined;
 }
 
 export function newId(prefix: string): string {

@@ -3,9 +3,9 @@
 // holds ciphertext it cannot read. Every open attempt, allowed or refused, is decided in one write
 // with its signed receipt; a link that ends (used up, burned, revoked, locked, expired) loses its
 // ciphertext in the same write.
-import { createHash, createHmac, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../vault/derive.ts';
+import { hashAccessCode, keepAccessCode, sameAccessCode } from './access-code.ts';
 import { hasPassed, nowIso, type Context } from './context.ts';
 import type { OrgCaller } from './credentials.ts';
 import { ServiceError } from './errors.ts';
@@ -30,17 +30,6 @@ export {
   LINK_PAGE_NONCE_SECONDS,
   LINK_WRONG_CODES_MAX,
 };
-
-const scryptAsync = promisify(scrypt) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  options: { N: number; r: number; p: number },
-) => Promise<Buffer>;
-
-/** scrypt's cost for access codes: about 30 ms a try here, so a stolen store is slow to guess from. */
-const CODE_HASH = { N: 1 << 14, r: 8, p: 1 } as const;
-const CODE_HASH_BYTES = 32;
 
 export type LinkState = 'active' | 'used_up' | 'burned' | 'revoked' | 'locked' | 'expired';
 
@@ -117,10 +106,6 @@ async function linkRow(ctx: Context, linkId: string): Promise<LinkRow | undefine
   return await ctx.store.get<LinkRow>('SELECT * FROM links WHERE link_id = ?', linkId);
 }
 
-async function hashCode(code: string, salt: Uint8Array): Promise<Buffer> {
-  return await scryptAsync(code.normalize('NFKC'), Buffer.from(salt), CODE_HASH_BYTES, CODE_HASH);
-}
-
 // ---------------------------------------------------------------- the sender's side
 
 export async function createLink(ctx: Context, caller: OrgCaller, input: CreateLinkInput) {
@@ -145,8 +130,7 @@ async function createOnce(ctx: Context, caller: OrgCaller, input: CreateLinkInpu
     );
   }
   const maxOpens = burnAfterRead ? 1 : (input.max_opens ?? LINK_DEFAULT_MAX_OPENS);
-  const salt = input.code === undefined ? null : randomBytes(16);
-  const codeHash = input.code === undefined ? null : await hashCode(input.code, salt!);
+  const code = input.code === undefined ? null : await keepAccessCode(input.code);
   await sweepLinks(ctx);
   const now = ctx.clock();
   const expiresAt = new Date(
@@ -192,7 +176,7 @@ async function createOnce(ctx: Context, caller: OrgCaller, input: CreateLinkInpu
         max_opens: maxOpens,
         burn_after_read: burnAfterRead,
         view_only: input.view_only ?? false,
-        has_code: codeHash !== null,
+        has_code: code !== null,
       },
     });
     await ctx.store.run(
@@ -211,8 +195,8 @@ async function createOnce(ctx: Context, caller: OrgCaller, input: CreateLinkInpu
       input.key_check,
       input.sender_name ?? null,
       input.view_only ? 1 : 0,
-      codeHash,
-      salt,
+      code?.hash ?? null,
+      code?.salt ?? null,
       maxOpens,
       now.toISOString(),
       expiresAt,
@@ -226,7 +210,7 @@ async function createOnce(ctx: Context, caller: OrgCaller, input: CreateLinkInpu
       max_opens: maxOpens,
       burn_after_read: burnAfterRead,
       view_only: input.view_only ?? false,
-      has_code: codeHash !== null,
+      has_code: code !== null,
       receipt,
     };
   });
@@ -461,7 +445,7 @@ export async function openLink(
   if (!before) throw unknownLink(linkId);
   // The slow hash runs before the write, so a guesser cannot hold the store's lock with it.
   const codeHash =
-    before.code_salt && input.code !== undefined ? await hashCode(input.code, before.code_salt) : null;
+    before.code_salt && input.code !== undefined ? await hashAccessCode(input.code, before.code_salt) : null;
   const decided = await ctx.store.write(async () => {
     const row = (await linkRow(ctx, linkId))!;
     const state = stateOf(ctx, row);
@@ -473,7 +457,7 @@ export async function openLink(
       if (state === 'expired' && row.ciphertext) ends = 'expired';
     } else if (!nonceHolds(ctx, linkId, input.nonce)) reason = 'stale_page';
     else if (row.code_hash && codeHash === null) reason = 'code_required';
-    else if (row.code_hash && !timingSafeEqual(Buffer.from(row.code_hash), codeHash!)) {
+    else if (row.code_hash && !sameAccessCode(row.code_hash, codeHash!)) {
       reason = 'wrong_code';
       if (row.wrong_codes + 1 >= LINK_WRONG_CODES_MAX) ends = 'locked';
     } else {

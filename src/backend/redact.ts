@@ -266,20 +266,21 @@ function realOf(path: string): string {
 }
 
 /**
- * The clean text of one file, in memory: for a tool the gate lets read a file only clean. Nothing
- * is written, and the mapping is not kept.
+ * The clean text of one file, in memory: for a tool the gate lets read a file only clean, and for
+ * a partner's copy from an exposure. Nothing is written, and the mapping is not kept: only the
+ * count of distinct values per token type comes back with the text.
  */
-export function cleanTextOf(path: string): { text: string; values: number } | { unavailable: string } {
+export function cleanTextOf(
+  path: string,
+):
+  | { text: string; values: number; tokens_by_type: Record<string, number> }
+  | { unavailable: string; reason: Skipped['reason'] } {
   const read = readWholeText(path);
-  if ('skipped' in read) return { unavailable: UNAVAILABLE[read.skipped] };
+  if ('skipped' in read) return { unavailable: UNAVAILABLE[read.skipped], reason: read.skipped };
   const name = basename(path);
-  const clean = redactText(
-    read.text,
-    name,
-    cleanCopyDetector().matches(read.text, name),
-    new TokenAllocator(),
-  );
-  return { text: clean.text, values: clean.replaced };
+  const tokens = new TokenAllocator();
+  const clean = redactText(read.text, name, cleanCopyDetector().matches(read.text, name), tokens);
+  return { text: clean.text, values: clean.replaced, tokens_by_type: tokens.tokensByType() };
 }
 
 /** What a hook can tell an agent about the clean copy of a file it may read only clean. */

@@ -48,7 +48,11 @@ import {
 import { SourceCallRequest, SourceNameParam, SourceRequest, UseRequest } from './operations/sources.ts';
 import { InvoiceQuery, ProofParam, VerifyRequest } from './operations/proofs.ts';
 import type { Operation } from './operation.ts';
-import { CONNECT_STARTS_PER_CLIENT, LINK_OPENS_PER_CLIENT } from './vocabulary.ts';
+import {
+  CONNECT_STARTS_PER_CLIENT,
+  EXPOSURE_REQUESTS_PER_CLIENT,
+  LINK_OPENS_PER_CLIENT,
+} from './vocabulary.ts';
 import { ops } from './operations/index.ts';
 import { AddRulesRequest, RuleIdParam } from './operations/rules.ts';
 import {
@@ -65,6 +69,7 @@ import {
   OpenLinkRequest,
   RevokeLinkRequest,
 } from './operations/links.ts';
+import { CopyExposedFileRequest, ExposureIdParam } from './operations/exposures.ts';
 
 export interface RouteRequest {
   params: Record<string, unknown>;
@@ -814,6 +819,34 @@ export const ROUTES: readonly Route[] = [
     ok: { status: 200, description: 'the ciphertext, released after its allow receipt' },
     errors: [400, 403, 404, 410, 429],
     perClient: LINK_OPENS_PER_CLIENT,
+  }),
+  // ---------------------------------------------------------------- exposures (docs/SHARE.md)
+  // The owner's side is `local`; these are the partner's, under the link the owner hands out.
+  route({
+    operation: ops.listExposedFiles,
+    method: 'get',
+    path: '/x/{exposure_id}/files',
+    tag: 'exposures',
+    extension: true,
+    params: ExposureIdParam,
+    ok: {
+      status: 200,
+      description: 'the files the read gate lets a partner have, and a nonce; counts nothing',
+    },
+    errors: [400, 403, 404, 410, 429],
+    perClient: EXPOSURE_REQUESTS_PER_CLIENT,
+  }),
+  route({
+    operation: ops.copyExposedFile,
+    method: 'post',
+    path: '/x/{exposure_id}/copy',
+    tag: 'exposures',
+    extension: true,
+    params: ExposureIdParam,
+    body: CopyExposedFileRequest,
+    ok: { status: 200, description: 'the clean copy of one listed file, made now, after its receipt' },
+    errors: [400, 403, 404, 410, 415, 429],
+    perClient: EXPOSURE_REQUESTS_PER_CLIENT,
   }),
 ];
 

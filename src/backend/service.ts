@@ -2,7 +2,7 @@
 // calls operations through.
 import type { VaultKind } from '../vault/index.ts';
 import { openCore, type ServiceOptions } from './core.ts';
-import type { Context } from './context.ts';
+import type { Context, LocalGate } from './context.ts';
 import { localInvoker, type Invoker } from './invoke.ts';
 import type { Operation } from './operation.ts';
 
@@ -23,6 +23,14 @@ export class Service {
       vaultKind: this.vaultKind,
       vaultFallbackReason: this.vaultFallbackReason,
     } = openCore(options));
+    // The gate of this computer, for exposures: loaded with the first one asked for, and compiled
+    // rules checked against their files' stamps at every decision, so no watcher is needed.
+    const { ctx, dataDir } = this;
+    let gate: Promise<LocalGate> | undefined;
+    ctx.localGate = () =>
+      (gate ??= import('./gate-check.ts').then(
+        ({ GateCheck }) => new GateCheck({ dataDir, core: () => ctx, watch: false }),
+      ));
   }
 
   close(): void {

@@ -84,3 +84,23 @@ export const LINK_LIVE_BYTES_PER_ORG = 1024 * 1024 * 1024;
  * wrong codes) bound what can be released or guessed.
  */
 export const LINK_OPENS_PER_CLIENT = { burst: 200, refillSeconds: 0.05 };
+
+// exposures.ts
+export const EXPOSURE_DEFAULT_TTL_HOURS = 24;
+export const EXPOSURE_MAX_TTL_HOURS = 720;
+export const EXPOSURE_DEFAULT_MAX_COPIES = 10;
+export const EXPOSURE_MAX_COPIES = 100;
+/** Wrong access codes an exposure takes; the one that reaches this ends it (`locked`). */
+export const EXPOSURE_WRONG_CODES_MAX = 5;
+/**
+ * Files of a folder one listing looks at, in the walk's order: the gate decides each, so a folder
+ * of a hundred thousand files must not make every page view decide them all.
+ */
+export const EXPOSURE_MAX_FILES = 1_000;
+/** The largest file a partner may have a clean copy of: it is made in memory and sent as JSON. */
+export const EXPOSURE_COPY_MAX_BYTES = 2 * 1024 * 1024;
+/**
+ * Requests one client address may send to an exposure: 100 at once, then 10 a second. A listing
+ * walks the folder and asks the gate about each file, and every copy attempt is receipted.
+ */
+export const EXPOSURE_REQUESTS_PER_CLIENT = { burst: 100, refillSeconds: 0.1 };

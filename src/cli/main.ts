@@ -34,6 +34,7 @@ import {
 } from './hook-install.ts';
 import { addAgeCommands } from './age-commands.ts';
 import { addShareCommands } from './share-commands.ts';
+import { addExposeCommands } from './expose-commands.ts';
 
 /**
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
@@ -1865,6 +1866,7 @@ export function buildProgram(): Command {
 
   addAgeCommands(program);
   addShareCommands(program, { openService, ownerKey });
+  addExposeCommands(program, { openService });
 
   return program;
 }

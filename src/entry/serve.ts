@@ -1,8 +1,10 @@
-// `svc serve`: the HTTP API with its mounts, the MCP transports and the approval page.
+// `svc serve`: the HTTP API with its mounts, the MCP transports, the approval page and the share
+// pages (links and exposures).
 import type { Service } from '../backend/service.ts';
 import { startServer, type RunningServer } from '../http/server.ts';
 import { mountConnectPages } from '../http/connect-pages.ts';
 import { PUBLIC_PATHS, mountLinkPages } from '../http/link-pages.ts';
+import { mountExposePages } from '../http/expose-pages.ts';
 import { mountMcp } from '../tools/http.ts';
 import { GateCheck } from '../backend/gate-check.ts';
 
@@ -31,6 +33,7 @@ export function serve(options: {
         }),
       (app) => mountConnectPages(app, invoker, { clock: ctx.clock }),
       (app) => mountLinkPages(app, invoker),
+      (app) => mountExposePages(app, invoker),
     ],
   });
 }

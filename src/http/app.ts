@@ -334,6 +334,7 @@ export function openApiDocument(app: OpenAPIHono<Env>) {
       'capsules',
       'recovery',
       'links',
+      'exposures',
       'usage',
     ].map((name) => ({
       name,

@@ -13,6 +13,7 @@ import { svcCodeAdvise, svcCodePatch } from './code.ts';
 import { svcApiList, svcApiRead, svcApiWrite, svcConnectSource } from './sources.ts';
 import { svcBurn, svcDeliver, svcLinkStatus, svcSend } from './share.ts';
 import { svcInbox } from './inbox.ts';
+import { svcExpose } from './expose.ts';
 
 const implemented = [
   svcScanFolder,
@@ -51,6 +52,7 @@ const implemented = [
   svcDeliver,
   svcBurn,
   svcLinkStatus,
+  svcExpose,
   svcInbox,
 ];
 const catalogOrder = Object.values(CATALOG).flat();

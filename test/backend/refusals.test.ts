@@ -7,7 +7,7 @@
 // (401) leave no record by design (see the last tests and docs/PROOFS.md). The caller check that
 // runs before an operation (credential kind, organization, scope, and the agent's own handle) is
 // receipted by the invoker itself (`operation.refused`): the last describe walks it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -189,6 +189,52 @@ function unknownLink(operation: 'linkStatus' | 'burnLink' | 'revokeLink', kind: 
       return {
         call: () => h.service.invoke(ops[operation] as typeof ops.burnLink, org.bearer, { link_id: linkId }),
         record: { ...keyNamed(org), link_id: linkId, reason: 'unknown_link' },
+      };
+    },
+  };
+}
+
+/**
+ * An exposure of a new folder holding a readable file, a file its rules deny and a binary file,
+ * with the nonce its listing hands out.
+ */
+async function newExposure(h: Harness, extra: Record<string, unknown> = {}) {
+  const folder = mkdtempSync(join(tmpdir(), 'svc-refusal-expose-'));
+  folders.push(folder);
+  mkdirSync(join(folder, '.svc'));
+  writeFileSync(
+    join(folder, '.svc', 'rules.json'),
+    JSON.stringify([{ effect: 'deny', paths: ['secret.txt'] }]),
+  );
+  writeFileSync(join(folder, 'notes.txt'), 'write to ops@example.com\n');
+  writeFileSync(join(folder, 'secret.txt'), 'the vault combination\n');
+  writeFileSync(join(folder, 'logo.bin'), Buffer.from([0x89, 0x50, 0x00, 0x01]));
+  const exposure = await h.service.invoke(ops.startExposure, undefined, { folder, ...extra });
+  const listed = await h.service.invoke(ops.listExposedFiles, undefined, {
+    exposure_id: exposure.exposure_id,
+  });
+  return { exposure, nonce: listed.nonce };
+}
+
+function exposureCopyRefusal(
+  name: string,
+  reason: 'stale_page' | 'code_required' | 'wrong_code' | 'unknown_file' | 'not_text',
+  code: ServiceErrorCode,
+  extra: Record<string, unknown>,
+  body: (nonce: string) => { nonce: string; code?: string; file: string },
+): Scenario {
+  return {
+    name,
+    chain: 'service',
+    kind: 'exposure.copy',
+    code,
+    arrange: async (h) => {
+      const { exposure, nonce } = await newExposure(h, extra);
+      const asked = body(nonce);
+      return {
+        call: () =>
+          h.service.invoke(ops.copyExposedFile, undefined, { exposure_id: exposure.exposure_id, ...asked }),
+        record: { exposure_id: exposure.exposure_id, outcome: 'deny', reason, file: asked.file },
       };
     },
   };
@@ -1886,6 +1932,68 @@ const TABLE: Record<string, Entry> = {
           return {
             call: () => h.service.invoke(ops.openLink, undefined, { link_id: link.link_id, nonce }),
             record: { link_id: link.link_id, outcome: 'deny', reason: 'link_burned' },
+          };
+        },
+      },
+    ],
+  },
+  startExposure: { none: LOCAL },
+  listExposures: { none: LOCAL },
+  endExposure: { none: LOCAL },
+  listExposedFiles: {
+    none: 'takes no credential and counts nothing: it lists what an exposure offers, and anyone could grow the chain',
+  },
+  copyExposedFile: {
+    refusals: [
+      exposureCopyRefusal('a copy without the nonce of a listing', 'stale_page', 'stale_page', {}, () => ({
+        nonce: 'no-page',
+        file: 'notes.txt',
+      })),
+      exposureCopyRefusal(
+        'a copy without the access code',
+        'code_required',
+        'code_required',
+        { code: 'K7P2-9QXM' },
+        (nonce) => ({ nonce, file: 'notes.txt' }),
+      ),
+      exposureCopyRefusal(
+        'a copy with a wrong access code',
+        'wrong_code',
+        'wrong_code',
+        { code: 'K7P2-9QXM' },
+        (nonce) => ({ nonce, code: 'guess', file: 'notes.txt' }),
+      ),
+      exposureCopyRefusal('a copy of a file that is not there', 'unknown_file', 'not_found', {}, (nonce) => ({
+        nonce,
+        file: 'missing.txt',
+      })),
+      exposureCopyRefusal(
+        'a copy of a file the read gate denies, refused as one that is not there',
+        'unknown_file',
+        'not_found',
+        {},
+        (nonce) => ({ nonce, file: 'secret.txt' }),
+      ),
+      exposureCopyRefusal('a copy of a binary file', 'not_text', 'unsupported_media_type', {}, (nonce) => ({
+        nonce,
+        file: 'logo.bin',
+      })),
+      {
+        name: 'a copy from an exposure its owner ended',
+        chain: 'service',
+        kind: 'exposure.copy',
+        code: 'gone',
+        arrange: async (h) => {
+          const { exposure, nonce } = await newExposure(h);
+          await h.service.invoke(ops.endExposure, undefined, { exposure_id: exposure.exposure_id });
+          return {
+            call: () =>
+              h.service.invoke(ops.copyExposedFile, undefined, {
+                exposure_id: exposure.exposure_id,
+                nonce,
+                file: 'notes.txt',
+              }),
+            record: { exposure_id: exposure.exposure_id, outcome: 'deny', reason: 'exposure_ended' },
           };
         },
       },

@@ -74,6 +74,8 @@ const EXTENSIONS = [
   'POST /api/v1/links/{link_id}/revoke',
   'GET /s/{link_id}/info',
   'POST /s/{link_id}/open',
+  'GET /x/{exposure_id}/files',
+  'POST /x/{exposure_id}/copy',
   'POST /api/v1/connect/device',
   'POST /api/v1/connect/token',
   'POST /api/access/use',

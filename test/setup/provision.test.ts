@@ -100,7 +100,7 @@ it('a second run finds everything present, installs nothing and says so', async 
 it('says in one line what it installs and why, or what to install by hand when it cannot', () => {
   const [chromium, keyring] = [NEEDS[0]!, NEEDS[1]!];
   expect(installLine([chromium, keyring])).toBe(
-    'provision: installing chromium, gnome-keyring with apt-get, for test/e2e/connect.test.ts, test/e2e/share.test.ts, test/vault/keychain.test.ts, test/e2e/recovery-keychain.test.ts',
+    'provision: installing chromium, gnome-keyring with apt-get, for test/e2e/connect.test.ts, test/e2e/share.test.ts, test/e2e/expose.test.ts, test/vault/keychain.test.ts, test/e2e/recovery-keychain.test.ts',
   );
   expect(installer({ root: true, aptGet: true, sudo: false })).toEqual({ prefix: [] });
   expect(installer({ root: false, aptGet: true, sudo: true })).toEqual({

@@ -12,6 +12,7 @@ import * as rules from './rules.ts';
 import * as patches from './patches.ts';
 import * as scans from './scans.ts';
 import * as links from './links.ts';
+import * as exposures from './exposures.ts';
 
 /** The operations among a domain file's exports: the file exports its schemas beside them. */
 type OperationsOf<M> = { [K in keyof M as M[K] extends Operation ? K : never]: M[K] };
@@ -38,6 +39,7 @@ export const ops = {
   ...operationsOf(patches),
   ...operationsOf(scans),
   ...operationsOf(links),
+  ...operationsOf(exposures),
   ...operationsOf(owner),
 };
 
