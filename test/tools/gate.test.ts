@@ -44,8 +44,12 @@ describe('requireGate on a clean copy only', () => {
       cleanCopy: true,
     });
     expect(passed).toMatchObject({ cleanOnly: true, confirmed: false });
-    expect(cleanTextOf(file)).toEqual({ text: 'id,email\n1,[EMAIL_1]\n', values: 1 });
-    expect(cleanTextOf(tmp.dir)).toEqual({ unavailable: 'svc cannot read it' });
+    expect(cleanTextOf(file)).toEqual({
+      text: 'id,email\n1,[EMAIL_1]\n',
+      values: 1,
+      tokens_by_type: { EMAIL: 1 },
+    });
+    expect(cleanTextOf(tmp.dir)).toEqual({ unavailable: 'svc cannot read it', reason: 'unreadable' });
   });
 
   it.each([
