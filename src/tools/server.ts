@@ -14,6 +14,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
 import { MissingCredential, agentOf, ownerOf, ownerOrAgent } from './credentials.ts';
@@ -61,6 +63,15 @@ const loadTools = () =>
 const invalidParams = (message: string) => new McpError(ErrorCode.InvalidParams, message);
 
 /**
+ * The SDK's check of what a person answers a form, made when the first answer arrives rather than
+ * with each server (compiling its formats is a part of the start a client waits for).
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const answersChecker: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
+/**
  * One MCP server with every implemented tool. `deps` is called per tool call with the bearer the
  * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
  * It may answer a promise, so a process can load what its tools need with the first call.
@@ -78,7 +89,7 @@ export function createMcpServer(
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: answersChecker },
   );
   const confirm: ToolDeps['confirm'] = async (message) => {
     // A client that declares elicitation without naming modes does forms (the original mode).
