@@ -26,6 +26,18 @@ if (
     process.stderr.write(`svc hook: could not run (${error?.message ?? error}); the call is blocked\n`);
     process.exitCode = 2;
   }
+} else if (process.argv.length === 3 && process.argv[2] === 'mcp') {
+  // `svc mcp` (without options) starts in a client's critical path, and its client waits for the
+  // tools/list answer: the server starts here, without the command line's framework and the
+  // modules its other commands import (docs/MCP.md, Start-up).
+  process.getBuiltinModule('node:module').enableCompileCache?.();
+  try {
+    const { serveMcpOverStdio } = await import('../src/entry/mcp-stdio.ts');
+    await serveMcpOverStdio(() => process.exit(0));
+  } catch (error) {
+    process.stderr.write(`svc: ${error?.message ?? error}\n`);
+    process.exit(1);
+  }
 } else {
   // Cache compiled (and type-stripped) modules between runs: `svc mcp` starts in a client's
   // critical path too. A cache that cannot be written is skipped silently.

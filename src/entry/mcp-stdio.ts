@@ -1,121 +1,20 @@
 // `svc mcp`: the MCP tool server over stdio, on the local store or a remote `svc serve`. In local
 // mode the approval page of svc_connect is served from this process, on loopback, when needed.
+// A client starts it in its critical path and lists the tools first: until the first tool call,
+// only the SDK's server and the listing load (docs/MCP.md, Start-up).
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { Service } from '../backend/service.ts';
-import { remoteInvoker, type Invoker } from '../backend/invoke.ts';
-import { ConnectFlow } from '../backend/connect-flow.ts';
-import { GateCheck } from '../backend/gate-check.ts';
-import { openCore, type OpenedCore } from '../backend/core.ts';
-import { ensureDataDir, resolveDataDir } from '../config/paths.ts';
-import { machineFacts } from '../config/machine.ts';
-import { ORG_KEY_CREDENTIAL, openVault, type KeyVault } from '../vault/index.ts';
 import { createMcpServer } from '../tools/server.ts';
-import type { RunningServer } from '../http/server.ts';
-
-const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.trim()}` : undefined);
+import type { StdioTools } from './mcp-stdio-tools.ts';
 
 /** Serves until stdin ends or a signal arrives; then `onStop` runs. */
 export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
-  // SVC_BASE_URL points the tools at a remote `svc serve`; otherwise they use the local store.
-  const baseUrl = process.env.SVC_BASE_URL?.trim();
-  // The store opens with the first tool call, not at start: a client lists the tools first, and
-  // listing needs no store. (A store that cannot open then answers that call with the reason.)
-  let opened: Service | undefined;
-  const local = baseUrl ? undefined : () => (opened ??= new Service({ dataDir: resolveDataDir() }));
-  const invoker: Invoker = local
-    ? {
-        get location() {
-          return local().invoker.location;
-        },
-        invoke: (operation, bearer, input) => local().invoke(operation, bearer, input),
-      }
-    : remoteInvoker(baseUrl!);
-  // This computer's vault keeps the organization key svc_connect received.
-  let ownVault: KeyVault | undefined;
-  const machineVault = () =>
-    local ? local().ctx.vault : (ownVault ??= openVault(ensureDataDir(resolveDataDir())).vault);
-  let pages: Promise<RunningServer> | undefined;
-  const flow = new ConnectFlow({
-    invoker,
-    machine: machineFacts,
-    // No `svc serve` is needed: the approval page is served here, for as long as this process runs.
-    pageBase: async () => {
-      if (!local) throw new Error('a remote service serves its own approval page');
-      const service = local();
-      pages ??= Promise.all([import('../http/server.ts'), import('../http/connect-pages.ts')]).then(
-        ([{ startServer }, { mountConnectPages }]) =>
-          startServer({
-            service,
-            port: 0,
-            closeService: false,
-            mounts: [(app) => mountConnectPages(app, service.invoker, { clock: service.ctx.clock })],
-          }),
-      );
-      return (await pages).url;
-    },
-    keepKey: (apiKey) => {
-      machineVault().putCredential(ORG_KEY_CREDENTIAL, apiKey);
-      storedKey = apiKey;
-    },
-  });
-  // The key svc_connect stored is read once it exists, then kept: a keychain read per tool call
-  // would cost every call a round trip to the keychain daemon.
-  let storedKey: string | undefined;
-  const ownerFromVault = () => {
-    storedKey ??= machineVault().getCredential(ORG_KEY_CREDENTIAL);
-    return storedKey;
-  };
-  // The gate of this computer, for svc's own tools: in remote mode decisions are still counted and
-  // recorded in this computer's store, as its hooks record them.
-  let ownCore: OpenedCore | undefined;
-  const coreOf = () => (local ? local().ctx : (ownCore ??= openCore({ dataDir: resolveDataDir() })).ctx);
-  const gate = new GateCheck({ dataDir: resolveDataDir(), core: coreOf });
-  const server = createMcpServer(() => {
-    const fromEnv = bearer(process.env.SVC_API_KEY);
-    return {
-      invoker,
-      ownerBearer: fromEnv ?? bearer(ownerFromVault()),
-      ownerSource: fromEnv ? 'SVC_API_KEY' : 'keychain',
-      agentBearer: bearer(process.env.SVC_AGENT_TOKEN),
-      credentialSource: 'environment',
-      connect: { flow, keyStore: machineVault().location },
-      gate,
-      find: async () => (await import('../backend/scan.ts')).finderOf(coreOf()),
-      // Sealed files belong to this computer: their keys are in its store, also in remote mode.
-      seals: {
-        protect: async (paths, options) =>
-          (await import('../backend/seal-files.ts')).protectPaths(coreOf(), paths, options),
-        open: async (path, options) =>
-          (await import('../backend/seal-files.ts')).openSealed(coreOf(), path, options),
-        revoke: async (target, options) =>
-          (await import('../backend/seal-files.ts')).revokeSeal(coreOf(), target, options),
-      },
-      // So is the archive: its objects are in this computer's data dir, their keys in its vault.
-      archive: {
-        wrap: async (paths, options) =>
-          (await import('../backend/archive.ts')).wrapPaths(coreOf(), paths, options),
-        list: async () => (await import('../backend/archive.ts')).listArchive(coreOf()),
-        restore: async (id, options) =>
-          (await import('../backend/archive.ts')).restoreArchived(coreOf(), id, options),
-      },
-      // Vault secrets are this computer's too: a command runs here with them.
-      runner: async (options) => (await import('../backend/run.ts')).runWithSecrets(coreOf(), options),
-      // The agent's Fabric key is this computer's too: envelopes are opened here, also in remote mode.
-      fabricKeys: {
-        get location() {
-          return coreOf().vault.location;
-        },
-        secret: async (name) =>
-          (await import('../backend/fabric-inbox.ts')).fabricKeyStore(coreOf()).secret(name),
-      },
-    };
-  });
+  let tools: Promise<StdioTools> | undefined;
+  const toolsOfThisComputer = () =>
+    (tools ??= import('./mcp-stdio-tools.ts').then(({ stdioTools }) => stdioTools()));
+  const server = createMcpServer(async () => (await toolsOfThisComputer()).deps());
   const stop = () => {
     void server.close().finally(async () => {
-      if (pages) await (await pages).close();
-      await gate.close();
-      opened?.close();
-      ownCore?.ctx.store.close();
+      if (tools) await (await tools).close();
       onStop();
     });
   };

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { HttpBindings } from '@hono/node-server';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
@@ -53,7 +53,7 @@ export interface McpMountOptions {
 
 interface Session<T> {
   transport: T;
-  server: McpServer;
+  server: Server;
   lastSeen: number;
   /** The client finished the handshake: it sent `notifications/initialized`. */
   settled: boolean;
@@ -88,7 +88,7 @@ class Sessions<T> {
   }
 
   /** Keeps a new session, closing idle ones and, at the limit, the one that matters least. */
-  add(id: string, transport: T, server: McpServer): Session<T> {
+  add(id: string, transport: T, server: Server): Session<T> {
     const now = this.now();
     for (const [other, session] of this.open) {
       if (now - session.lastSeen > SESSION_IDLE_MS) this.close(other);
@@ -167,7 +167,7 @@ export function mountMcp(
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const session = streams.add(id, transport, server);
-        server.server.oninitialized = () => {
+        server.oninitialized = () => {
           session.settled = true;
         };
       },
@@ -188,7 +188,7 @@ export function mountMcp(
     const transport = new SSEServerTransport('/messages', outgoing);
     const server = createMcpServer(deps);
     const session = sse.add(transport.sessionId, transport, server);
-    server.server.oninitialized = () => {
+    server.oninitialized = () => {
       session.settled = true;
     };
     transport.onclose = () => sse.forget(transport.sessionId);

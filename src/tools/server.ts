@@ -1,15 +1,27 @@
-// The MCP server: registers every implemented tool on the SDK's McpServer, with its credential
-// check and one mapping from core errors to tool errors.
+// The MCP server: every implemented tool on the SDK's low-level Server, with its credential check
+// and one mapping from core errors to tool errors. tools/list is answered from tool-list.json; the
+// tool modules and their zod schemas load with the first tools/call.
 import { randomUUID } from 'node:crypto';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { getParseErrorMessage, safeParseAsync } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type ServerNotification,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MissingCredential, agentOf, ownerOf, ownerOrAgent } from './credentials.ts';
-import { VaultError } from '../vault/index.ts';
-import { TOOLS } from './index.ts';
-import type { ToolDeps } from './registry.ts';
+import { VaultError } from '../vault/key-vault.ts';
+import type { ToolDefinition, ToolDeps } from './registry.ts';
+import toolList from './tool-list.json' with { type: 'json' };
 
 export const SERVER_NAME = 'svc';
 export const SERVER_VERSION = '0.1.0';
@@ -39,20 +51,52 @@ function toolError(error: unknown): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
+/** The implemented tools by name, loaded with the first call (listing needs none of them). */
+let toolsByName: Promise<Map<string, ToolDefinition>> | undefined;
+const loadTools = () =>
+  (toolsByName ??= import('./index.ts').then(({ TOOLS }) => new Map(TOOLS.map((t) => [t.name, t]))));
+
+/**
+ * A failed check of a call's arguments or answer, worded as the SDK's McpServer words it: a tool
+ * error the model reads, `MCP error -32602: ...`.
+ */
+const invalidParams = (message: string) => new McpError(ErrorCode.InvalidParams, message);
+
+/**
+ * The SDK's check of what a person answers a form, made when the first answer arrives rather than
+ * with each server (compiling its formats is a part of the start a client waits for).
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const answersChecker: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
+
 /**
  * One MCP server with every implemented tool. `deps` is called per tool call with the bearer the
  * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
+ * It may answer a promise, so a process can load what its tools need with the first call.
+ *
+ * The tools behave as `McpServer.registerTool` would register them (the listing, the checks of
+ * input and structuredContent and their wording), without building 37 tools' schemas before the
+ * first answer: a client starts the server in its critical path.
  */
 export function createMcpServer(
-  deps: (bearerToken: string | undefined) => Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'>,
-): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION });
+  deps: (
+    bearerToken: string | undefined,
+  ) =>
+    | Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'>
+    | Promise<Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'>>,
+): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: answersChecker },
+  );
   const confirm: ToolDeps['confirm'] = async (message) => {
     // A client that declares elicitation without naming modes does forms (the original mode).
-    const elicitation = server.server.getClientCapabilities()?.elicitation as
+    const elicitation = server.getClientCapabilities()?.elicitation as
       { form?: object; url?: object } | undefined;
     if (!elicitation || (!elicitation.form && elicitation.url)) return 'unsupported';
-    const answer = await server.server.elicitInput({
+    const answer = await server.elicitInput({
       message,
       requestedSchema: {
         type: 'object',
@@ -63,9 +107,9 @@ export function createMcpServer(
     return answer.action === 'accept' && answer.content?.confirm === true ? 'accepted' : 'declined';
   };
   const openUrl: ToolDeps['openUrl'] = async (message, url) => {
-    const elicitation = server.server.getClientCapabilities()?.elicitation as { url?: object } | undefined;
+    const elicitation = server.getClientCapabilities()?.elicitation as { url?: object } | undefined;
     if (!elicitation?.url) return 'unsupported';
-    const answer = await server.server.elicitInput({
+    const answer = await server.elicitInput({
       mode: 'url',
       message,
       url,
@@ -73,47 +117,69 @@ export function createMcpServer(
     });
     return answer.action === 'accept' ? 'accepted' : 'declined';
   };
-  for (const tool of TOOLS) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: { title: tool.title, ...tool.annotations },
-      },
-      async (input: unknown, extra: ToolExtra): Promise<CallToolResult> => {
-        const token = extra._meta?.progressToken;
-        const progress: ToolDeps['progress'] = async (done, total, message) => {
-          if (token === undefined) return;
-          await extra.sendNotification({
-            method: 'notifications/progress',
-            params: {
-              progressToken: token,
-              progress: done,
-              ...(total === undefined ? {} : { total }),
-              message,
-            },
-          });
-        };
-        try {
-          const toolDeps: ToolDeps = { ...deps(extra.authInfo?.token), confirm, openUrl, progress };
-          // The credential tag is enforced here, for every tool, before its handler runs.
-          if (tool.credential === 'owner') ownerOf(toolDeps);
-          if (tool.credential === 'grant') agentOf(toolDeps);
-          if (tool.credential === 'owner or grant') ownerOrAgent(toolDeps);
-          const result = await tool.handler(input as never, toolDeps);
-          return {
-            content: [{ type: 'text', text: result.text }],
-            structuredContent: result.structured as Record<string, unknown>,
-          };
-        } catch (error) {
-          return toolError(error);
-        }
-      },
-    );
-  }
+
+  /** Runs one tool: its credential check, then its handler; every failure is a tool error. */
+  const run = async (tool: ToolDefinition, input: unknown, extra: ToolExtra): Promise<CallToolResult> => {
+    const token = extra._meta?.progressToken;
+    const progress: ToolDeps['progress'] = async (done, total, message) => {
+      if (token === undefined) return;
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: {
+          progressToken: token,
+          progress: done,
+          ...(total === undefined ? {} : { total }),
+          message,
+        },
+      });
+    };
+    try {
+      const toolDeps: ToolDeps = { ...(await deps(extra.authInfo?.token)), confirm, openUrl, progress };
+      // The credential tag is enforced here, for every tool, before its handler runs.
+      if (tool.credential === 'owner') ownerOf(toolDeps);
+      if (tool.credential === 'grant') agentOf(toolDeps);
+      if (tool.credential === 'owner or grant') ownerOrAgent(toolDeps);
+      const result = await tool.handler(input as never, toolDeps);
+      return {
+        content: [{ type: 'text', text: result.text }],
+        structuredContent: result.structured as Record<string, unknown>,
+      };
+    } catch (error) {
+      return toolError(error);
+    }
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList as unknown as Tool[] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const { name } = request.params;
+    try {
+      const tool = (await loadTools()).get(name);
+      if (!tool) throw invalidParams(`Tool ${name} not found`);
+      const input = await safeParseAsync(tool.inputSchema, request.params.arguments ?? {});
+      if (!input.success) {
+        throw invalidParams(
+          `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`,
+        );
+      }
+      const result = await run(tool, input.data, extra);
+      // A task-augmented call answers before its result exists, so there is nothing to check yet.
+      if (request.params.task || result.isError) return result;
+      if (!result.structuredContent) {
+        throw invalidParams(
+          `Output validation error: Tool ${name} has an output schema but no structured content was provided`,
+        );
+      }
+      const output = await safeParseAsync(tool.outputSchema, result.structuredContent);
+      if (!output.success) {
+        throw invalidParams(
+          `Output validation error: Invalid structured content for tool ${name}: ${getParseErrorMessage(output.error)}`,
+        );
+      }
+      return result;
+    } catch (error) {
+      return { isError: true, content: [{ type: 'text', text: (error as Error).message }] };
+    }
+  });
   guardArguments(server);
   return server;
 }
@@ -124,7 +190,7 @@ export function createMcpServer(
  * check that every other adapter makes in the core (json-shape.ts) must happen here, on the
  * message. A refused call is a tool error like any other, and nothing runs.
  */
-function guardArguments(server: McpServer): void {
+function guardArguments(server: Server): void {
   const connect = server.connect.bind(server);
   server.connect = async (transport: Transport) => {
     await connect(transport);
