@@ -1,6 +1,8 @@
 // MCP benchmarks over stdio with the SDK's own client: process start to the tools/list answer,
 // side by side with @modelcontextprotocol/server-filesystem started the same way (a child Node
-// process on stdio) in the same run; and the svc_decide round trip, p50 and p99.
+// process on stdio) in the same run, svc from its fast-start bundle (built first, as a user's first
+// `svc mcp` has it built); and the svc_decide round trip, p50 and p99.
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -54,6 +56,11 @@ export const mcpStdio: Benchmark = {
       fixture.service.close();
       const svc: Launch = { args: [SVC, 'mcp'], env: { SVC_HOME: dir, SVC_AGENT_TOKEN: grantToken } };
       const filesystem: Launch = { args: [FILESYSTEM_SERVER, dir], env: {} };
+      // `svc mcp` starts from its bundle, as it does for a user once its first start had one built.
+      execFileSync(process.execPath, [SVC, 'mcp', '--bundle', '--quiet'], {
+        env: { PATH: process.env.PATH ?? '', ...svc.env },
+        stdio: 'inherit',
+      });
 
       // Alternate the two servers so drift on a shared machine hits both alike.
       const svcStarts: number[] = [];

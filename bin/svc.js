@@ -29,11 +29,11 @@ if (
 } else if (process.argv.length === 3 && process.argv[2] === 'mcp') {
   // `svc mcp` (without options) starts in a client's critical path, and its client waits for the
   // tools/list answer: the server starts here, without the command line's framework and the
-  // modules its other commands import (docs/MCP.md, Start-up).
-  process.getBuiltinModule('node:module').enableCompileCache?.();
+  // modules its other commands import, from its bundle when one fits (src/entry/mcp-launch.js;
+  // docs/MCP.md, Start-up).
   try {
-    const { serveMcpOverStdio } = await import('../src/entry/mcp-stdio.ts');
-    await serveMcpOverStdio(() => process.exit(0));
+    const { startMcp } = await import('../src/entry/mcp-launch.js');
+    await startMcp(() => process.exit(0));
   } catch (error) {
     process.stderr.write(`svc: ${error?.message ?? error}\n`);
     process.exit(1);

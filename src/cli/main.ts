@@ -772,22 +772,34 @@ export function buildProgram(): Command {
     .description('run the MCP tool server over stdio (or print client configuration)')
     .option('--print-config', 'print ready-to-paste configuration for an MCP client')
     .option('--client <client>', `client format: ${MCP_CLIENTS.join(', ')}`, 'claude-desktop')
-    .option('--json', 'with --print-config: print {client, config} as JSON')
-    .action(async (options: JsonFlag & { printConfig?: boolean; client: string }) => {
-      if (options.printConfig) {
-        if (!(MCP_CLIENTS as readonly string[]).includes(options.client)) {
-          throw new CommanderError(
-            EXIT.usage,
-            'svc.usage',
-            `--client must be one of ${MCP_CLIENTS.join(', ')}`,
-          );
+    .option('--json', 'with --print-config or --bundle: print the result as JSON')
+    .option('--bundle', 'build the fast-start bundle of `svc mcp` (docs/MCP.md, Start-up)')
+    .option('--quiet', 'with --bundle: print nothing')
+    .action(
+      async (
+        options: JsonFlag & { printConfig?: boolean; client: string; bundle?: boolean; quiet?: boolean },
+      ) => {
+        if (options.bundle) {
+          const { buildMcpBundle } = await import('../entry/hook-bundle.ts');
+          const report = await buildMcpBundle(resolveDataDir());
+          if (!options.quiet) print(options, report, bundleSummary(report, "svc mcp's"));
+          return;
         }
-        const config = mcpConfig(options.client as McpClient);
-        print(options, { client: options.client, config }, config);
-        return;
-      }
-      await serveMcpOverStdio();
-    });
+        if (options.printConfig) {
+          if (!(MCP_CLIENTS as readonly string[]).includes(options.client)) {
+            throw new CommanderError(
+              EXIT.usage,
+              'svc.usage',
+              `--client must be one of ${MCP_CLIENTS.join(', ')}`,
+            );
+          }
+          const config = mcpConfig(options.client as McpClient);
+          print(options, { client: options.client, config }, config);
+          return;
+        }
+        await serveMcpOverStdio();
+      },
+    );
 
   const scan = program
     .command('scan')
@@ -1815,7 +1827,7 @@ export function buildProgram(): Command {
       ) => {
         if (what === 'bundle') {
           const report = await buildHookBundle(resolveDataDir());
-          if (!options.quiet) print(options, report, bundleSummary(report));
+          if (!options.quiet) print(options, report, bundleSummary(report, "the hook's"));
           return;
         }
         if (what !== 'install') {
@@ -1855,7 +1867,10 @@ export function buildProgram(): Command {
           const bundle = await buildHookBundle(resolveDataDir()).catch((error: Error) => ({
             error: error.message,
           }));
-          const said = 'error' in bundle ? `no fast-start bundle (${bundle.error})` : bundleSummary(bundle);
+          const said =
+            'error' in bundle
+              ? `no fast-start bundle (${bundle.error})`
+              : bundleSummary(bundle, "the hook's");
           print(options, { ...result, bundle }, [result.summary, ...result.notes, said].join('\n'));
         } catch (error) {
           if (!(error instanceof InstallError)) throw error;
@@ -1876,8 +1891,8 @@ async function buildHookBundle(dataDir: string) {
   return build(dataDir);
 }
 
-const bundleSummary = (b: Awaited<ReturnType<typeof buildHookBundle>>) =>
-  `the hook's fast-start bundle is in ${b.dir}: ${b.modules} modules in one script of ${b.script_bytes} bytes, code cache ${b.cache_bytes} bytes, built in ${Math.round(b.build_ms)} ms`;
+const bundleSummary = (b: Awaited<ReturnType<typeof buildHookBundle>>, whose: string) =>
+  `${whose} fast-start bundle is in ${b.dir}: ${b.modules} modules in one script of ${b.script_bytes} bytes, code cache ${b.cache_bytes} bytes, built in ${Math.round(b.build_ms)} ms`;
 
 /** stdio mode: stdout carries protocol only; diagnostics go to stderr. */
 async function serveMcpOverStdio(): Promise<void> {
@@ -1914,5 +1929,7 @@ export async function main(argv: string[]): Promise<number> {
 const code = await main(process.argv.slice(2));
 // `serve` and `mcp` keep the process alive through their servers; everything else exits with its code.
 const args = process.argv.slice(2);
-const longRunning = args[0] === 'serve' || (args[0] === 'mcp' && !args.includes('--print-config'));
+const longRunning =
+  args[0] === 'serve' ||
+  (args[0] === 'mcp' && !args.includes('--print-config') && !args.includes('--bundle'));
 if (!longRunning || code !== EXIT.ok) process.exit(code);

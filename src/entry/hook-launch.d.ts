@@ -28,8 +28,9 @@ export interface HookModule {
 
 export function dataDirOf(env: NodeJS.ProcessEnv): string;
 export function perUserDataDir(platform: NodeJS.Platform, env: NodeJS.ProcessEnv, home: string): string;
-export function bundleDir(dataDir: string): string;
+export function bundleDir(dataDir: string, entry?: 'hook' | 'mcp'): string;
 export function compileBundle(code: string, filename: string, cachedData?: Buffer): Script;
-export function evaluateBundle(script: Script, filename: string): HookModule;
-export function loadBundle(dir: string): { hook: HookModule; cacheRejected: boolean } | undefined;
+/** The exports of a bundle's entry: HookModule for the hook's, src/entry/mcp-stdio.ts for the MCP server's. */
+export function evaluateBundle<T = HookModule>(script: Script, filename: string): T;
+export function loadBundle<T = HookModule>(dir: string): { exports: T; cacheRejected: boolean } | undefined;
 export function startHook(client: string): Promise<void>;

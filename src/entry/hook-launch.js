@@ -1,4 +1,5 @@
-// How a hook process starts (docs/HOOKS.md, Speed). A hook runs before every tool call of an
+// How a hook process starts (docs/HOOKS.md, Speed), and what `svc mcp` shares of it
+// (mcp-launch.js; docs/MCP.md, Start-up). A hook runs before every tool call of an
 // agent, and loading the hook path from its sources (a score of TypeScript modules through the ESM
 // loader, with the compile cache and the type stripper) takes about as long again as the runtime's
 // own start. So hook-bundle.ts builds the hook path into one script with a V8 code cache, kept in
@@ -12,7 +13,7 @@
 // hook's 10. For the same reason node:fs comes through process.getBuiltinModule: for an import, the
 // ESM loader builds a namespace of every export of node:fs, fs.promises included, another 4 ms.
 const { closeSync, openSync, readFileSync, readSync } = process.getBuiltinModule('node:fs');
-const { join, win32 } = process.getBuiltinModule('node:path');
+const { join, sep, win32 } = process.getBuiltinModule('node:path');
 const vm = process.getBuiltinModule('node:vm');
 
 /** The root of this copy of svc (bin/, src/). */
@@ -44,11 +45,12 @@ export function perUserDataDir(platform, env, home) {
 }
 
 /**
- * The folder of the bundle for this runtime and this copy of svc: a code cache holds only for the
- * runtime that made it, and two checkouts sharing a data dir must not take each other's bundle.
+ * The folder of an entry's bundle (`hook`, `mcp`) for this runtime and this copy of svc: a code
+ * cache holds only for the runtime that made it, and two checkouts sharing a data dir must not take
+ * each other's bundle.
  */
-export function bundleDir(dataDir) {
-  return join(dataDir, 'hook', `${process.version}-${process.arch}-${fnv1a(SVC_ROOT)}`);
+export function bundleDir(dataDir, entry = 'hook') {
+  return join(dataDir, entry, `${process.version}-${process.arch}-${fnv1a(SVC_ROOT)}`);
 }
 
 /** A short name for a path (FNV-1a, 32 bits): only to tell folders apart; the manifest names the root. */
@@ -86,16 +88,21 @@ function quietLoaderWarning() {
 }
 
 /**
- * Runs a compiled bundle's top level and gives its exports. The bundle requires Node's builtins
- * only (the builder checks), so its `require` is the runtime's table of them.
+ * Runs a compiled bundle's top level and gives its exports. A bundle requires Node's builtins and,
+ * for an entry whose modules are shared with what loads later (the MCP server's errors, which its
+ * tools throw), svc's own source files by absolute path (the builder checks): those load through
+ * the runtime's loader, as the one instance a later `import` of them finds too.
  */
 export function evaluateBundle(script, filename) {
   quietLoaderWarning();
   const module = { exports: {} };
   const require = (id) => {
     const builtin = process.getBuiltinModule(id);
-    if (!builtin) throw new Error(`the hook bundle requires ${id}, which is not a builtin`);
-    return builtin;
+    if (builtin) return builtin;
+    if (id.startsWith(join(SVC_ROOT, 'src') + sep)) {
+      return process.getBuiltinModule('node:module').createRequire(id)(id);
+    }
+    throw new Error(`a bundle requires ${id}, which is neither a builtin nor one of svc's sources`);
   };
   script.runInThisContext()(module.exports, require, module, filename, join(filename, '..'));
   return module.exports;
@@ -144,7 +151,7 @@ export function loadBundle(dir) {
     // The builder writes each file whole and renames it into place; another size is another hand's.
     if (code.length !== manifest.script.bytes || cache.length !== manifest.cache.bytes) return undefined;
     const script = compileBundle(code.toString('utf8'), scriptFile, cache);
-    return { hook: evaluateBundle(script, scriptFile), cacheRejected: script.cachedDataRejected === true };
+    return { exports: evaluateBundle(script, scriptFile), cacheRejected: script.cachedDataRejected === true };
   } catch {
     // Missing, unreadable or broken: the sources decide instead.
     return undefined;
@@ -157,12 +164,15 @@ export async function startHook(client) {
   const dir = bundleDir(dataDirOf(process.env));
   const bundled = off ? undefined : loadBundle(dir);
   if (bundled) {
-    await bundled.hook.main(client);
+    await bundled.exports.main(client);
     if (!bundled.cacheRejected) return;
   }
   // TypeScript from here on: the compile cache keeps its type-stripped form between runs.
   process.getBuiltinModule('node:module').enableCompileCache?.();
   if (!bundled) await (await import('./hook.ts')).main(client);
   // No bundle, or a code cache the runtime refused (other V8 flags, say): one for the next call.
-  if (!off) await (await import('./hook-rebuild.ts')).requestBuild(dir, join(SVC_ROOT, 'bin', 'svc.js'));
+  if (!off) {
+    const svcBin = join(SVC_ROOT, 'bin', 'svc.js');
+    await (await import('./hook-rebuild.ts')).requestBuild(dir, svcBin, ['hook', 'bundle', '--quiet']);
+  }
 }

@@ -1,5 +1,6 @@
-// Asks for a new hook bundle (hook-bundle.ts) when a hook found none that fits: `svc hook bundle`
-// started in the background, detached, after the hook has answered, at most one at a time.
+// Asks for a new bundle (hook-bundle.ts) when a hook or `svc mcp` found none that fits:
+// `svc hook bundle` or `svc mcp --bundle` started in the background, detached, after the hook has
+// answered (after the MCP server has connected), at most one at a time for a bundle folder.
 import { closeSync, openSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePrivateDir } from '../config/paths.ts';
@@ -26,19 +27,19 @@ function claimBuild(marker: string): boolean {
 }
 
 /**
- * Starts `svc hook bundle` in the background, detached, under this process's runtime flags (so
- * that the code cache it makes is one this runtime accepts), for the next hook to start fast.
+ * Starts `svc ARGS` (the build) in the background, detached, under this process's runtime flags
+ * (so that the code cache it makes is one this runtime accepts), for the next start to be fast.
  */
-export async function requestBuild(dir: string, svcBin: string): Promise<void> {
+export async function requestBuild(dir: string, svcBin: string, args: string[]): Promise<void> {
   try {
     if (!claimBuild(join(ensurePrivateDir(dir), 'building'))) return;
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, [...process.execArgv, svcBin, 'hook', 'bundle', '--quiet'], {
+    const child = spawn(process.execPath, [...process.execArgv, svcBin, ...args], {
       detached: true,
       stdio: 'ignore',
       env: process.env,
     });
-    // The answer is given: nothing may now end this process with another exit code.
+    // Nothing may now end this process with another exit code (a hook's answer is given).
     child.on('error', () => {});
     child.unref();
   } catch {

@@ -6,6 +6,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createMcpServer } from '../tools/server.ts';
 import type { StdioTools } from './mcp-stdio-tools.ts';
 
+// For the bundle's builder, which has the server answer a client's first messages (hook-bundle.ts).
+export { createMcpServer };
+
 /** Serves until stdin ends or a signal arrives; then `onStop` runs. */
 export async function serveMcpOverStdio(onStop: () => void): Promise<void> {
   let tools: Promise<StdioTools> | undefined;
