@@ -55,7 +55,7 @@ describe('svc mcp of a copy of svc', () => {
    * The server's version as initialize gives it, its tool listing, and its answers to a call it
    * refuses for its arguments (svc's shape check) and one it refuses for a missing credential.
    */
-  async function session(more?: Record<string, string>) {
+  async function startAndAsk(more?: Record<string, string>) {
     const client = new Client({ name: 'svc-test', version: '1' });
     await client.connect(
       new StdioClientTransport({
@@ -101,11 +101,11 @@ describe('svc mcp of a copy of svc', () => {
   it('starts from the bundle while the files it was built from are unchanged, and answers as the sources do', async () => {
     const { dir, cache_accepted } = build();
     expect(cache_accepted).toBe(true);
-    const bundled = await session();
+    const bundled = await startAndAsk();
     expect(bundled.version).toBe('0.1.0');
     // The same answers from the sources: the listing, and the errors svc's own modules raise (loaded
     // from the sources beside the bundle, so that the server still recognizes them).
-    expect(await session({ SVC_MCP_BUNDLE: 'off' })).toEqual(bundled);
+    expect(await startAndAsk({ SVC_MCP_BUNDLE: 'off' })).toEqual(bundled);
     expect(bundled.tools.length).toBeGreaterThan(30);
     expect(JSON.stringify(bundled.badShape)).toContain('invalid_request: ');
     expect(JSON.stringify(bundled.noGrant)).toContain('SVC_AGENT_TOKEN');
@@ -116,7 +116,7 @@ describe('svc mcp of a copy of svc', () => {
     const bytes = readFileSync(copyFile);
     bytes.write("'0.1.9'", bytes.indexOf("SERVER_VERSION = '0.1.0'") + 'SERVER_VERSION = '.length);
     writeFileSync(copyFile, bytes);
-    expect((await session()).version).toBe('0.1.0');
+    expect((await startAndAsk()).version).toBe('0.1.0');
   });
 
   it('holds the start path only: svc modules beside it and its tools load from the sources', () => {
@@ -137,21 +137,21 @@ describe('svc mcp of a copy of svc', () => {
     const { dir } = build();
     const before = manifestOf(dir).script.file;
     editSources();
-    expect((await session()).version).toBe('0.1.9');
+    expect((await startAndAsk()).version).toBe('0.1.9');
     await buildEnded(dir);
     expect(manifestOf(dir).script.file).not.toBe(before);
-    expect((await session()).version).toBe('0.1.9');
+    expect((await startAndAsk()).version).toBe('0.1.9');
   });
 
   it('without a bundle, answers from the sources and builds one for the next start', async () => {
-    expect((await session()).version).toBe('0.1.0');
+    expect((await startAndAsk()).version).toBe('0.1.0');
     await buildEnded(mcpDir());
     expect(manifestOf(mcpDir())).toMatchObject({ root: copy, node: process.version });
   });
 
   it('with SVC_MCP_BUNDLE=off, answers from the sources and builds nothing', async () => {
     editSources();
-    expect((await session({ SVC_MCP_BUNDLE: 'off' })).version).toBe('0.1.9');
+    expect((await startAndAsk({ SVC_MCP_BUNDLE: 'off' })).version).toBe('0.1.9');
     // A build is asked for once the server is connected, long before its first answer.
     expect(existsSync(join(svcHome, 'mcp'))).toBe(false);
   });
@@ -159,7 +159,7 @@ describe('svc mcp of a copy of svc', () => {
   it('with a broken manifest, answers all the same and builds a whole bundle again', async () => {
     const { dir } = build();
     writeFileSync(join(dir, 'manifest.json'), '{');
-    expect((await session()).version).toBe('0.1.0');
+    expect((await startAndAsk()).version).toBe('0.1.0');
     await buildEnded(dir);
     expect(manifestOf(dir).root).toBe(copy);
   });
