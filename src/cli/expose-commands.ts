@@ -11,7 +11,8 @@ const USAGE_EXIT = 2;
 const usage = (message: string) => new CommanderError(USAGE_EXIT, 'svc.usage', message);
 
 export interface ExposeCommandDeps {
-  openService(): Promise<Service>;
+  /** Runs `work` with this computer's service, closed afterwards: each command is one use. */
+  withService<T>(work: (service: Service) => Promise<T>): Promise<T>;
 }
 
 function copiesOf(text: string): number {
@@ -22,14 +23,7 @@ function copiesOf(text: string): number {
 }
 
 export function addExposeCommands(program: Command, deps: ExposeCommandDeps): void {
-  const withService = async <T>(work: (service: Service) => Promise<T>): Promise<T> => {
-    const service = await deps.openService();
-    try {
-      return await work(service);
-    } finally {
-      service.close();
-    }
-  };
+  const { withService } = deps;
 
   const expose = program
     .command('expose')

@@ -93,10 +93,17 @@ function print(options: JsonFlag, value: unknown, human: string): void {
 
 /** Runs `work` with the finder of the local store (scans, verdicts, plans) and closes the store. */
 async function withFinder<T>(work: (find: Finder) => Promise<T>): Promise<T> {
-  const service = await openService();
-  try {
+  return await withService(async (service) => {
     const { finderOf } = await import('../backend/scan.ts');
     return await work(finderOf(service.ctx));
+  });
+}
+
+/** Runs `work` with the local service and closes it: each command is one use. */
+async function withService<T>(work: (service: Service) => Promise<T>): Promise<T> {
+  const service = await openService();
+  try {
+    return await work(service);
   } finally {
     service.close();
   }
@@ -108,12 +115,9 @@ async function run<Op extends Operation>(
   bearer: string | undefined,
   input: InputOf<Op>,
 ): Promise<ResultOf<Op>> {
-  const service = await openService();
-  try {
-    return (await service.invoke(operation, bearer, input)) as ResultOf<Op>;
-  } finally {
-    service.close();
-  }
+  return await withService(
+    async (service) => (await service.invoke(operation, bearer, input)) as ResultOf<Op>,
+  );
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -1880,8 +1884,8 @@ export function buildProgram(): Command {
     );
 
   addAgeCommands(program);
-  addShareCommands(program, { openService, ownerKey });
-  addExposeCommands(program, { openService });
+  addShareCommands(program, { withService, ownerKey });
+  addExposeCommands(program, { withService });
 
   return program;
 }

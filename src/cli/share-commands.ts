@@ -12,7 +12,8 @@ const USAGE_EXIT = 2;
 const usage = (message: string) => new CommanderError(USAGE_EXIT, 'svc.usage', message);
 
 export interface ShareCommandDeps {
-  openService(): Promise<Service>;
+  /** Runs `work` with this computer's service, closed afterwards: each command is one use. */
+  withService<T>(work: (service: Service) => Promise<T>): Promise<T>;
   ownerKey(): string;
 }
 
@@ -67,14 +68,7 @@ async function contentOf(file: string): Promise<{ bytes: Uint8Array; name?: stri
 }
 
 export function addShareCommands(program: Command, deps: ShareCommandDeps): void {
-  const withService = async <T>(work: (service: Service) => Promise<T>): Promise<T> => {
-    const service = await deps.openService();
-    try {
-      return await work(service);
-    } finally {
-      service.close();
-    }
-  };
+  const { withService } = deps;
 
   const send = async (file: string, flags: SendFlags, burnAfterRead: boolean) => {
     const bearer = deps.ownerKey();
