@@ -11,6 +11,7 @@ import { mountExposePages } from '../src/http/expose-pages.ts';
 import { mountConnectPages } from '../src/http/connect-pages.ts';
 import { mountMcp } from '../src/tools/http.ts';
 import type { Clock } from '../src/backend/context.ts';
+import type { Admission } from '../src/backend/seal-files.ts';
 import { openEnrollChallenge, type FabricKeyPair } from '../src/sdk/fabric.ts';
 
 export function tempDir(prefix = 'svc-test-'): { dir: string; cleanup: () => void } {
@@ -135,3 +136,18 @@ export function storeBefore(file: string, version: number): DatabaseSync {
   old.exec("INSERT INTO orgs VALUES ('org_1', 'Acme', 'then')");
   return old;
 }
+
+/** The read gate's answers the file-core tests hand in: everything allowed, or everything denied. */
+export const admitEverything = async (): Promise<Admission> => ({
+  allowed: true,
+  outcome: 'allowed',
+  rule_id: null,
+  audit_id: null,
+});
+export const admitNothing = async (): Promise<Admission> => ({
+  allowed: false,
+  outcome: 'denied',
+  rule_id: 'computer:1',
+  audit_id: 'aud_1_x',
+  message: 'rule computer:1 denies reading it',
+});

@@ -8,25 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
 import { archiveDir, listArchive, restoreArchived, wrapPaths } from '../../src/backend/archive.ts';
-import type { Admission } from '../../src/backend/seal-files.ts';
 import { HEADER_BYTES, SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
-import { tempDir } from '../helpers.ts';
+import { admitEverything, admitNothing, tempDir } from '../helpers.ts';
 
 const home = tempDir('svc-archive-');
 let service: Service;
-const allow = async (): Promise<Admission> => ({
-  allowed: true,
-  outcome: 'allowed',
-  rule_id: null,
-  audit_id: null,
-});
-const deny = async (): Promise<Admission> => ({
-  allowed: false,
-  outcome: 'denied',
-  rule_id: 'computer:1',
-  audit_id: 'aud_1_x',
-  message: 'rule computer:1 denies reading it',
-});
+const allow = admitEverything;
+const deny = admitNothing;
 const by = 'user:test';
 const big = randomBytes(3 * 64 * 1024 + 7);
 

@@ -21,27 +21,15 @@ import {
   openSealed,
   protectPaths,
   revokeSeal,
-  type Admission,
   type OpenTarget,
 } from '../../src/backend/seal-files.ts';
 import { HEADER_BYTES, SEALED_MAGIC, TAG_BYTES } from '../../src/vault/sealed-file.ts';
-import { tempDir } from '../helpers.ts';
+import { admitEverything, admitNothing, tempDir } from '../helpers.ts';
 
 const home = tempDir('svc-seal-files-');
 let service: Service;
-const allow = async (): Promise<Admission> => ({
-  allowed: true,
-  outcome: 'allowed',
-  rule_id: null,
-  audit_id: null,
-});
-const deny = async (): Promise<Admission> => ({
-  allowed: false,
-  outcome: 'denied',
-  rule_id: 'computer:1',
-  audit_id: 'aud_1_x',
-  message: 'rule computer:1 denies reading it',
-});
+const allow = admitEverything;
+const deny = admitNothing;
 const by = 'user:test';
 let folderNo = 0;
 

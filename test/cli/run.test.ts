@@ -4,16 +4,11 @@
 // receipt; and no value reaches the output, the receipts or any file of the data dir.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.ts';
-import { childEnv, runSvc, spawnNode, REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliComputer } from './computer.ts';
+import { runSvc, spawnNode, REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
 
-const tmp = tempDir('svc-run-cli-');
-afterAll(() => tmp.cleanup());
-const rulesFile = join(tmp.dir, 'rules.json');
-writeFileSync(rulesFile, '[]');
-const svcHome = join(tmp.dir, 'svc');
-const env = childEnv({ SVC_HOME: svcHome, SVC_VAULT: 'file', HOME: tmp.dir, SVC_RULES_FILE: rulesFile });
+const { svcHome, rulesFile, env } = cliComputer('svc-run-cli-');
 
 const TOKEN = 'tok_7Qh2x9Lm4Pz8Rt6Wv3Ny';
 // Holds characters JSON and URLs escape, and the first secret whole: a substring of another.

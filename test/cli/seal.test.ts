@@ -3,22 +3,13 @@
 // seal said with when and by whom, and the usage errors.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.ts';
-import { childEnv, runSvc } from '../e2e/procs.ts';
+import { describe, expect, it } from 'vitest';
+import { cliComputer } from './computer.ts';
+import { runSvc } from '../e2e/procs.ts';
 import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
 
-const tmp = tempDir('svc-seal-cli-');
-afterAll(() => tmp.cleanup());
-const rulesFile = join(tmp.dir, 'rules.json');
-writeFileSync(rulesFile, '[]');
-const env = childEnv({
-  SVC_HOME: join(tmp.dir, 'svc'),
-  SVC_VAULT: 'file',
-  HOME: tmp.dir,
-  SVC_RULES_FILE: rulesFile,
-});
-const project = join(tmp.dir, 'shop');
+const { dir: tmpDir, rulesFile, env } = cliComputer('svc-seal-cli-');
+const project = join(tmpDir, 'shop');
 mkdirSync(join(project, 'config'), { recursive: true });
 const files = {
   'config/.env': 'DATABASE_PASSWORD=correct horse battery staple\n',
@@ -64,7 +55,7 @@ describe('svc protect, open and seal', () => {
   });
 
   it('open --out FILE writes a new file; an existing one is refused', async () => {
-    const out = join(tmp.dir, 'env-copy');
+    const out = join(tmpDir, 'env-copy');
     const run = await runSvc(['open', join(project, 'config/.env'), '--out', out, '--json'], env);
     expect(run.code, run.stderr).toBe(0);
     expect(run.json()).toMatchObject({ released_to: 'file', out_path: out, seal_id: sealIds['config/.env'] });
@@ -114,7 +105,7 @@ describe('svc protect, open and seal', () => {
   });
 
   it('writing is gated too: the destination of open, and the file a revoke would destroy', async () => {
-    const locked = join(tmp.dir, 'locked');
+    const locked = join(tmpDir, 'locked');
     writeFileSync(
       rulesFile,
       JSON.stringify([

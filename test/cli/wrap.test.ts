@@ -3,21 +3,12 @@
 // file never overwritten without --force, and the gate's refusal as exit 5.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers.ts';
-import { childEnv, runSvc } from '../e2e/procs.ts';
+import { describe, expect, it } from 'vitest';
+import { cliComputer } from './computer.ts';
+import { runSvc } from '../e2e/procs.ts';
 
-const tmp = tempDir('svc-wrap-cli-');
-afterAll(() => tmp.cleanup());
-const rulesFile = join(tmp.dir, 'rules.json');
-writeFileSync(rulesFile, '[]');
-const env = childEnv({
-  SVC_HOME: join(tmp.dir, 'svc'),
-  SVC_VAULT: 'file',
-  HOME: tmp.dir,
-  SVC_RULES_FILE: rulesFile,
-});
-const project = join(tmp.dir, 'shop');
+const { dir: tmpDir, rulesFile, env } = cliComputer('svc-wrap-cli-');
+const project = join(tmpDir, 'shop');
 mkdirSync(join(project, 'config'), { recursive: true });
 const files = {
   'config/.env': 'DATABASE_PASSWORD=correct horse battery staple\n',
@@ -71,7 +62,7 @@ describe('svc wrap', () => {
   });
 
   it('--remove removes the original once archived; restore puts it back', async () => {
-    const file = join(tmp.dir, 'old-report.txt');
+    const file = join(tmpDir, 'old-report.txt');
     writeFileSync(file, 'last year\n');
     const run = await runSvc(['wrap', file, '--remove', '--json'], env);
     expect(run.code, run.stderr).toBe(0);

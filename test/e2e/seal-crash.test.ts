@@ -11,7 +11,8 @@ import { Service } from '../../src/backend/service.ts';
 import { openSealed, protectPaths } from '../../src/backend/seal-files.ts';
 import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
 import { tempDir } from '../helpers.ts';
-import { childEnv, killAll, spawnNode, waitForOutput } from './procs.ts';
+import { killAll } from './procs.ts';
+import { killWorkerAt } from './seal-kill.ts';
 
 const CHUNK = 64 * 1024;
 /** Six chunks: the last one short. */
@@ -42,34 +43,6 @@ function freshFile(): { dir: string; path: string } {
   const path = join(dir, 'data.bin');
   writeFileSync(path, original);
   return { dir, path };
-}
-
-/** Runs the worker until its event `at` (held there, or racing on), kills it; the step it was at, or undefined when it finished first. */
-async function killAt(op: 'protect' | 'open', path: string, at: number, mode: 'stop' | 'race') {
-  const worker = spawnNode(
-    ['test/e2e/seal-worker.ts'],
-    childEnv({
-      SVC_HOME: dataDir,
-      SVC_WORKER_OP: op,
-      SVC_WORKER_FILE: path,
-      SVC_WORKER_AT: String(at),
-      SVC_WORKER_MODE: mode,
-    }),
-  );
-  const said = await Promise.race([
-    waitForOutput(worker, 'stdout', '\n', 30_000).then(() => worker.output().stdout),
-    // A worker that fails says why; the wait above then reports it with its output.
-    worker.exited.then((exit) => `exited ${exit.code}: ${exit.stderr}`),
-  ]);
-  if (said.startsWith('finished')) {
-    await worker.exited;
-    return { step: undefined, pid: worker.child.pid! };
-  }
-  expect(said, said).toMatch(/^at \d+ \w+/);
-  worker.child.kill('SIGKILL');
-  const exit = await worker.exited;
-  expect(exit.signal).toBe('SIGKILL');
-  return { step: said.split(' ')[2]!.trim(), pid: worker.child.pid! };
 }
 
 const isSealed = (path: string) => readFileSync(path).subarray(0, 8).equals(SEALED_MAGIC);
@@ -111,7 +84,7 @@ describe('Crash while sealing or opening in place', () => {
     const seen: string[] = [];
     for (let at = 1; ; at++) {
       const { dir, path } = freshFile();
-      const { step, pid } = await killAt('protect', path, at, 'stop');
+      const { step, pid } = await killWorkerAt(dataDir, 'protect', path, at, 'stop');
       if (step === undefined) break;
       seen.push(step);
       const state = await stateOf(path);
@@ -130,7 +103,7 @@ describe('Crash while sealing or opening in place', () => {
     for (let at = 1; ; at++) {
       const { dir, path } = freshFile();
       await protectPaths(service.ctx, [path], { by: 'user:test' });
-      const { step, pid } = await killAt('open', path, at, 'stop');
+      const { step, pid } = await killWorkerAt(dataDir, 'open', path, at, 'stop');
       if (step === undefined) break;
       seen.push(step);
       const state = await stateOf(path);
@@ -152,7 +125,7 @@ describe('Crash while sealing or opening in place', () => {
       const op = round % 2 === 0 ? 'protect' : 'open';
       const { dir, path } = freshFile();
       if (op === 'open') await protectPaths(service.ctx, [path], { by: 'user:test' });
-      const { pid } = await killAt(op, path, 1 + ((round * 3) % 9), 'race');
+      const { pid } = await killWorkerAt(dataDir, op, path, 1 + ((round * 3) % 9), 'race');
       const state = await stateOf(path);
       states.add(`${op}:${state}`);
       checkLeftovers(dir, pid);

@@ -11,7 +11,8 @@ import { Service } from '../../src/backend/service.ts';
 import { archiveDir, restoreArchived, wrapPaths } from '../../src/backend/archive.ts';
 import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
 import { tempDir } from '../helpers.ts';
-import { childEnv, killAll, spawnNode, waitForOutput } from './procs.ts';
+import { killAll } from './procs.ts';
+import { killWorkerAt } from './seal-kill.ts';
 
 const CHUNK = 64 * 1024;
 /** Six chunks: the last one short. */
@@ -47,36 +48,6 @@ function fresh(): string {
   return path;
 }
 
-type Op = 'wrap' | 'wrap-remove';
-
-async function killAt(op: Op, path: string, at: number, mode: 'stop' | 'race') {
-  const worker = spawnNode(
-    ['test/e2e/seal-worker.ts'],
-    childEnv({
-      SVC_HOME: dataDir,
-      SVC_WORKER_OP: op,
-      SVC_WORKER_FILE: path,
-      SVC_WORKER_AT: String(at),
-      SVC_WORKER_MODE: mode,
-    }),
-  );
-  const said = await Promise.race([
-    waitForOutput(worker, 'stdout', '\n', 30_000).then(() => worker.output().stdout),
-    worker.exited.then((exit) => `exited ${exit.code}: ${exit.stderr}`),
-  ]);
-  if (said.startsWith('finished')) {
-    await worker.exited;
-    return { step: undefined, pid: worker.child.pid! };
-  }
-  expect(said, said).toMatch(/^at \d+ \w+/);
-  worker.child.kill('SIGKILL');
-  const exit = await worker.exited;
-  // Racing on, the work may end just before the kill lands: a finished wrap is a state to check too.
-  if (mode === 'stop' || exit.signal !== null) expect(exit.signal).toBe('SIGKILL');
-  else expect(exit.code, exit.stderr).toBe(0);
-  return { step: said.split(' ')[2]!.trim(), pid: worker.child.pid! };
-}
-
 /** The archive after a kill: no object, or one complete object that restores to the original. */
 async function archived(pid: number): Promise<'nothing' | 'object'> {
   for (const name of readdirSync(archive()).filter((n) => n !== 'objects')) {
@@ -104,7 +75,7 @@ describe('Crash while wrapping into the archive', () => {
       const seen: string[] = [];
       for (let at = 1; ; at++) {
         const path = fresh();
-        const { step, pid } = await killAt(op, path, at, 'stop');
+        const { step, pid } = await killWorkerAt(dataDir, op, path, at, 'stop');
         if (step === undefined) break;
         seen.push(step);
         const stored = ['stored', 'indexed', 'removed', 'done'].includes(step);
@@ -129,7 +100,9 @@ describe('Crash while wrapping into the archive', () => {
   it('SIGKILL wherever the work has got to: the original intact, the archive empty or whole', async () => {
     for (let round = 0; round < 6; round++) {
       const path = fresh();
-      const { pid } = await killAt('wrap', path, 1 + ((round * 3) % 9), 'race');
+      const { pid } = await killWorkerAt(dataDir, 'wrap', path, 1 + ((round * 3) % 9), 'race', {
+        raceMayFinish: true,
+      });
       await archived(pid);
       expect(readFileSync(path).equals(original)).toBe(true);
     }
