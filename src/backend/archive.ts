@@ -14,16 +14,14 @@ import {
   createHeader,
   openStream,
   parseHeader,
-  sealStream,
 } from '../vault/sealed-file.ts';
 import { newId, nowIso, type Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
 import {
-  BatchedWriter,
   releaseToFile,
   IO_BYTES,
-  countBytes,
+  sealInto,
   exists,
   failureText,
   sweepLeftovers,
@@ -206,36 +204,12 @@ async function wrapOne(
     const header = createHeader(keyId, DEFAULT_CHUNK_BYTES);
     const hmac = createHmac('sha256', nameKey(ctx));
     temp = join(archiveDir(ctx), `.svc-wrap-${process.pid}-${randomBytes(6).toString('hex')}`);
-    const out = await open(temp, 'wx', 0o600);
-    let plaintextBytes = 0;
-    try {
-      const reading = source.createReadStream({ start: 0, highWaterMark: IO_BYTES, autoClose: false });
-      const writer = new BatchedWriter(out, false);
-      let index = 0;
-      // The keyed hash is taken on the way through: one read of the file names and encrypts it.
-      const hashed = countBytes(reading, (n) => (plaintextBytes += n));
-      async function* hashing() {
-        for await (const piece of hashed) {
-          hmac.update(piece);
-          yield piece;
-        }
-      }
-      for await (const pieces of sealStream(objectKey(ctx, keyId), header, hashing())) {
-        await writer.add(...pieces);
-        if (index++ > 0) step('chunk', pieces[0]!.length);
-      }
-      await writer.flush();
-      const after = await source.stat();
-      if (plaintextBytes !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
-        throw new ServiceError(
-          'conflict',
-          `${path} changed while it was being wrapped, so nothing was archived: wrap it again once nothing writes to it`,
-        );
-      }
-      await out.sync();
-    } finally {
-      await out.close();
-    }
+    // The keyed hash is taken on the way through: one read of the file names and encrypts it.
+    await sealInto(source, before, await open(temp, 'wx', 0o600), objectKey(ctx, keyId), header, {
+      onPlain: (piece) => hmac.update(piece),
+      onChunk: (bytes) => step('chunk', bytes),
+      changed: `${path} changed while it was being wrapped, so nothing was archived: wrap it again once nothing writes to it`,
+    });
     step('written', 0);
 
     const objectId = objectIdOf(hmac);

@@ -249,34 +249,11 @@ async function sealOne(
     step('key_stored', 0);
 
     temp = join(dirname(path), `.svc-seal-${process.pid}-${randomBytes(6).toString('hex')}`);
-    const out = await open(temp, 'wx', 0o600);
-    let plaintextBytes = 0;
-    try {
-      const reading = source.createReadStream({ start: 0, highWaterMark: IO_BYTES, autoClose: false });
-      const writer = new BatchedWriter(out, false);
-      let index = 0;
-      for await (const pieces of sealStream(
-        key,
-        header,
-        countBytes(reading, (n) => (plaintextBytes += n)),
-      )) {
-        await writer.add(...pieces);
-        // The header comes first; every later piece is a chunk, its ciphertext as long as its plaintext.
-        if (index++ > 0) step('chunk', pieces[0]!.length);
-      }
-      await writer.flush();
-      const after = await source.stat();
-      if (plaintextBytes !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
-        throw new ServiceError(
-          'conflict',
-          `${path} changed while it was being sealed, so it was left as it is: seal it again once nothing writes to it`,
-        );
-      }
-      await out.chmod(before.mode & 0o777);
-      await out.sync();
-    } finally {
-      await out.close();
-    }
+    await sealInto(source, before, await open(temp, 'wx', 0o600), key, header, {
+      onChunk: (bytes) => step('chunk', bytes),
+      changed: `${path} changed while it was being sealed, so it was left as it is: seal it again once nothing writes to it`,
+      mode: before.mode & 0o777,
+    });
     step('written', 0);
 
     // The name must still be the file that was read: something put in its place meanwhile is not replaced.
@@ -319,13 +296,52 @@ async function sealOne(
 }
 
 /** Passes a stream through while counting its bytes. */
-export async function* countBytes(
-  source: AsyncIterable<Buffer>,
-  count: (n: number) => void,
-): AsyncGenerator<Buffer> {
-  for await (const piece of source) {
-    count(piece.length);
-    yield piece;
+/**
+ * Seals everything `source` holds, as it was when `before` was taken, into `out` (then flushed and
+ * closed), in constant memory. Each plaintext piece passes `onPlain` on its way through; a file that
+ * changed while it was read is refused (`conflict`, with the message `changed`) and `out` is left
+ * for the caller to remove.
+ */
+export async function sealInto(
+  source: FileHandle,
+  before: Stats,
+  out: FileHandle,
+  key: KeyObject,
+  header: SealedHeader,
+  options: {
+    onPlain?: (piece: Buffer) => void;
+    onChunk: (bytes: number) => void;
+    changed: string;
+    /** The sealed file's permissions, when not the private 0600. */
+    mode?: number;
+  },
+): Promise<void> {
+  let plaintextBytes = 0;
+  try {
+    const reading = source.createReadStream({ start: 0, highWaterMark: IO_BYTES, autoClose: false });
+    async function* plaintext(): AsyncGenerator<Buffer> {
+      for await (const piece of reading as AsyncIterable<Buffer>) {
+        plaintextBytes += piece.length;
+        options.onPlain?.(piece);
+        yield piece;
+      }
+    }
+    const writer = new BatchedWriter(out, false);
+    let index = 0;
+    for await (const pieces of sealStream(key, header, plaintext())) {
+      await writer.add(...pieces);
+      // The header comes first; every later piece is a chunk, its ciphertext as long as its plaintext.
+      if (index++ > 0) options.onChunk(pieces[0]!.length);
+    }
+    await writer.flush();
+    const after = await source.stat();
+    if (plaintextBytes !== before.size || after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+      throw new ServiceError('conflict', options.changed);
+    }
+    if (options.mode !== undefined) await out.chmod(options.mode);
+    await out.sync();
+  } finally {
+    await out.close();
   }
 }
 
