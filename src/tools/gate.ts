@@ -48,6 +48,28 @@ const what = (ask: GateAsk) =>
         ? `use the secret ${ask.name}`
         : 'run a command';
 
+/**
+ * The gate's recorded decision. Rules that cannot be read are the owner's to fix: until then the
+ * answer is the tool error `forbidden`, and nothing is touched.
+ */
+export async function decideOrRefuse(
+  gate: NonNullable<ToolDeps['gate']>,
+  ask: GateAsk,
+  asker: Asker,
+): Promise<RecordedDecision> {
+  try {
+    return await gate.check(ask, asker);
+  } catch (error) {
+    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
+      throw new ServiceError(
+        'forbidden',
+        `the read gate cannot decide, so nothing was touched: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+}
+
 /** Goes ahead only as the gate of this computer lets it; throws the tool error otherwise. */
 export async function requireGate(
   deps: ToolDeps,
@@ -61,19 +83,7 @@ export async function requireGate(
       'this server has no read gate of its own, so it touches no file: use the tool through `svc mcp` on the computer that holds the files',
     );
   }
-  let passed: RecordedDecision;
-  try {
-    passed = await deps.gate.check(ask, asker);
-  } catch (error) {
-    // Rules that cannot be read are the owner's to fix; until then nothing is touched.
-    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-      throw new ServiceError(
-        'forbidden',
-        `the read gate cannot decide, so nothing was touched: ${error.message}`,
-      );
-    }
-    throw error;
-  }
+  const passed = await decideOrRefuse(deps.gate, ask, asker);
   const { decision, receipt_id } = passed;
   const rule = decision.rule ? `rule ${decision.rule.id} (${decision.rule.level})` : 'no rule';
   const record = receipt_id ? `; audit record ${receipt_id}` : '';

@@ -8,10 +8,9 @@ import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import type { Admission, SealFiles } from '../backend/seal-files.ts';
 import { SEAL_ID } from '../backend/vocabulary.ts';
-import { GateUnavailable, type GateAsk } from '../gate/check.ts';
-import { RulesUnreadable } from '../gate/local.ts';
+import type { GateAsk } from '../gate/check.ts';
 import type { Action } from '../gate/rules.ts';
-import { requireGate, cwdField } from './gate.ts';
+import { cwdField, decideOrRefuse, requireGate } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The most of a sealed file svc_open answers as text: a model's context is not a file transfer. */
@@ -73,22 +72,13 @@ export async function admitOne(
   path: string,
   cwd: string,
 ): Promise<Admission> {
-  try {
-    const { decision, receipt_id } = await deps.gate!.check(
-      { kind: 'paths', action, paths: [path] },
-      { cwd, client: 'svc' },
-    );
-    const allowed = decision.outcome === 'allowed' || decision.outcome === 'limited';
-    return { allowed, outcome: decision.outcome, rule_id: decision.rule?.id ?? null, audit_id: receipt_id };
-  } catch (error) {
-    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-      throw new ServiceError(
-        'forbidden',
-        `the read gate cannot decide, so nothing was touched: ${error.message}`,
-      );
-    }
-    throw error;
-  }
+  const { decision, receipt_id } = await decideOrRefuse(
+    deps.gate!,
+    { kind: 'paths', action, paths: [path] },
+    { cwd, client: 'svc' },
+  );
+  const allowed = decision.outcome === 'allowed' || decision.outcome === 'limited';
+  return { allowed, outcome: decision.outcome, rule_id: decision.rule?.id ?? null, audit_id: receipt_id };
 }
 
 // ---------------------------------------------------------------- svc_protect
