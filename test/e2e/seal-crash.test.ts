@@ -3,54 +3,23 @@
 // work has got to. Afterwards the name always holds the original or the sealed file, never neither
 // and never a half-written one; the sealed file opens to the original bytes; and what the killed
 // process left beside it is private and removed by the next operation in that folder.
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Service } from '../../src/backend/service.ts';
+import { describe, expect, it } from 'vitest';
 import { openSealed, protectPaths } from '../../src/backend/seal-files.ts';
 import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
-import { tempDir } from '../helpers.ts';
-import { killAll } from './procs.ts';
-import { killWorkerAt } from './seal-kill.ts';
+import { admitEverything } from '../helpers.ts';
+import { crashSuite, killWorkerAt } from './seal-kill.ts';
 
-const CHUNK = 64 * 1024;
-/** Six chunks: the last one short. */
-const original = randomBytes(5 * CHUNK + 100);
-const home = tempDir('svc-seal-crash-');
-const dataDir = join(home.dir, 'svc');
-let service: Service;
-let runs = 0;
-
-beforeAll(() => {
-  service = new Service({ dataDir });
-});
-afterEach(async () => {
-  await killAll();
-});
-afterAll(async () => {
-  await killAll();
-  service.close();
-  home.cleanup();
-});
-
-const allow = async () => ({ allowed: true, outcome: 'allowed', rule_id: null, audit_id: null });
-
-/** A fresh folder holding `data.bin` with the original bytes. */
-function freshFile(): { dir: string; path: string } {
-  const dir = join(home.dir, `run-${runs++}`);
-  mkdirSync(dir);
-  const path = join(dir, 'data.bin');
-  writeFileSync(path, original);
-  return { dir, path };
-}
+const { original, dataDir, service, freshFile } = crashSuite('svc-seal-crash-');
+const allow = admitEverything;
 
 const isSealed = (path: string) => readFileSync(path).subarray(0, 8).equals(SEALED_MAGIC);
 
 /** The sealed file's plaintext, opened in this process without writing anything. */
 async function plaintextOf(path: string): Promise<Buffer> {
   const pieces: Buffer[] = [];
-  await openSealed(service.ctx, path, {
+  await openSealed(service().ctx, path, {
     out: { kind: 'stdout', write: async (bytes) => void pieces.push(Buffer.from(bytes)) },
     by: 'user:test',
     admit: allow,
@@ -91,7 +60,7 @@ describe('Crash while sealing or opening in place', () => {
       expect(state, `killed at ${step}`).toBe(step === 'replaced' || step === 'done' ? 'sealed' : 'original');
       checkLeftovers(dir, pid);
       // The next protect in the folder removes what was left, and the file ends sealed either way.
-      await protectPaths(service.ctx, [dir], { by: 'user:test' });
+      await protectPaths(service().ctx, [dir], { by: 'user:test' });
       expect(readdirSync(dir)).toEqual(['data.bin']);
       expect(await stateOf(path)).toBe('sealed');
     }
@@ -102,7 +71,7 @@ describe('Crash while sealing or opening in place', () => {
     const seen: string[] = [];
     for (let at = 1; ; at++) {
       const { dir, path } = freshFile();
-      await protectPaths(service.ctx, [path], { by: 'user:test' });
+      await protectPaths(service().ctx, [path], { by: 'user:test' });
       const { step, pid } = await killWorkerAt(dataDir, 'open', path, at, 'stop');
       if (step === undefined) break;
       seen.push(step);
@@ -111,7 +80,7 @@ describe('Crash while sealing or opening in place', () => {
       checkLeftovers(dir, pid);
       if (state === 'sealed') {
         // Opening again removes the private folder the killed process left, then releases the file.
-        await openSealed(service.ctx, path, { out: { kind: 'in_place' }, by: 'user:test', admit: allow });
+        await openSealed(service().ctx, path, { out: { kind: 'in_place' }, by: 'user:test', admit: allow });
       }
       expect(readdirSync(dir)).toEqual(['data.bin']);
       expect(readFileSync(path).equals(original)).toBe(true);
@@ -124,15 +93,15 @@ describe('Crash while sealing or opening in place', () => {
     for (let round = 0; round < 8; round++) {
       const op = round % 2 === 0 ? 'protect' : 'open';
       const { dir, path } = freshFile();
-      if (op === 'open') await protectPaths(service.ctx, [path], { by: 'user:test' });
+      if (op === 'open') await protectPaths(service().ctx, [path], { by: 'user:test' });
       const { pid } = await killWorkerAt(dataDir, op, path, 1 + ((round * 3) % 9), 'race');
       const state = await stateOf(path);
       states.add(`${op}:${state}`);
       checkLeftovers(dir, pid);
     }
     // The store is whole after every kill: both chains still verify.
-    expect(service.ctx.chains.verifyAll('service')).toMatchObject({ ok: true });
-    expect(service.ctx.chains.verifyAll('audit')).toMatchObject({ ok: true });
+    expect(service().ctx.chains.verifyAll('service')).toMatchObject({ ok: true });
+    expect(service().ctx.chains.verifyAll('audit')).toMatchObject({ ok: true });
     expect(states.size).toBeGreaterThan(0);
   });
 });

@@ -1,7 +1,12 @@
-// Kills the sealed-file crash worker (seal-worker.ts) at one of its progress events, for the crash
-// suites of protect, open in place and wrap.
-import { expect } from 'vitest';
-import { childEnv, spawnNode, waitForOutput } from './procs.ts';
+// The crash suites of protect, open in place and wrap: their shared set-up, and the kill of the
+// crash worker (seal-worker.ts) at one of its progress events.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { Service } from '../../src/backend/service.ts';
+import { tempDir } from '../helpers.ts';
+import { childEnv, killAll, spawnNode, waitForOutput } from './procs.ts';
 
 export type WorkerOp = 'protect' | 'open' | 'wrap' | 'wrap-remove';
 
@@ -45,3 +50,43 @@ export async function killWorkerAt(
   else expect(exit.signal).toBe('SIGKILL');
   return { step: said.split(' ')[2]!.trim(), pid: worker.child.pid! };
 }
+
+/**
+ * What both crash suites start from: six chunks of random bytes (the last one short), a data dir
+ * with a service of this process on it, and fresh files holding those bytes, one folder each. The
+ * workers left running are killed after each test; everything is removed after the suite.
+ */
+export function crashSuite(prefix: string) {
+  const original = randomBytes(5 * CRASH_CHUNK + 100);
+  const home = tempDir(prefix);
+  const dataDir = join(home.dir, 'svc');
+  let service: Service | undefined;
+  let runs = 0;
+  beforeAll(() => {
+    service = new Service({ dataDir });
+  });
+  afterEach(async () => {
+    await killAll();
+  });
+  afterAll(async () => {
+    await killAll();
+    service?.close();
+    home.cleanup();
+  });
+  return {
+    original,
+    dataDir,
+    service: () => service!,
+    /** A fresh folder holding `data.bin` with the original bytes. */
+    freshFile(): { dir: string; path: string } {
+      const dir = join(home.dir, `run-${runs++}`);
+      mkdirSync(dir);
+      const path = join(dir, 'data.bin');
+      writeFileSync(path, original);
+      return { dir, path };
+    },
+  };
+}
+
+/** The sealed-file format's default chunk size, which the crash files span. */
+export const CRASH_CHUNK = 64 * 1024;

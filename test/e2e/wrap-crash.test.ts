@@ -3,49 +3,23 @@
 // Afterwards the original is intact (with --remove: until its archived copy was indexed), and the
 // archive holds either nothing or a complete object that restores to the original; what the killed
 // process left in the archive is ciphertext, and the next wrap removes it.
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Service } from '../../src/backend/service.ts';
+import { describe, expect, it } from 'vitest';
 import { archiveDir, restoreArchived, wrapPaths } from '../../src/backend/archive.ts';
 import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
-import { tempDir } from '../helpers.ts';
-import { killAll } from './procs.ts';
-import { killWorkerAt } from './seal-kill.ts';
+import { admitEverything } from '../helpers.ts';
+import { crashSuite, killWorkerAt } from './seal-kill.ts';
 
-const CHUNK = 64 * 1024;
-/** Six chunks: the last one short. */
-const original = randomBytes(5 * CHUNK + 100);
-const home = tempDir('svc-wrap-crash-');
-const dataDir = join(home.dir, 'svc');
-let service: Service;
-let runs = 0;
-
-beforeAll(() => {
-  service = new Service({ dataDir });
-});
-afterEach(async () => {
-  await killAll();
-});
-afterAll(async () => {
-  await killAll();
-  service.close();
-  home.cleanup();
-});
-
-const allow = async () => ({ allowed: true, outcome: 'allowed', rule_id: null, audit_id: null });
-const archive = () => archiveDir(service.ctx);
+const { original, dataDir, service, freshFile } = crashSuite('svc-wrap-crash-');
+const allow = admitEverything;
+const archive = () => archiveDir(service().ctx);
 const objects = () => readdirSync(join(archive(), 'objects'));
 
 /** A fresh file with the original bytes, and an empty archive (the same content would be deduplicated). */
 function fresh(): string {
   rmSync(archive(), { recursive: true, force: true });
-  const dir = join(home.dir, `run-${runs++}`);
-  mkdirSync(dir);
-  const path = join(dir, 'data.bin');
-  writeFileSync(path, original);
-  return path;
+  return freshFile().path;
 }
 
 /** The archive after a kill: no object, or one complete object that restores to the original. */
@@ -59,7 +33,7 @@ async function archived(pid: number): Promise<'nothing' | 'object'> {
   expect(names.length).toBeLessThanOrEqual(1);
   if (names.length === 0) return 'nothing';
   const pieces: Buffer[] = [];
-  await restoreArchived(service.ctx, `arc_${names[0]}`, {
+  await restoreArchived(service().ctx, `arc_${names[0]}`, {
     out: { kind: 'stdout', write: async (bytes) => void pieces.push(Buffer.from(bytes)) },
     by: 'user:test',
     admit: allow,
@@ -86,7 +60,7 @@ describe('Crash while wrapping into the archive', () => {
         else expect(readFileSync(path).equals(original), `killed at ${step}`).toBe(true);
         // The next wrap removes what was left and ends with one indexed object either way.
         if (!removed) {
-          const again = await wrapPaths(service.ctx, [path], { by: 'user:test' });
+          const again = await wrapPaths(service().ctx, [path], { by: 'user:test' });
           expect(again.wrapped).toHaveLength(1);
           expect(readdirSync(archive()).sort()).toEqual(['objects']);
           expect(objects()).toHaveLength(1);
@@ -106,6 +80,6 @@ describe('Crash while wrapping into the archive', () => {
       await archived(pid);
       expect(readFileSync(path).equals(original)).toBe(true);
     }
-    expect(service.ctx.chains.verifyAll('service')).toMatchObject({ ok: true });
+    expect(service().ctx.chains.verifyAll('service')).toMatchObject({ ok: true });
   });
 });
