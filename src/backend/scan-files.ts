@@ -3,7 +3,7 @@
 // oversized files skipped), and one file scanned in constant memory, however large: it is read in
 // chunks that end at a line break, so a value is never cut in two and line numbers run on.
 import { closeSync, fstatSync, openSync, readSync, type Dirent } from 'node:fs';
-import { lstat, opendir, readFile } from 'node:fs/promises';
+import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { describe, type Detector, type Finding } from '../scan/detect.ts';
@@ -39,19 +39,37 @@ interface Rules {
   matcher: Ignore;
 }
 
-async function rulesOf(dir: string): Promise<Rules | undefined> {
+/** The rules of the ignore files among a folder's entries, if it has any. */
+async function rulesOf(dir: string, names: ReadonlySet<string>): Promise<Rules | undefined> {
   const matcher = ignore();
   let any = false;
   for (const name of IGNORE_FILES) {
+    if (!names.has(name)) continue;
     try {
       matcher.add(await readFile(join(dir, name), 'utf8'));
       any = true;
     } catch {
-      // No such file here (or unreadable): nothing to honour from it.
+      // Unreadable: nothing to honour from it.
     }
   }
   return any ? { dir, matcher } : undefined;
 }
+
+/** A folder's entries, sorted by name, and the rules of its own ignore files; undefined if unreadable. */
+async function listing(dir: string): Promise<{ entries: Dirent[]; own: Rules | undefined } | undefined> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const own = await rulesOf(dir, new Set(entries.map((e) => e.name)));
+  return { entries, own };
+}
+
+/** Folders listed ahead of the one walked: the walk waits on the file system once, not once per folder. */
+const LIST_AHEAD = 16;
 
 const ignoredBy = (stack: readonly Rules[], path: string, isDir: boolean) =>
   stack.some((rules) => {
@@ -69,35 +87,45 @@ export async function* filesToScan(
   root: string,
   skip: (skipped: Skipped) => void = () => {},
 ): AsyncGenerator<FileToScan> {
-  const pending: { dir: string; stack: Rules[] }[] = [{ dir: root, stack: [] }];
-  while (pending.length > 0) {
-    const { dir, stack: above } = pending.shift()!;
-    const own = await rulesOf(dir);
-    const stack = own ? [...above, own] : above;
-    let entries: Dirent[] = [];
-    try {
-      const handle = await opendir(dir);
-      for await (const entry of handle) entries.push(entry);
-    } catch {
+  type Folder = { dir: string; stack: Rules[]; listed?: ReturnType<typeof listing> };
+  const pending: Folder[] = [{ dir: root, stack: [] }];
+  for (let head = 0; head < pending.length; head++) {
+    for (let ahead = head; ahead < Math.min(pending.length, head + LIST_AHEAD); ahead++)
+      pending[ahead]!.listed ??= listing(pending[ahead]!.dir);
+    const { dir, stack: above, listed } = pending[head]!;
+    // Walked folders are let go: a large tree's listings are not all held to its end.
+    pending[head] = { dir, stack: [] };
+    const list = await listed!;
+    if (!list) {
       skip({ file: relative(root, dir).split(sep).join('/') || '.', reason: 'unreadable' });
       continue;
     }
-    entries = entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const { entries, own } = list;
+    const stack = own ? [...above, own] : above;
+    const kept: string[] = [];
     for (const entry of entries) {
       const path = join(dir, entry.name);
-      const file = relative(root, path).split(sep).join('/');
       if (entry.isDirectory()) {
         if (entry.name === '.git' || ignoredBy(stack, path, true)) continue;
         pending.push({ dir: path, stack });
-      } else if (entry.isFile()) {
-        if (ignoredBy(stack, path, false)) continue;
-        const { size } = await lstat(path);
-        if (size > MAX_SCAN_FILE_BYTES) {
-          skip({ file, reason: 'too_large' });
-          continue;
-        }
-        yield { path, file, bytes: size };
-      }
+      } else if (entry.isFile() && !ignoredBy(stack, path, false)) kept.push(path);
+    }
+    // A folder's sizes are asked for together: one at a time, a folder of thousands of small
+    // files waited a round trip to the file system for each.
+    const sizes = await Promise.all(
+      kept.map((path) =>
+        lstat(path).then(
+          (s) => s.size,
+          () => undefined,
+        ),
+      ),
+    );
+    for (const [i, path] of kept.entries()) {
+      const file = relative(root, path).split(sep).join('/');
+      const size = sizes[i];
+      if (size === undefined) skip({ file, reason: 'unreadable' });
+      else if (size > MAX_SCAN_FILE_BYTES) skip({ file, reason: 'too_large' });
+      else yield { path, file, bytes: size };
     }
   }
 }

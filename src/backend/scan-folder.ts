@@ -1,7 +1,9 @@
-// Scanning a folder on both cores: the files `filesToScan` gives are handed, largest first, to a
-// few worker threads (scan-worker.ts), each scanning one file at a time; findings come back in the
-// walk's order, whatever order the threads finish in. The fingerprint key is the caller's (the vault
-// derives it), so the same value has the same fingerprint across scans of one organization.
+// Scanning a folder on both cores: worker threads (scan-worker.ts) scan the files `filesToScan`
+// gives while the walk goes on, the largest known file first, small files several to a message;
+// findings come back in the walk's order, whatever order the threads finish in. The threads are
+// kept between scans of one process (an MCP server scans many times), so only the first scan pays
+// for loading the rules. The fingerprint key is the caller's (the vault derives it), so the same
+// value has the same fingerprint across scans of one organization.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../scan/detect.ts';
@@ -14,7 +16,7 @@ import {
   type ScanOutcome,
   type Skipped,
 } from './scan-files.ts';
-import type { WorkerJob, WorkerSetup } from './scan-worker.ts';
+import type { WorkerAnswer, WorkerBatch, WorkerSetup } from './scan-worker.ts';
 
 export interface FolderFinding extends Finding {
   /** Relative to the scanned folder, with `/` between parts. */
@@ -54,86 +56,202 @@ async function* oneFile(root: string, name: string, skipped: Skipped[]): AsyncGe
 
 const WORKER = new URL('./scan-worker.ts', import.meta.url);
 
+/**
+ * Files smaller than this go several to a message, up to this many bytes together: a folder of
+ * thousands of small files paid a message's round trip for each, longer than scanning it.
+ */
+const BATCH_BYTES = 256 * 1024;
+const BATCH_FILES = 64;
+
+/**
+ * Idle threads, per rule set, kept for the next scan of this process. They do not keep the
+ * process alive (unref'd while idle), and a thread that failed is never put back.
+ */
+const idleThreads = new Map<string, Worker[]>();
+
+/** The threads kept idle for a rule set (for tests: which threads a scan left behind). */
+export function keptScanThreads(rules: string): readonly Worker[] {
+  return [...(idleThreads.get(rules) ?? [])];
+}
+
+function takeThread(rules: string): Worker {
+  const worker = idleThreads.get(rules)?.pop() ?? new Worker(WORKER, { workerData: { rules } });
+  worker.ref();
+  return worker;
+}
+
+function returnThread(rules: string, worker: Worker): void {
+  for (const event of ['message', 'error', 'exit']) worker.removeAllListeners(event);
+  worker.unref();
+  const idle = idleThreads.get(rules) ?? [];
+  idleThreads.set(rules, idle);
+  idle.push(worker);
+  // A kept thread that fails while idle is dropped, not an unhandled error of the process.
+  const drop = () => {
+    const at = idle.indexOf(worker);
+    if (at !== -1) idle.splice(at, 1);
+  };
+  worker.once('error', drop);
+  worker.once('exit', drop);
+}
+
+/** The largest file first: a large file met last would leave one thread scanning it while the others wait. */
+class LargestFirst {
+  private readonly heap: { target: FileToScan; index: number }[] = [];
+  get size(): number {
+    return this.heap.length;
+  }
+  push(item: { target: FileToScan; index: number }): void {
+    const heap = this.heap;
+    heap.push(item);
+    for (let i = heap.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(heap[i]!, heap[parent]!)) break;
+      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+      i = parent;
+    }
+  }
+  pop(): { target: FileToScan; index: number } | undefined {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length > 0 && last) {
+      heap[0] = last;
+      for (let i = 0; ;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let best = i;
+        if (left < heap.length && this.before(heap[left]!, heap[best]!)) best = left;
+        if (right < heap.length && this.before(heap[right]!, heap[best]!)) best = right;
+        if (best === i) break;
+        [heap[i], heap[best]] = [heap[best]!, heap[i]!];
+        i = best;
+      }
+    }
+    return top;
+  }
+  private before(a: { target: FileToScan; index: number }, b: { target: FileToScan; index: number }) {
+    return a.target.bytes > b.target.bytes || (a.target.bytes === b.target.bytes && a.index < b.index);
+  }
+}
+
 export async function scanFolder(root: string, options: FolderScanOptions): Promise<FolderScan> {
   const count = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
-  const setup: WorkerSetup = { rules: options.rules, key: options.key };
-  const workers = Array.from({ length: count }, () => new Worker(WORKER, { workerData: setup }));
-  // A thread that fails (its rules cannot load, a file crashes it) fails the scan, not the process.
-  let failure: Error | undefined;
-  const current = new Map<Worker, (error: Error) => void>();
-  for (const worker of workers) {
-    worker.on('error', (error) => {
-      failure ??= error;
-      current.get(worker)?.(error);
-    });
-  }
   const skipped: Skipped[] = [];
   const outcomes: { file: string; outcome: ScanOutcome }[] = [];
+  const queue = new LargestFirst();
+  let walked = false;
   let done = 0;
   let bytes = 0;
+  /** Wakes the threads waiting for files when the walk finds more, or ends. */
+  let wake: () => void = () => {};
+  let more = new Promise<void>((resolve) => (wake = resolve));
+  const announce = () => {
+    const woken = wake;
+    more = new Promise<void>((resolve) => (wake = resolve));
+    woken();
+  };
+
+  /** The next message for a thread: the largest file waiting, with more small ones beside it. */
+  const nextBatch = (): WorkerBatch | undefined => {
+    const first = queue.pop();
+    if (!first) return undefined;
+    const jobs = [{ index: first.index, path: first.target.path, file: first.target.file }];
+    let size = first.target.bytes;
+    while (size < BATCH_BYTES && jobs.length < BATCH_FILES && queue.size > 0) {
+      const next = queue.pop()!;
+      jobs.push({ index: next.index, path: next.target.path, file: next.target.file });
+      size += next.target.bytes;
+    }
+    return { key: options.key, jobs };
+  };
+
+  const files = new Map<number, string>();
+  /** The first failure of a thread (its rules cannot load, a file crashes it): it fails the scan. */
+  let failure: unknown;
+  const fail = (error: unknown) => {
+    failure ??= error;
+    // Nothing more is sent: the other threads finish what they hold and stop.
+    while (queue.pop());
+    announce();
+  };
+  /** One thread's part: batches until the walk has ended and nothing waits. */
+  const runThread = async (worker: Worker, stopped: Promise<never>): Promise<void> => {
+    for (;;) {
+      const batch = failure === undefined ? nextBatch() : undefined;
+      if (!batch) {
+        if (walked || failure !== undefined) return;
+        await Promise.race([more, stopped]);
+        continue;
+      }
+      const answer = await Promise.race([
+        new Promise<WorkerAnswer>((resolve) => {
+          worker.once('message', resolve);
+          worker.postMessage(batch);
+        }),
+        stopped,
+      ]);
+      for (const { index, outcome } of answer.outcomes) {
+        outcomes[index] = { file: files.get(index)!, outcome };
+        done++;
+        if ('bytes' in outcome) bytes += outcome.bytes;
+        options.onProgress?.({ files: done, bytes });
+      }
+    }
+  };
+
+  const workers = Array.from({ length: count }, () => takeThread(options.rules));
+  const failed = new Set<Worker>();
+  const threads = workers.map((worker) => {
+    // A thread that errs or exits is out of this scan (and of the kept threads) for good.
+    const stopped = new Promise<never>((_, reject) => {
+      worker.on('error', reject);
+      worker.on('exit', (code) => reject(new Error(`a scanning thread exited (code ${code})`)));
+    });
+    stopped.catch(() => {});
+    return runThread(worker, stopped).catch((error: unknown) => {
+      failed.add(worker);
+      fail(error);
+    });
+  });
   try {
-    const idle = [...workers];
-    const waiting: ((worker: Worker) => void)[] = [];
-    const release = (worker: Worker) => {
-      const next = waiting.shift();
-      if (next) next(worker);
-      else idle.push(worker);
-    };
-    const acquire = () =>
-      idle.length > 0
-        ? Promise.resolve(idle.pop()!)
-        : new Promise<Worker>((resolve) => waiting.push(resolve));
-    const pending: Promise<void>[] = [];
-    let index = 0;
     const source =
       options.only === undefined
         ? filesToScan(root, (s) => skipped.push(s))
         : oneFile(root, options.only, skipped);
-    // The whole walk first (the threads are starting meanwhile), then the largest files first: a
-    // large file met last would leave one thread scanning it while the others wait.
-    const targets: { target: FileToScan; index: number }[] = [];
+    let index = 0;
     for await (const target of source) {
+      if (failure !== undefined) break;
       if (options.admit && !(await options.admit(target.path))) {
         skipped.push({ file: target.file, reason: 'protected' });
         continue;
       }
-      targets.push({ target, index: index++ });
+      files.set(index, target.file);
+      queue.push({ target, index: index++ });
+      announce();
     }
-    targets.sort((a, b) => b.target.bytes - a.target.bytes || a.index - b.index);
-    for (const { target, index } of targets) {
-      const worker = await acquire();
-      if (failure) break;
-      const job: WorkerJob = { index, path: target.path, file: target.file };
-      pending.push(
-        new Promise<void>((resolve, reject) => {
-          current.set(worker, reject);
-          worker.once('message', (answer: { index: number; outcome: ScanOutcome }) => {
-            current.delete(worker);
-            outcomes[answer.index] = { file: target.file, outcome: answer.outcome };
-            done++;
-            if ('bytes' in answer.outcome) bytes += answer.outcome.bytes;
-            options.onProgress?.({ files: done, bytes });
-            release(worker);
-            resolve();
-          });
-          worker.postMessage(job);
-        }),
-      );
-    }
-    await Promise.all(pending);
-    if (failure) throw failure;
+  } catch (error) {
+    fail(error);
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    walked = true;
+    announce();
+    // Every thread is back before the scan answers, even when it failed.
+    await Promise.all(threads);
+    for (const worker of workers) {
+      if (failed.has(worker)) await worker.terminate();
+      else returnThread(options.rules, worker);
+    }
   }
+  if (failure !== undefined) throw failure;
   const findings: FolderFinding[] = [];
-  let files = 0;
+  let scanned = 0;
   for (const { file, outcome } of outcomes) {
     if ('skipped' in outcome) {
       skipped.push({ file, reason: outcome.skipped });
       continue;
     }
-    files++;
+    scanned++;
     for (const finding of outcome.findings) findings.push({ file, ...finding });
   }
-  return { findings, files_scanned: files, bytes_scanned: bytes, skipped };
+  return { findings, files_scanned: scanned, bytes_scanned: bytes, skipped };
 }

@@ -1,16 +1,15 @@
 // One scanning thread of `scanFolder` (scan-folder.ts): it builds the detector once, from the rule
-// set it is told to load, and scans the files it is sent, one at a time, answering each with its
-// findings or why it was skipped. Values never leave it: only masked previews and fingerprints.
+// set it is told to load, and scans the files it is sent, a few at a time, answering with each
+// one's findings or why it was skipped. Values never leave it: only masked previews and
+// fingerprints. It is kept between scans, so the fingerprint key comes with each batch.
 import { parentPort, workerData } from 'node:worker_threads';
 import { detector, type DetectionRule, type TableReader } from '../scan/detect.ts';
-import { scanFile } from './scan-files.ts';
+import { scanFile, type ScanOutcome } from './scan-files.ts';
 import { fingerprinter } from './scan-key.ts';
 
 export interface WorkerSetup {
   /** The URL of a module exporting `DETECTION_RULES`, and `TABLE_READERS` if it has any. */
   rules: string;
-  /** The key of the fingerprints' keyed hash. */
-  key: Uint8Array;
 }
 
 export interface WorkerJob {
@@ -19,14 +18,31 @@ export interface WorkerJob {
   file: string;
 }
 
+export interface WorkerBatch {
+  /** The key of the fingerprints' keyed hash. */
+  key: Uint8Array;
+  jobs: WorkerJob[];
+}
+
+export interface WorkerAnswer {
+  outcomes: { index: number; outcome: ScanOutcome }[];
+}
+
 const setup = workerData as WorkerSetup;
 const rules = (await import(setup.rules)) as {
   DETECTION_RULES: readonly DetectionRule[];
   TABLE_READERS?: readonly TableReader[];
 };
 const find = detector(rules.DETECTION_RULES, rules.TABLE_READERS);
-const fingerprint = fingerprinter(setup.key);
+/** The last key's fingerprinter: a scan sends the same key with each of its batches. */
+let keyed: { key: string; fingerprint: (type: string, value: string) => string } | undefined;
 
-parentPort!.on('message', (job: WorkerJob) => {
-  parentPort!.postMessage({ index: job.index, outcome: scanFile(job, find, fingerprint) });
+parentPort!.on('message', (batch: WorkerBatch) => {
+  const key = Buffer.from(batch.key).toString('hex');
+  if (keyed?.key !== key) keyed = { key, fingerprint: fingerprinter(batch.key) };
+  const { fingerprint } = keyed;
+  const answer: WorkerAnswer = {
+    outcomes: batch.jobs.map((job) => ({ index: job.index, outcome: scanFile(job, find, fingerprint) })),
+  };
+  parentPort!.postMessage(answer);
 });

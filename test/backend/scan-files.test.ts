@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe as group, expect, it } from 'vitest';
 import { detector, describe, type DetectionRule } from '../../src/scan/detect.ts';
 import { SCAN_CHUNK_BYTES, filesToScan, scanFile, type Skipped } from '../../src/backend/scan-files.ts';
-import { scanFolder } from '../../src/backend/scan-folder.ts';
+import { keptScanThreads, scanFolder } from '../../src/backend/scan-folder.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../../src/scan/rules.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -150,6 +150,34 @@ group('scanFolder', () => {
     expect(progress.at(-1)).toBe(41);
     const other = await scanFolder(root, { rules, key: new Uint8Array(32).fill(8), threads: 1 });
     expect(other.findings[0]!.fingerprint).not.toBe(scan.findings[0]!.fingerprint);
+  });
+
+  it('keeps its threads for the next scan; a thread that dies fails its scan and is not kept', async () => {
+    const value = 'tok_abcdefghij012345';
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) files[`f${String(i).padStart(3, '0')}.txt`] = `${i} ${value}\n`;
+    const root = tree(files);
+    const first = await scanFolder(root, { rules, key, threads: 2 });
+    expect(first.findings).toHaveLength(200);
+    const threadIds = () =>
+      keptScanThreads(rules)
+        .map((w) => w.threadId)
+        .sort();
+    const kept = threadIds();
+    expect(kept).toHaveLength(2);
+    const again = await scanFolder(root, { rules, key, threads: 2 });
+    expect(again.findings).toEqual(first.findings);
+    expect(threadIds()).toEqual(kept);
+
+    const crashing = tree({ ...files, 'zz.txt': 'crash-this-thread' });
+    await expect(scanFolder(crashing, { rules, key, threads: 2 })).rejects.toThrow(/exited \(code 3\)/);
+    const left = threadIds();
+    expect(left).toHaveLength(1);
+    expect(kept).toContain(left[0]);
+    // The next scan starts a thread for the one lost and finds everything again.
+    const after = await scanFolder(root, { rules, key, threads: 2 });
+    expect(after.findings).toEqual(first.findings);
+    expect(keptScanThreads(rules)).toHaveLength(2);
   });
 
   it('a rule set that cannot load fails the scan with its reason', async () => {
