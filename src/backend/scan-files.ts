@@ -233,9 +233,23 @@ export function scanFile(
     let position = 0;
     /** The file's first line, for the pieces after the first (a table's header). */
     let header: string | undefined;
+    /** The piece before, its lines not counted yet: the last piece's never need to be. */
+    let previous: string | undefined;
     const scanText = (text: string) => {
+      if (previous !== undefined) {
+        header ??= previous.slice(
+          0,
+          previous.indexOf('\n') === -1 ? previous.length : previous.indexOf('\n'),
+        );
+        let last = -1;
+        for (let i = previous.indexOf('\n'); i !== -1; i = previous.indexOf('\n', i + 1)) {
+          linesBefore++;
+          last = i;
+        }
+        columnsBefore = last === -1 ? columnsBefore + previous.length : previous.length - last - 1;
+      }
+      previous = text;
       const matches = detector.matches(text, target.file, header);
-      header ??= text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
       for (const finding of describe(text, matches, fingerprint)) {
         const first = finding.line === 1;
         findings.push({
@@ -244,19 +258,16 @@ export function scanFile(
           column: first ? finding.column + columnsBefore : finding.column,
         });
       }
-      let last = -1;
-      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
-        linesBefore++;
-        last = i;
-      }
-      columnsBefore = last === -1 ? columnsBefore + text.length : text.length - last - 1;
     };
+    const size = fstatSync(fd).size;
     for (;;) {
       const read = readSync(fd, buffer, carried, SCAN_CHUNK_BYTES, position);
       position += read;
       bytes += read;
       const filled = carried + read;
-      if (read === 0) {
+      // A file read to the size it had when opened is scanned to its end at once: a small file in
+      // one piece, with no second read to learn that it ended.
+      if (read === 0 || position >= size) {
         // The last piece: bytes of a character the file never finished decode as U+FFFD.
         if (filled > 0) scanText(decoder.decode(buffer.subarray(0, filled)));
         break;
