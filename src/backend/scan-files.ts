@@ -5,6 +5,7 @@
 import { closeSync, fstatSync, openSync, readSync, type Dirent } from 'node:fs';
 import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { isUtf8 } from 'node:buffer';
 import ignore, { type Ignore } from 'ignore';
 import { describe, type Detector, type Finding } from '../scan/detect.ts';
 
@@ -235,7 +236,18 @@ export function scanFile(
     let header: string | undefined;
     /** The piece before, its lines not counted yet: the last piece's never need to be. */
     let previous: string | undefined;
-    const scanText = (text: string) => {
+    /** Whether the file's first bytes were read: its byte order mark, if any, is not in its text. */
+    let started = false;
+    /** Decodes a piece of whole characters and scans it, its bytes given to the keyword search when they are the text's. */
+    const scanBytes = (piece: Buffer, last: boolean) => {
+      const text = decoder.decode(piece, last ? undefined : { stream: true });
+      let utf8: Uint8Array | undefined = piece;
+      if (!started && piece[0] === 0xef && piece[1] === 0xbb && piece[2] === 0xbf) utf8 = piece.subarray(3);
+      started = true;
+      // Bytes that are not UTF-8 decode as U+FFFD, whose offsets their bytes do not give.
+      scanText(text, isUtf8(utf8) ? utf8 : undefined);
+    };
+    const scanText = (text: string, utf8: Uint8Array | undefined) => {
       if (previous !== undefined) {
         header ??= previous.slice(
           0,
@@ -249,7 +261,7 @@ export function scanFile(
         columnsBefore = last === -1 ? columnsBefore + previous.length : previous.length - last - 1;
       }
       previous = text;
-      const matches = detector.matches(text, target.file, header);
+      const matches = detector.matches(text, target.file, header, utf8);
       for (const finding of describe(text, matches, fingerprint)) {
         const first = finding.line === 1;
         findings.push({
@@ -269,14 +281,14 @@ export function scanFile(
       // one piece, with no second read to learn that it ended.
       if (read === 0 || position >= size) {
         // The last piece: bytes of a character the file never finished decode as U+FFFD.
-        if (filled > 0) scanText(decoder.decode(buffer.subarray(0, filled)));
+        if (filled > 0) scanBytes(buffer.subarray(0, filled), true);
         break;
       }
       // A line break's byte (0x0A) is never part of another character in UTF-8.
       const cut = buffer.lastIndexOf(10, filled - 1) + 1;
       // A line that never ends is scanned in pieces rather than held whole.
       const keep = cut === 0 && filled > MAX_CARRIED_LINE_BYTES ? characterStart(buffer, filled) : cut;
-      if (keep > 0) scanText(decoder.decode(buffer.subarray(0, keep), { stream: true }));
+      if (keep > 0) scanBytes(buffer.subarray(0, keep), false);
       buffer.copy(buffer, 0, keep, filled);
       carried = filled - keep;
     }

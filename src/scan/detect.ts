@@ -95,9 +95,11 @@ export interface TableReader {
 export interface Detector {
   /**
    * Every match in `text`, the best per overlapping span, in text order. `header` is the file's
-   * first line when `text` is a later piece of it, for the table readers.
+   * first line when `text` is a later piece of it, for the table readers. `utf8`, when given, is
+   * `text`'s own UTF-8 (valid, no byte order mark): the keyword search reads it instead of
+   * encoding the text again.
    */
-  matches(text: string, file?: string, header?: string): Match[];
+  matches(text: string, file?: string, header?: string, utf8?: Uint8Array): Match[];
 }
 
 /**
@@ -146,8 +148,8 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
   const keywords = new KeywordSet([...byKeyword.keys()]);
   const keyed = keywords.keywords.map((k) => byKeyword.get(k)!);
   return {
-    matches(text, file = '', header) {
-      const windows = windowsOf(text, keywords.hits(text), keyed, reaches, rules);
+    matches(text, file = '', header, utf8) {
+      const windows = windowsOf(text, keywords.hits(text, utf8), keyed, reaches, rules);
       const found: Match[] = [];
       // In the rules' own order: of two equally good matches the rule listed first wins, always.
       rules.forEach((rule, index) => {

@@ -85,6 +85,37 @@ group('scanFile', () => {
     });
   });
 
+  it('columns count UTF-16 units after a byte order mark, characters outside ASCII and bytes that are not UTF-8', () => {
+    const root = tree({});
+    mkdirSync(root, { recursive: true });
+    // Long enough for the keyword search to read the file's bytes; the values' columns are where
+    // the decoded text holds them.
+    const line = (lead: string) => `${lead} ${'filler '.repeat(40)}${token()}`;
+    const cases: [string, Buffer][] = [
+      ['bom.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(line('é😀 ñ'))])],
+      // Stray continuation bytes: one U+FFFD each in the text, no character of their own in bytes.
+      ['stray.txt', Buffer.concat([Buffer.alloc(300, 0x80), Buffer.from(line('x'))])],
+      [
+        'latin.txt',
+        Buffer.concat([Buffer.from(line('caf')), Buffer.from([0xe9, 0x20]), Buffer.from(line('x'))]),
+      ],
+      ['plain.txt', Buffer.from(`${line('a')}\n${line('ü')}\n`)],
+    ];
+    for (const [name, bytes] of cases) {
+      writeFileSync(join(root, name), bytes);
+      const text = new TextDecoder().decode(bytes);
+      const expected: [number, number][] = [];
+      text.split('\n').forEach((l, i) => {
+        for (const m of l.matchAll(/tok_[a-z0-9]{16}/g)) expected.push([i + 1, m.index + 1]);
+      });
+      const scanned = scanFile({ path: join(root, name), file: name }, find, fingerprint);
+      expect([name, 'findings' in scanned && scanned.findings.map((f) => [f.line, f.column])]).toEqual([
+        name,
+        expected,
+      ]);
+    }
+  });
+
   it('a file of several chunks gives the findings of its whole text, lines and columns included', () => {
     // Lines of varied length so that chunk ends fall at every kind of place, values among them.
     const lines: string[] = [];

@@ -2,7 +2,10 @@
 // for each keyword on its own would, overlapping and nested keywords included.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { KeywordSet } from '../../src/scan/keywords.ts';
+import { KEYWORD_SCAN_WASM } from '../../src/scan/keyword-scan-wasm.ts';
+import { compileKeywordScan } from '../../scripts/keyword-wasm-compile.ts';
 
 const letters = fc.string({ unit: fc.constantFrom('a', 'b', 'é', '_', '-'), minLength: 1, maxLength: 5 });
 
@@ -27,4 +30,58 @@ it('keywords inside other keywords and at the very end of the text', () => {
   expect(found('token ghp_')).toEqual(['ghp_', 'hp_', 'p_']);
   expect(found('sk-ant-api03')).toEqual(['ant', 'sk-ant-']);
   expect(found('nothing here')).toEqual([]);
+});
+
+// A long text is walked as UTF-8 bytes (keyword-scan.wat): its hits must be the character walk's,
+// offsets in UTF-16 units included, whatever the text holds: letters outside ASCII in either case,
+// astral characters, lone surrogates, the Kelvin sign (which folds to `k`).
+const KEYWORDS = ['née', 'ghp_', 'hp_', 'key', 'akia', 'né le', 'ä', '@', 'ǅx'];
+const unit = fc.constantFrom(
+  ...['a', 'k', 'K', 'e', 'E', 'n', 'N', 'é', 'É', 'ä', 'Ä', ' ', 'l', 'g', 'h', 'p', '_', '@', 'i', 'I'],
+  ...['😀', '\ud800', '\udc00', 'ǅ', 'ǆ', 'Ǆ', 'x', 'ß', 'ẞ', '\n'],
+);
+
+function charHits(set: KeywordSet, text: string): [number, number][] {
+  // A text shorter than the byte walk's threshold takes the character walk.
+  const pairs: [number, number][] = [];
+  for (let from = 0; from < text.length; from += 100) {
+    // Each piece on its own, then shifted: 100 characters are always walked by characters.
+    const piece = text.slice(Math.max(0, from - 20), from + 100);
+    const hits = set.hits(piece);
+    for (let h = 0; h < hits.count; h++) {
+      const end = hits.end[h]! + Math.max(0, from - 20);
+      if (end > from && end <= from + 100) pairs.push([hits.keyword[h]!, end]);
+    }
+  }
+  return pairs.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+}
+
+it.each([
+  ['walked as bytes', unit],
+  // The byte walk does not fold the Kelvin sign: a text holding one is walked by characters.
+  ['holding the Kelvin sign', fc.oneof(unit, fc.constant('\u212a'))],
+])('a long text %s gives the hits of the walk by characters', (_, unit) => {
+  const set = new KeywordSet(KEYWORDS);
+  fc.assert(
+    fc.property(fc.string({ unit, minLength: 300, maxLength: 1200 }), (text) => {
+      const hits = set.hits(text);
+      const bytes: [number, number][] = [];
+      for (let h = 0; h < hits.count; h++) bytes.push([hits.keyword[h]!, hits.end[h]!]);
+      expect(bytes.sort((a, b) => a[1] - b[1] || a[0] - b[0])).toEqual(charHits(set, text));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+it('a text with more hits than the walk writes at once loses none', () => {
+  const set = new KeywordSet(['a', 'aa']);
+  const hits = set.hits('a'.repeat(40000));
+  expect(hits.count).toBe(40000 + 39999);
+  expect(hits.end[hits.count - 1]).toBe(40000);
+});
+
+it('the embedded WebAssembly is its source compiled (npm run build:wasm)', async () => {
+  const wat = readFileSync(new URL('../../src/scan/keyword-scan.wat', import.meta.url), 'utf8');
+  const compiled = Buffer.from(await compileKeywordScan(wat)).toString('base64');
+  expect(compiled).toBe(KEYWORD_SCAN_WASM);
 });
