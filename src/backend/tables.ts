@@ -549,16 +549,27 @@ export async function selectRows(
     ...joinParams,
     ...params,
   );
+  // How each column's value is read, settled once per read rather than once per cell: a sealed
+  // column's key is looked up once for all its cells (with the first, so no rows need no key).
+  const readers = columns.map((name) => {
+    if (byName.get(name)!.storage === 'plaintext') {
+      return (cell: string | null) => (cell === null ? null : (JSON.parse(cell) as CellValue));
+    }
+    let key: KeyObject | undefined;
+    return (cell: string | null, rowNo: number) =>
+      openCell(
+        (key ??= columnKey(ctx, orgId, table.name, name)),
+        orgId,
+        table.name,
+        name,
+        rowNo,
+        cell ?? undefined,
+      );
+  });
   return rows.map((row) => {
     const out: Record<string, CellValue> = {};
     columns.forEach((name, i) => {
-      const cell = row[`c${i}`] as string | null;
-      out[name] =
-        byName.get(name)!.storage === 'plaintext'
-          ? cell === null
-            ? null
-            : (JSON.parse(cell) as CellValue)
-          : openCell(ctx, orgId, table.name, name, row.row_no as number, cell ?? undefined);
+      out[name] = readers[i]!(row[`c${i}`] as string | null, row.row_no as number);
     });
     return out;
   });
@@ -597,7 +608,7 @@ function sealCell(
 }
 
 function openCell(
-  ctx: Context,
+  key: KeyObject,
   orgId: string,
   table: string,
   column: string,
@@ -608,7 +619,6 @@ function openCell(
   if (sealed === undefined) {
     throw new ServiceError('internal', `sealed value in ${table}.${column} is missing from row ${rowNo}`);
   }
-  const key = columnKey(ctx, orgId, table, column);
   let text: string;
   try {
     text = unseal(key, sealed, cellAad(orgId, table, column, rowNo));

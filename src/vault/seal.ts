@@ -30,8 +30,6 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 const CIPHER = 'aes-256-gcm';
-/** RFC 4648 section 4 alphabet with its padding; Node's decoder alone would skip stray characters. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** A 32-byte AES key: a KeyObject from derive.ts, or raw bytes for callers that still hold them. */
 export type SealKey = KeyObject | Uint8Array;
@@ -72,9 +70,11 @@ export function seal(key: SealKey, plaintext: string | Uint8Array, aad?: Uint8Ar
  */
 export function open(key: SealKey, sealed: string, aad?: Uint8Array): Buffer {
   const checkedKey = aesKey(key);
-  if (typeof sealed !== 'string' || !BASE64.test(sealed)) throw corrupt();
+  if (typeof sealed !== 'string') throw corrupt();
   const raw = Buffer.from(sealed, 'base64');
-  // Non-zero padding bits decode to the same bytes; only the canonical spelling is a stored value.
+  // Only the canonical spelling is a stored value: Node's decoder skips stray characters and
+  // accepts the URL alphabet, missing padding and non-zero padding bits, and none of those
+  // spells `raw` again, so this round trip is the whole RFC 4648 section 4 check.
   if (raw.length < IV_BYTES + TAG_BYTES || raw.toString('base64') !== sealed) throw corrupt();
   try {
     const decipher = createDecipheriv(CIPHER, checkedKey, raw.subarray(0, IV_BYTES), {
@@ -84,7 +84,9 @@ export function open(key: SealKey, sealed: string, aad?: Uint8Array): Buffer {
     decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
     const body = decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES));
     // final() checks the tag; until it returns, `body` is unauthenticated and never leaves here.
-    return Buffer.concat([body, decipher.final()]);
+    // GCM is a stream mode: final() returns nothing more, so `body` is normally the whole plaintext.
+    const rest = decipher.final();
+    return rest.length ? Buffer.concat([body, rest]) : body;
   } catch {
     throw corrupt();
   }
