@@ -13,7 +13,6 @@ import {
   type ProofPayload,
 } from '../proofs/format.ts';
 
-const encoder = new TextEncoder();
 const TABLE: Record<ChainName, string> = { service: 'service_chain', audit: 'audit_chain' };
 const ID_PREFIX: Record<ChainName, string> = { service: 'rcpt', audit: 'aud' };
 /**
@@ -146,7 +145,7 @@ export class Chains {
         signing_kid: this.signer.kid,
       };
       const text = signableText(payload);
-      const bytes = encoder.encode(text);
+      const bytes = Buffer.from(text, 'utf8');
       const hash = sha256Hex(bytes);
       const signature = this.signer.sign(bytes);
       if (chain === 'service') {
@@ -333,7 +332,7 @@ export class Chains {
       payload = JSON.parse(row.payload) as ProofPayload;
       const text = canonicalText(payload);
       // A payload that is not stored in canonical form has been rewritten.
-      if (text === row.payload) bytes = encoder.encode(text);
+      if (text === row.payload) bytes = Buffer.from(text, 'utf8');
     } catch {
       payload = undefined;
     }

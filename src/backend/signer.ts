@@ -1,5 +1,5 @@
 // The service signing key: an Ed25519 key kept by the vault, used for every receipt and audit row.
-import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, hash, sign, verify, type KeyObject } from 'node:crypto';
 import type { KeyVault } from '../vault/index.ts';
 import { signingKid } from '../proofs/format.ts';
 
@@ -54,6 +54,7 @@ export class ServiceSigner {
   }
 }
 
+/** One-shot: a Hash object per call costs more than hashing the few hundred bytes of a receipt. */
 export function sha256Hex(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
