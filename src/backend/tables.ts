@@ -543,12 +543,8 @@ export async function selectRows(
   const sql = `SELECT r.row_no${picks.map((p) => `, ${p}`).join('')} FROM data_rows r${joins.join('')}
     WHERE r.org_id = ? AND r.table_name = ?
       AND r.row_no <= (SELECT t.visible_rows FROM data_tables t WHERE t.org_id = ? AND t.name = ?)${clauses.map((c) => ` AND ${c}`).join('')} ORDER BY r.row_no LIMIT ${limit}`;
-  const rows = await ctx.store.all<Record<string, string | number | null>>(
-    sql,
-    ...pickParams,
-    ...joinParams,
-    ...params,
-  );
+  // Arrays, not an object per row: [row_no, c0, c1, ...].
+  const rows = await ctx.store.allArrays(sql, ...pickParams, ...joinParams, ...params);
   // How each column's value is read, settled once per read rather than once per cell: a sealed
   // column's key is looked up once for all its cells (with the first, so no rows need no key).
   const readers = columns.map((name) => {
@@ -569,7 +565,7 @@ export async function selectRows(
   return rows.map((row) => {
     const out: Record<string, CellValue> = {};
     columns.forEach((name, i) => {
-      out[name] = readers[i]!(row[`c${i}`] as string | null, row.row_no as number);
+      out[name] = readers[i]!(row[i + 1] as string | null, row[0] as number);
     });
     return out;
   });

@@ -178,3 +178,19 @@ it('runs a migration numbered below the latest that a store lacks (two lines of 
   cleanups.unshift(() => store.close());
   expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'scans'").get()).toBeDefined();
 });
+
+it('allArrays answers each row as its values in select order, beside `all` on the same SQL', async () => {
+  const store = openStore();
+  await store.write(async () => {
+    await store.run('INSERT INTO notes (id, text) VALUES (?, ?)', 1, 'one');
+    await store.run('INSERT INTO notes (id, text) VALUES (?, ?)', 2, 'two');
+  });
+  const sql = 'SELECT text, id FROM notes WHERE id >= ? ORDER BY id';
+  // The two kinds are prepared apart, so asking one way never changes what the other answers.
+  expect(await store.allArrays(sql, 1)).toEqual([
+    ['one', 1],
+    ['two', 2],
+  ]);
+  expect(await store.all(sql, 2)).toEqual([{ text: 'two', id: 2 }]);
+  expect(await store.allArrays(sql, 2)).toEqual([['two', 2]]);
+});

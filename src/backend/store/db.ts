@@ -33,6 +33,8 @@ export interface StoreOptions {
 export interface Queries {
   get<T = Row>(sql: string, ...params: SqlValue[]): Promise<T | undefined>;
   all<T = Row>(sql: string, ...params: SqlValue[]): Promise<T[]>;
+  /** Like `all`, each row an array of its values in the select's order: no object per row. */
+  allArrays(sql: string, ...params: SqlValue[]): Promise<SqlValue[][]>;
   run(sql: string, ...params: SqlValue[]): Promise<{ changes: number; lastInsertRowid: number }>;
 }
 
@@ -46,6 +48,8 @@ interface QueuedWrite {
 class Connection {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
+  /** The same SQL prepared again to answer rows as arrays (a statement answers one way or the other). */
+  private readonly arrayStatements = new Map<string, StatementSync>();
 
   constructor(file: string, busyTimeoutMs: number, synchronous: 'NORMAL' | 'FULL') {
     this.db = new DatabaseSync(file, { timeout: busyTimeoutMs });
@@ -54,13 +58,20 @@ class Connection {
   }
 
   statement(sql: string): StatementSync {
-    let stmt = this.statements.get(sql);
+    return this.cached(this.statements, sql, false);
+  }
+
+  arrayStatement(sql: string): StatementSync {
+    return this.cached(this.arrayStatements, sql, true);
+  }
+
+  private cached(cache: Map<string, StatementSync>, sql: string, arrays: boolean): StatementSync {
+    let stmt = cache.get(sql);
     if (!stmt) {
       stmt = this.db.prepare(sql);
-      if (this.statements.size >= STATEMENT_CACHE_SIZE) {
-        this.statements.delete(this.statements.keys().next().value!);
-      }
-      this.statements.set(sql, stmt);
+      if (arrays) stmt.setReturnArrays(true);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(sql, stmt);
     }
     return stmt;
   }
@@ -71,6 +82,7 @@ class Connection {
 
   close(): void {
     this.statements.clear();
+    this.arrayStatements.clear();
     if (this.db.isOpen) this.db.close();
   }
 }
@@ -155,6 +167,15 @@ export class Store implements Queries {
         this.connection()
           .statement(sql)
           .all(...params) as T[],
+    );
+  }
+
+  async allArrays(sql: string, ...params: SqlValue[]): Promise<SqlValue[][]> {
+    return this.read(
+      () =>
+        this.connection()
+          .arrayStatement(sql)
+          .all(...params) as unknown as SqlValue[][],
     );
   }
 
