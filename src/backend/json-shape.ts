@@ -57,7 +57,7 @@ export function checkJsonShape(input: unknown): void {
       );
     }
     const isArray = Array.isArray(node.value);
-    for (const key in node.value) {
+    for (const key of isArray ? Object.keys(node.value) : enumerableKeys(node.value)) {
       if (!isArray) {
         if (key === '__proto__') {
           throw refuse(
@@ -76,4 +76,14 @@ export function checkJsonShape(input: unknown): void {
       }
     }
   }
+}
+
+/**
+ * The keys `for...in` visits. An array's are taken with Object.keys instead (its own indices, the
+ * only keys a parsed array has): `for...in` over an array takes a path several times slower.
+ */
+function enumerableKeys(value: object): string[] {
+  const keys: string[] = [];
+  for (const key in value) keys.push(key);
+  return keys;
 }
