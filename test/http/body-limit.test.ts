@@ -1,6 +1,7 @@
 // The body limit over real sockets, where @hono/node-server serves the app: a body sent with its
 // length is judged by the header, a chunked one as it arrives; both over the limit are 413
 // payload_too_large, and a body under it reaches the route.
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { request } from 'undici';
 import { Service } from '../../src/backend/service.ts';
@@ -21,7 +22,7 @@ afterAll(async () => {
   home.cleanup();
 });
 
-async function grant(body: string | AsyncIterable<Buffer>) {
+async function grant(body: string | Readable) {
   const response = await request(`${server.url}/api/v1/governance/grant`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -38,8 +39,10 @@ async function grant(body: string | AsyncIterable<Buffer>) {
 }
 
 /** The text in pieces, sent without a length (chunked). */
-async function* chunked(text: string): AsyncIterable<Buffer> {
-  for (let i = 0; i < text.length; i += 64 * 1024) yield Buffer.from(text.slice(i, i + 64 * 1024));
+function chunked(text: string): Readable {
+  const pieces: Buffer[] = [];
+  for (let i = 0; i < text.length; i += 64 * 1024) pieces.push(Buffer.from(text.slice(i, i + 64 * 1024)));
+  return Readable.from(pieces);
 }
 
 const large = JSON.stringify({ agent: 'a'.repeat(2 * 1024 * 1024), columns: ['id'] });

@@ -44,6 +44,9 @@ interface QueuedWrite {
   reject(error: unknown): void;
 }
 
+/** How much of the database file is read through a memory map (SQLite caps it at its build's limit). */
+const MMAP_BYTES = 256 * 1024 * 1024;
+
 /** One connection with its statement cache. */
 class Connection {
   readonly db: DatabaseSync;
@@ -55,6 +58,10 @@ class Connection {
     this.db = new DatabaseSync(file, { timeout: busyTimeoutMs });
     this.db.exec(`PRAGMA synchronous = ${synchronous}`);
     this.db.exec('PRAGMA foreign_keys = ON');
+    // Pages of the database file are read from a memory map, not by a read call each: a reader's
+    // page cache is dropped at every commit of another connection, and under load each request's
+    // token lookup read its pages again (about 15% more compute answers a second over HTTP).
+    this.db.exec(`PRAGMA mmap_size = ${MMAP_BYTES}`);
   }
 
   statement(sql: string): StatementSync {
