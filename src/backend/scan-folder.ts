@@ -63,6 +63,9 @@ const WORKER = new URL('./scan-worker.ts', import.meta.url);
 const BATCH_BYTES = 256 * 1024;
 const BATCH_FILES = 64;
 
+/** Bytes to scan per thread before another is started: about what one thread reads while another loads. */
+const NEW_THREAD_BYTES = 16 * 1024 * 1024;
+
 /**
  * Idle threads, per rule set, kept for the next scan of this process. They do not keep the
  * process alive (unref'd while idle), and a thread that failed is never put back.
@@ -200,20 +203,32 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
     }
   };
 
-  const workers = Array.from({ length: count }, () => takeThread(options.rules));
+  const workers: Worker[] = [];
   const failed = new Set<Worker>();
-  const threads = workers.map((worker) => {
+  const threads: Promise<void>[] = [];
+  const addThread = () => {
+    const worker = takeThread(options.rules);
+    workers.push(worker);
     // A thread that errs or exits is out of this scan (and of the kept threads) for good.
     const stopped = new Promise<never>((_, reject) => {
       worker.on('error', reject);
       worker.on('exit', (code) => reject(new Error(`a scanning thread exited (code ${code})`)));
     });
     stopped.catch(() => {});
-    return runThread(worker, stopped).catch((error: unknown) => {
-      failed.add(worker);
-      fail(error);
-    });
-  });
+    threads.push(
+      runThread(worker, stopped).catch((error: unknown) => {
+        failed.add(worker);
+        fail(error);
+      }),
+    );
+  };
+  // Kept threads cost nothing to use. A new one costs loading every rule, about a third of a
+  // second of a core: without a count asked for, one more starts only for each NEW_THREAD_BYTES
+  // the walk finds, so a small folder is not scanned by threads that are still loading.
+  const adaptive = options.threads === undefined;
+  const first = adaptive ? Math.min(count, Math.max(1, keptScanThreads(options.rules).length)) : count;
+  for (let i = 0; i < first; i++) addThread();
+  let found = 0;
   try {
     const source =
       options.only === undefined
@@ -228,6 +243,8 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
       }
       files.set(index, target.file);
       queue.push({ target, index: index++ });
+      found += target.bytes;
+      if (adaptive && workers.length < count && found > workers.length * NEW_THREAD_BYTES) addThread();
       announce();
     }
   } catch (error) {

@@ -2,6 +2,7 @@
 // they lie, `.git` and symlinks passed over, binaries and oversized files skipped; a large file
 // gives the same findings, at the same lines and columns, as the same text scanned at once.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe as group, expect, it } from 'vitest';
 import { detector, describe, type DetectionRule } from '../../src/scan/detect.ts';
@@ -209,6 +210,21 @@ group('scanFolder', () => {
     const after = await scanFolder(root, { rules, key, threads: 2 });
     expect(after.findings).toEqual(first.findings);
     expect(keptScanThreads(rules)).toHaveLength(2);
+  });
+
+  it('without a count asked for, a small folder is scanned by one new thread and a large one by more', async () => {
+    // A rule set of its own (the same module under another URL), so no thread is kept for it yet.
+    const fresh = `${rules}?adaptive`;
+    const small = tree({ 'a.txt': 'tok_abcdefghij012345\n' });
+    expect((await scanFolder(small, { rules: fresh, key })).findings).toHaveLength(1);
+    expect(keptScanThreads(fresh)).toHaveLength(1);
+    // Over 16 MiB of text: worth a second thread, where the computer has a second core.
+    const large = tree({
+      'big.txt': `${'x'.repeat(99)}\n`.repeat(170_000),
+      'b.txt': 'tok_abcdefghij012345\n',
+    });
+    expect((await scanFolder(large, { rules: fresh, key })).findings).toHaveLength(1);
+    expect(keptScanThreads(fresh)).toHaveLength(Math.min(2, availableParallelism()));
   });
 
   it('a rule set that cannot load fails the scan with its reason', async () => {
