@@ -189,6 +189,8 @@ function grow(array: Int32Array, least: number): Int32Array {
 const BYTE_SEARCH_FROM = 256;
 /** Spellings of one keyword the byte automaton holds at most (its letters outside ASCII in each case). */
 const MAX_SPELLINGS = 64;
+/** The most bytes of a text the walk is given at once: a longer text goes through in pieces. */
+const TEXT_PIECE_BYTES = 3 * 1024 * 1024;
 /** Pairs the walk writes before the search empties them. */
 const OUT_PAIRS = 16 * 1024;
 const ROW_BYTES = 256 * 4;
@@ -306,11 +308,8 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   const table = 0;
   const out = moves.length * ROW_BYTES;
   const textAt = out + OUT_PAIRS * 8;
-  const reserve = (bytes: number) => {
-    const short = bytes - memory.buffer.byteLength;
-    if (short > 0) memory.grow(Math.ceil(short / 65536));
-  };
-  reserve(textAt + 64 * 1024);
+  // The table, the pairs and one piece of text: all the memory the walk ever needs.
+  memory.grow(Math.ceil((textAt + TEXT_PIECE_BYTES - memory.buffer.byteLength) / 65536));
   {
     const rows = new Int32Array(memory.buffer, table, moves.length * 256);
     for (const [state, row] of moves.entries()) {
@@ -324,39 +323,49 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
 
   return {
     hits(text, utf8) {
-      let written: number;
-      if (utf8) {
-        reserve(textAt + utf8.length);
-        new Uint8Array(memory.buffer, textAt).set(utf8);
-        written = utf8.length;
-      } else {
-        // UTF-8 takes at most three bytes per UTF-16 unit.
-        reserve(textAt + text.length * 3);
-        written = encoder.encodeInto(text, new Uint8Array(memory.buffer, textAt)).written;
-      }
-      exports.at.value = 0;
       exports.row.value = 0;
       exports.units.value = 0;
       let keyword: Int32Array = new Int32Array(1024);
       let end: Int32Array = new Int32Array(1024);
       let count = 0;
-      for (;;) {
-        const pairs = exports.scan(textAt, written, table, out, OUT_PAIRS);
-        const found = new Int32Array(memory.buffer, out, pairs * 2);
-        for (let p = 0; p < pairs; p++) {
-          const state = found[2 * p + 1]! / ROW_BYTES;
-          const first = outputStart[state]!;
-          const last = outputStart[state + 1]!;
-          if (count + last - first > keyword.length) {
-            keyword = grow(keyword, count + last - first);
-            end = grow(end, count + last - first);
+      /** Walks the bytes at textAt on from where the last piece left the automaton. */
+      const walk = (length: number) => {
+        exports.at.value = 0;
+        for (;;) {
+          const pairs = exports.scan(textAt, length, table, out, OUT_PAIRS);
+          const found = new Int32Array(memory.buffer, out, pairs * 2);
+          for (let p = 0; p < pairs; p++) {
+            const state = found[2 * p + 1]! / ROW_BYTES;
+            const first = outputStart[state]!;
+            const last = outputStart[state + 1]!;
+            if (count + last - first > keyword.length) {
+              keyword = grow(keyword, count + last - first);
+              end = grow(end, count + last - first);
+            }
+            for (let o = first; o < last; o++) {
+              keyword[count] = flatOutputs[o]!;
+              end[count++] = found[2 * p]!;
+            }
           }
-          for (let o = first; o < last; o++) {
-            keyword[count] = flatOutputs[o]!;
-            end[count++] = found[2 * p]!;
-          }
+          if (pairs < OUT_PAIRS) break;
         }
-        if (pairs < OUT_PAIRS) break;
+      };
+      // A long text goes through in pieces, so the module's memory (which never shrinks) stays
+      // about TEXT_PIECE_BYTES however long the texts a process meets. The automaton's state and
+      // the UTF-16 count carry from piece to piece, so a keyword across a cut is found.
+      const view = new Uint8Array(memory.buffer, textAt, TEXT_PIECE_BYTES);
+      if (utf8) {
+        for (let from = 0; from < utf8.length; from += TEXT_PIECE_BYTES) {
+          const piece = utf8.subarray(from, from + TEXT_PIECE_BYTES);
+          view.set(piece);
+          walk(piece.length);
+        }
+      } else {
+        // UTF-8 takes at most three bytes per UTF-16 unit. A surrogate pair cut in two is encoded
+        // as two U+FFFD, still two units, and no keyword the byte walk holds has a surrogate.
+        for (let from = 0; from < text.length; from += TEXT_PIECE_BYTES / 3) {
+          walk(encoder.encodeInto(text.slice(from, from + TEXT_PIECE_BYTES / 3), view).written);
+        }
       }
       return { count, keyword, end };
     },

@@ -73,6 +73,27 @@ it.each([
   );
 });
 
+it('a text longer than the walk takes at once gives the same hits, keywords and pairs across its cuts', () => {
+  const set = new KeywordSet(KEYWORDS);
+  // The walk takes 3 MiB of UTF-8 at once: 1 Mi characters of a string, 3 MiB of a file's bytes.
+  const around = (at: number, cut: string) => `${'x'.repeat(at - 3)}${cut}${'é'.repeat(40)}`;
+  for (const text of [
+    around(1 << 20, 'ghp_akia key'),
+    // A surrogate pair where a piece of a string would end, and a keyword right after it.
+    `${'x'.repeat((1 << 20) - 1)}😀née${'x'.repeat(1 << 20)}née`,
+    `${'😀'.repeat(600_000)}KEY née`,
+  ]) {
+    const hits = set.hits(text);
+    const walked: [number, number][] = [];
+    for (let h = 0; h < hits.count; h++) walked.push([hits.keyword[h]!, hits.end[h]!]);
+    expect(walked.sort((a, b) => a[1] - b[1] || a[0] - b[0])).toEqual(charHits(set, text));
+    // The same text handed over as its bytes, cut every 3 MiB at any byte.
+    const bytes = set.hits(text, new TextEncoder().encode(text));
+    expect(bytes.count).toBe(hits.count);
+    expect([...bytes.end.subarray(0, bytes.count)]).toEqual([...hits.end.subarray(0, hits.count)]);
+  }
+});
+
 it('a text with more hits than the walk writes at once loses none', () => {
   const set = new KeywordSet(['a', 'aa']);
   const hits = set.hits('a'.repeat(40000));
