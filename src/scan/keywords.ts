@@ -245,8 +245,8 @@ interface KeywordScan {
 
 /**
  * The automaton over the keywords' UTF-8 bytes, every spelling of each, with ASCII's upper case
- * moving as its lower case, and the WebAssembly loop that walks it. Undefined-free: null when a
- * keyword cannot be spelled in bytes (a lone surrogate, too many spellings).
+ * moving as its lower case, and the WebAssembly loop that walks it; null when a keyword cannot be
+ * spelled in bytes (one holding a surrogate, or with too many spellings).
  */
 function byteSearch(keywords: readonly string[]): ByteSearch | null {
   const outside = new Set<number>();
