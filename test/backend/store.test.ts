@@ -164,6 +164,70 @@ it('appends in one batch keep the chain whole when a write between them is rolle
   expect(await chains.check(third!.value.receipt_id)).toMatchObject({ authentic: true, unaltered: true });
 });
 
+it('receipts of one batch are signed beside it: each answers with the signature its committed row holds', async () => {
+  const { Service } = await import('../../src/backend/service.ts');
+  const home = tempDir();
+  const service = new Service({ dataDir: home.dir });
+  cleanups.push(() => {
+    service.close();
+    home.cleanup();
+  });
+  const { chains, store } = service.ctx;
+  const receipts = await Promise.all(
+    Array.from({ length: 12 }, (_, n) =>
+      chains.append(n % 2 ? 'service' : 'audit', {
+        kind: 'test.entry',
+        org_id: n % 2 ? null : 'org_test',
+        signed_at: new Date().toISOString(),
+        body: { n },
+      }),
+    ),
+  );
+  for (const receipt of receipts) {
+    const table = receipt.chain === 'service' ? 'service_chain' : 'audit_chain';
+    const row = await store.get<{ signature_hex: string }>(
+      `SELECT signature_hex FROM ${table} WHERE chain_index = ?`,
+      receipt.chain_index,
+    );
+    expect(receipt.signature_hex).toMatch(/^[0-9a-f]{128}$/);
+    expect(row!.signature_hex).toBe(receipt.signature_hex);
+    expect(await chains.check(receipt.receipt_id)).toMatchObject({ authentic: true, unaltered: true });
+  }
+  expect(chains.verifyAll('service')).toMatchObject({ ok: true, length: 6 });
+  expect(chains.verifyAll('audit')).toMatchObject({ ok: true, length: 6 });
+});
+
+it('work left for the commit: dropped with a write rolled back, and failing, it fails the whole batch', async () => {
+  const store = openStore();
+  const insertLater = (id: number) =>
+    store.finishBeforeCommit(
+      Promise.resolve(async () => {
+        await store.run('INSERT INTO notes (id, text) VALUES (?, ?)', id, 'finished before the commit');
+      }),
+    );
+  const rolledBack = await Promise.allSettled([
+    store.write(async () => {
+      await store.run('INSERT INTO notes (id, text) VALUES (1, ?)', 'kept');
+      insertLater(2);
+    }),
+    store.write(async () => {
+      insertLater(3);
+      throw new ServiceError('conflict', 'rolled back with its work');
+    }),
+  ]);
+  expect(rolledBack.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
+  expect((await store.all<{ id: number }>('SELECT id FROM notes ORDER BY id')).map((r) => r.id)).toEqual([1, 2]);
+
+  const failed = await Promise.allSettled([
+    store.write(() => store.run('INSERT INTO notes (id, text) VALUES (4, ?)', 'in the failing batch')),
+    store.write(() => store.finishBeforeCommit(Promise.reject(new Error('the signer failed')))),
+  ]);
+  expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  expect(await count(store)).toBe(2);
+  // Outside a write there is no commit to finish before.
+  expect(() => insertLater(5)).toThrow(/inside a write/);
+});
+
 it('runs a migration numbered below the latest that a store lacks (two lines of work merged)', () => {
   const home = tempDir();
   cleanups.push(() => home.cleanup());
