@@ -200,7 +200,11 @@ export class Chains {
         this.store.finishBeforeCommit(
           this.signer.signOffThread(bytes).then((signed) => async () => {
             receipt.signature_hex = signed;
-            await this.store.run(`UPDATE ${table} SET signature_hex = ? WHERE chain_index = ?`, signed, chainIndex);
+            await this.store.run(
+              `UPDATE ${table} SET signature_hex = ? WHERE chain_index = ?`,
+              signed,
+              chainIndex,
+            );
           }),
         );
       }
