@@ -35,19 +35,6 @@ export class ServiceSigner {
     return sign(null, bytes, this.privateKey).toString('hex');
   }
 
-  /**
-   * The same signature computed on a thread of libuv's pool: a batch of writes goes on while its
-   * receipts are signed beside it, on another core.
-   */
-  signOffThread(bytes: Uint8Array): Promise<string> {
-    return new Promise((resolve, reject) => {
-      sign(null, bytes, this.privateKey, (error, signature) => {
-        if (error) reject(error);
-        else resolve(signature.toString('hex'));
-      });
-    });
-  }
-
   /** The keys a verifier may trust, by kid. One today; rotation adds entries, never removes. */
   published(): PublishedKey[] {
     return [{ signing_kid: this.kid, alg: 'Ed25519', public_key_hex: this.publicKeyHex }];

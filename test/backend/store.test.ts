@@ -164,7 +164,7 @@ it('appends in one batch keep the chain whole when a write between them is rolle
   expect(await chains.check(third!.value.receipt_id)).toMatchObject({ authentic: true, unaltered: true });
 });
 
-it('receipts of one batch are signed beside it: each answers with the signature its committed row holds', async () => {
+it('receipts of one batch each answer with the signature their committed row holds', async () => {
   const { Service } = await import('../../src/backend/service.ts');
   const home = tempDir();
   const service = new Service({ dataDir: home.dir });
@@ -195,39 +195,6 @@ it('receipts of one batch are signed beside it: each answers with the signature 
   }
   expect(chains.verifyAll('service')).toMatchObject({ ok: true, length: 6 });
   expect(chains.verifyAll('audit')).toMatchObject({ ok: true, length: 6 });
-});
-
-it('work left for the commit: dropped with a write rolled back, and failing, it fails the whole batch', async () => {
-  const store = openStore();
-  const insertLater = (id: number) =>
-    store.finishBeforeCommit(
-      Promise.resolve(async () => {
-        await store.run('INSERT INTO notes (id, text) VALUES (?, ?)', id, 'finished before the commit');
-      }),
-    );
-  const rolledBack = await Promise.allSettled([
-    store.write(async () => {
-      await store.run('INSERT INTO notes (id, text) VALUES (1, ?)', 'kept');
-      insertLater(2);
-    }),
-    store.write(async () => {
-      insertLater(3);
-      throw new ServiceError('conflict', 'rolled back with its work');
-    }),
-  ]);
-  expect(rolledBack.map((r) => r.status)).toEqual(['fulfilled', 'rejected']);
-  expect((await store.all<{ id: number }>('SELECT id FROM notes ORDER BY id')).map((r) => r.id)).toEqual([
-    1, 2,
-  ]);
-
-  const failed = await Promise.allSettled([
-    store.write(() => store.run('INSERT INTO notes (id, text) VALUES (4, ?)', 'in the failing batch')),
-    store.write(() => store.finishBeforeCommit(Promise.reject(new Error('the signer failed')))),
-  ]);
-  expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
-  expect(await count(store)).toBe(2);
-  // Outside a write there is no commit to finish before.
-  expect(() => insertLater(5)).toThrow(/inside a write/);
 });
 
 it('getUntilChange answers from memory until a commit of this process or another one, and always reads inside a write', async () => {

@@ -110,13 +110,6 @@ export class Store implements Queries {
   /** Set while a write's work runs: its queries see its own changes, and nested writes join it. */
   private readonly inWrite = new AsyncLocalStorage<true>();
   private queue: QueuedWrite[] = [];
-  /**
-   * Work the open batch must finish before its commit: each resolves to a step that runs in the
-   * transaction (a signature computed on another thread, written into the row it signs).
-   */
-  private beforeCommit: Promise<() => unknown>[] = [];
-  /** Writes the open batch has started, the running one included. */
-  private batchSize = 0;
   private flushing = false;
   private closed = false;
   /** Changes whenever what the open transaction holds may have been undone: see `writeEpoch`. */
@@ -267,24 +260,6 @@ export class Store implements Queries {
     });
   }
 
-  /**
-   * Inside a write: `task` runs on (its promise settles off this thread, and the step it resolves
-   * to runs in the transaction) before the transaction commits. The write is answered only after
-   * the commit, so its caller never sees what the step fills in missing. A task of a write that
-   * is rolled back is dropped; a task that fails fails every write of the batch.
-   */
-  finishBeforeCommit(task: Promise<() => unknown>): void {
-    if (!this.inWrite.getStore()) throw new Error('finishBeforeCommit is for work inside a write');
-    // A dropped task may still fail later: that must not become an unhandled rejection.
-    task.catch(() => undefined);
-    this.beforeCommit.push(task);
-  }
-
-  /** Inside a write: whether other writes share its batch (queued behind it, or run before it). */
-  othersInBatch(): boolean {
-    return this.queue.length > 0 || this.batchSize > 1;
-  }
-
   /** The synchronous kind of the same thing, for start-up only (migrations, first keys). */
   writeAtStartup<T>(work: () => T): T {
     this.writer.statement('BEGIN IMMEDIATE').run();
@@ -367,8 +342,6 @@ export class Store implements Queries {
     const done: { queued: QueuedWrite; value: unknown }[] = [];
     while (this.queue.length && done.length < BATCH_MAX) {
       const queued = this.queue.shift()!;
-      this.batchSize = done.length + 1;
-      const tasksBefore = this.beforeCommit.length;
       this.writer.statement('SAVEPOINT write').run();
       try {
         const value = await this.inWrite.run(true, queued.work);
@@ -378,17 +351,13 @@ export class Store implements Queries {
         this.writer.statement('ROLLBACK TO write').run();
         this.epoch++;
         this.writer.statement('RELEASE write').run();
-        this.beforeCommit.length = tasksBefore;
         queued.reject(error);
       }
     }
     try {
-      if (this.beforeCommit.length) {
-        for (const step of await Promise.all(this.beforeCommit.splice(0))) await this.inWrite.run(true, step);
-      }
       this.writer.statement('COMMIT').run();
     } catch (error) {
-      if (this.writer.db.isOpen && this.writer.db.isTransaction) this.writer.statement('ROLLBACK').run();
+      if (this.writer.db.isTransaction) this.writer.statement('ROLLBACK').run();
       for (const { queued } of done) queued.reject(error);
       return;
     }
