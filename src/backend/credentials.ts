@@ -143,7 +143,7 @@ export async function authenticate(ctx: Context, authorization: string | undefin
 
 async function authenticateApiKey(ctx: Context, secret: string): Promise<OrgKeyPrincipal> {
   const hash = sha256Hex(secret);
-  const row = await ctx.store.getUntilChange<{
+  const row = await ctx.store.get<{
     id: string;
     key_hash: string;
     org_id: string | null;
@@ -177,7 +177,7 @@ interface GrantRow {
 
 async function authenticateAgentToken(ctx: Context, secret: string): Promise<AgentPrincipal> {
   const hash = sha256Hex(secret);
-  const row = await ctx.store.getUntilChange<GrantRow>(
+  const row = await ctx.store.get<GrantRow>(
     `SELECT g.jti, g.token_hash, g.agent_id, g.org_id, g.table_name, g.columns, g.classifications, g.where_json,
             g.expires_at, g.revoked_at, g.capabilities, a.handle, a.status
        FROM agent_grants g JOIN agents a ON a.id = g.agent_id WHERE g.token_hash = ?`,

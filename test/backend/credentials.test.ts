@@ -1,5 +1,5 @@
-// Credentials are looked up once per change of the store, not once per request: a revocation,
-// made by this process or by another one on the same store, is refused at the very next request.
+// A revocation, made by this process or by another one on the same store, is refused at the very
+// next request: whatever keeps credentials between requests must never outlive a revocation.
 import { afterEach, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';

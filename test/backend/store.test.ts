@@ -197,36 +197,6 @@ it('receipts of one batch each answer with the signature their committed row hol
   expect(chains.verifyAll('audit')).toMatchObject({ ok: true, length: 6 });
 });
 
-it('getUntilChange answers from memory until a commit of this process or another one, and always reads inside a write', async () => {
-  const store = openStore();
-  await store.run('INSERT INTO notes (id, text) VALUES (1, ?)', 'first');
-  const sql = 'SELECT id, text FROM notes WHERE id = ?';
-  const first = await store.getUntilChange<{ id: number; text: string }>(sql, 1);
-  expect(first).toEqual({ id: 1, text: 'first' });
-  // The same object again: no read. It is shared, so it cannot be changed.
-  expect(await store.getUntilChange(sql, 1)).toBe(first);
-  expect(Object.isFrozen(first)).toBe(true);
-  // An unknown row is kept as unknown, until a commit adds it.
-  expect(await store.getUntilChange(sql, 2)).toBeUndefined();
-
-  await store.run('UPDATE notes SET text = ? WHERE id = 1', 'changed by this process');
-  expect(await store.getUntilChange(sql, 1)).toEqual({ id: 1, text: 'changed by this process' });
-
-  const other = new DatabaseSync(store.file);
-  other.exec("UPDATE notes SET text = 'changed by another process' WHERE id = 1");
-  other.exec("INSERT INTO notes (id, text) VALUES (2, 'added by another process')");
-  other.close();
-  expect(await store.getUntilChange(sql, 1)).toEqual({ id: 1, text: 'changed by another process' });
-  expect(await store.getUntilChange(sql, 2)).toEqual({ id: 2, text: 'added by another process' });
-
-  // Inside a write, the write's own change is seen before its commit.
-  await store.write(async () => {
-    await store.run('UPDATE notes SET text = ? WHERE id = 1', 'inside the write');
-    expect(await store.getUntilChange(sql, 1)).toEqual({ id: 1, text: 'inside the write' });
-  });
-  expect(await store.getUntilChange(sql, 1)).toEqual({ id: 1, text: 'inside the write' });
-});
-
 it('runs a migration numbered below the latest that a store lacks (two lines of work merged)', () => {
   const home = tempDir();
   cleanups.push(() => home.cleanup());

@@ -44,9 +44,6 @@ interface QueuedWrite {
   reject(error: unknown): void;
 }
 
-/** Answers `getUntilChange` keeps at most; past it they are all dropped and kept afresh. */
-const KEPT_ANSWERS_MAX = 1024;
-
 /** How much of the database file is read through a memory map (SQLite caps it at its build's limit). */
 const MMAP_BYTES = 256 * 1024 * 1024;
 
@@ -114,9 +111,6 @@ export class Store implements Queries {
   private closed = false;
   /** Changes whenever what the open transaction holds may have been undone: see `writeEpoch`. */
   private epoch = 0;
-  /** Answers of `getUntilChange`, valid while the file's data version is `keptVersion`. */
-  private readonly kept = new Map<string, unknown>();
-  private keptVersion = -1;
   /** Whether start-up is over: the lock is then waited for on a timer, not by SQLite's busy handler. */
   private serving = false;
 
@@ -172,34 +166,6 @@ export class Store implements Queries {
           .statement(sql)
           .get(...params) as T | undefined,
     );
-  }
-
-  /**
-   * `get`, answered from memory until anything in the file changes. Every commit, by this process
-   * or another, moves the data version the reader connection reports (`PRAGMA data_version`, a
-   * few microseconds), and that drops every kept answer: nothing read here can be older than the
-   * last commit. For a lookup every request makes, such as the row behind a bearer credential
-   * (about 35 µs a time under load), which changes far less often than it is read. Inside a write
-   * it always reads, since the write may have changed the row. The row is frozen: it is shared.
-   */
-  async getUntilChange<T = Row>(sql: string, ...params: (string | number)[]): Promise<T | undefined> {
-    if (this.inWrite.getStore()) return this.get<T>(sql, ...params);
-    // Read before the query: a commit that lands after it moves the version and drops the answer.
-    const version = await this.read(
-      () => this.reader.arrayStatement('PRAGMA data_version').get() as unknown as [number],
-    );
-    if (version[0] !== this.keptVersion || this.kept.size >= KEPT_ANSWERS_MAX) {
-      this.kept.clear();
-      this.keptVersion = version[0];
-    }
-    const key = `${sql}\u0000${params.join('\u0000')}`;
-    if (this.kept.has(key)) return this.kept.get(key) as T | undefined;
-    const row = await this.get<T>(sql, ...params);
-    // Kept only if no newer version was seen meanwhile: a row read before that change must not
-    // pass for one read after it.
-    if (this.keptVersion === version[0])
-      this.kept.set(key, row === undefined ? undefined : Object.freeze(row));
-    return row;
   }
 
   async all<T = Row>(sql: string, ...params: SqlValue[]): Promise<T[]> {
@@ -285,7 +251,6 @@ export class Store implements Queries {
 
   close(): void {
     this.closed = true;
-    this.kept.clear();
     for (const queued of this.queue.splice(0)) queued.reject(new ServiceError('busy', 'the store is closed'));
     this.writer.close();
     this.reader.close();
