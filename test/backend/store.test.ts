@@ -22,6 +22,18 @@ function openStore(): Store {
   return store;
 }
 
+/** A whole service on a store of its own, for the chains that append through the store. */
+async function openService() {
+  const { Service } = await import('../../src/backend/service.ts');
+  const home = tempDir();
+  const service = new Service({ dataDir: home.dir });
+  cleanups.push(() => {
+    service.close();
+    home.cleanup();
+  });
+  return service.ctx;
+}
+
 const count = async (store: Store) => (await store.get<{ n: number }>('SELECT COUNT(*) AS n FROM notes'))!.n;
 
 it('ten concurrent writes, one failing: the nine commit, the failing one leaves nothing and fails alone', async () => {
@@ -135,14 +147,7 @@ it('a closed store refuses writes with a clear error', async () => {
 });
 
 it('appends in one batch keep the chain whole when a write between them is rolled back', async () => {
-  const { Service } = await import('../../src/backend/service.ts');
-  const home = tempDir();
-  const service = new Service({ dataDir: home.dir });
-  cleanups.push(() => {
-    service.close();
-    home.cleanup();
-  });
-  const { chains, store } = service.ctx;
+  const { chains, store } = await openService();
   const entry = (n: number) => ({
     kind: 'test.entry',
     org_id: null,
@@ -165,14 +170,7 @@ it('appends in one batch keep the chain whole when a write between them is rolle
 });
 
 it('receipts of one batch each answer with the signature their committed row holds', async () => {
-  const { Service } = await import('../../src/backend/service.ts');
-  const home = tempDir();
-  const service = new Service({ dataDir: home.dir });
-  cleanups.push(() => {
-    service.close();
-    home.cleanup();
-  });
-  const { chains, store } = service.ctx;
+  const { chains, store } = await openService();
   const receipts = await Promise.all(
     Array.from({ length: 12 }, (_, n) =>
       chains.append(n % 2 ? 'service' : 'audit', {
