@@ -43,11 +43,13 @@ const rules = (await import(setup.rules)) as {
 };
 const find = detector(rules.DETECTION_RULES, rules.TABLE_READERS);
 /** The last key's fingerprinter: a scan sends the same key with each of its batches. */
-let keyed: { key: string; fingerprint: (type: string, value: string) => string } | undefined;
+let keyed: { key: Buffer; fingerprint: (type: string, value: string) => string } | undefined;
 
 parentPort!.on('message', (batch: WorkerBatch) => {
-  const key = Buffer.from(batch.key).toString('hex');
-  if (keyed?.key !== key) keyed = { key, fingerprint: fingerprinter(batch.key) };
+  // Compared as bytes: no text copy of the key is kept.
+  if (!keyed?.key.equals(batch.key)) {
+    keyed = { key: Buffer.from(batch.key), fingerprint: fingerprinter(batch.key) };
+  }
   const { fingerprint } = keyed;
   const answer: WorkerAnswer = {
     outcomes: batch.jobs.map((job) => ({ index: job.index, outcome: scanFile(job, find, fingerprint) })),
