@@ -21,6 +21,9 @@ const personal = [
   // Under the `u` flag, `ſ` matches `s` when case is ignored: the name's locator must take it too.
   'ſurname: Jane Roe',
   '"full_name": "Marie de la Cruz"',
+  // Capitals past ASCII, one of them outside the BMP: the name rule reads them by the `u` flag.
+  'author: Émile Zola',
+  "owner = '\u{1d400}da Lovelace'",
   'born 1984-03-17',
   'DOB: 17/03/1984',
   'née le 3 March 1971',
