@@ -1,18 +1,20 @@
 #!/usr/bin/env node
-// The `svc` command. svc runs its TypeScript sources directly, which needs Node >= 22.13.
+// The `svc` command. svc runs its TypeScript sources directly: Node strips their types without a flag
+// from 22.18 on the 22 line and from 23.6 on.
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 13)) {
+if (major < 22 || (major === 22 && minor < 18) || (major === 23 && minor < 6)) {
   console.error(
-    `svc needs Node.js 22.13 or newer (this is ${process.versions.node}); run it through npm or npx in the repository.`,
+    `svc needs Node.js 22.18 or newer, or 23.6 or newer on the 23 line (this is ${process.versions.node}); run it through npm or npx in the repository.`,
   );
   process.exit(2);
 }
 if (
+  process.argv.length === 4 &&
   process.argv[2] === 'hook' &&
-  process.argv[3] &&
   !process.argv[3].startsWith('-') &&
   !['install', 'bundle'].includes(process.argv[3])
 ) {
+  // Exactly `svc hook CLIENT`, as installed: anything more (`--help`) is the command line's.
   // A hook runs before every tool call of an agent: it loads the gate alone (from its bundle when
   // one fits, src/entry/hook-launch.js), never the command line's framework, and anything that
   // stops it blocks the call (fail closed).
