@@ -3,14 +3,14 @@
 // (src/gate/check.ts), counted and recorded in the same store (gate-record.ts). The rules of each
 // project are compiled once and kept until a rule file changes: chokidar watches every rule file
 // a cached project read, so an edit is seen at once, without a restart.
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { decideWith, gateFor, type Asker, type GateAsk, type GateSetting } from '../gate/check.ts';
 import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
 import type { RuleSet } from '../gate/local.ts';
-import { PROJECT_RULES_FILE, projectRootOf } from '../gate/local.ts';
+import { projectRootOf, projectRuleFiles } from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
 import type { Action, Rule } from '../gate/rules.ts';
 import type { Context } from './context.ts';
@@ -104,12 +104,17 @@ export class GateCheck {
 
   private ruleFiles(projectRoot: string): string[] {
     const named = this.env.SVC_RULES_FILE?.trim();
-    return [join(projectRoot, PROJECT_RULES_FILE), ...(named ? [named] : [])];
+    return [...projectRuleFiles(projectRoot).map((f) => f.file), ...(named ? [named] : [])];
   }
 
   private watchFilesOf(projectRoot: string): void {
     if (this.options.watch === false) return;
-    const files = this.ruleFiles(projectRoot).filter((file) => !this.watched.has(file));
+    // The project's own file is watched before it exists; the folders above only for files that
+    // do (the stamps, compared at every check, see one made later).
+    const [own, ...rest] = this.ruleFiles(projectRoot);
+    const files = [own!, ...rest.filter((file) => existsSync(file))].filter(
+      (file) => !this.watched.has(file),
+    );
     if (files.length === 0) return;
     for (const file of files) this.watched.add(file);
     if (!this.watcher) {

@@ -84,7 +84,10 @@ export class Gate {
     this.anchors = anchors;
     this.rules = rules.map((placed) => ({
       placed,
-      paths: new PathPattern(placed.rule.paths, anchors),
+      paths: new PathPattern(
+        placed.rule.paths,
+        placed.root ? { ...anchors, projectRoot: placed.root } : anchors,
+      ),
       who: placed.rule.who ? new Set(placed.rule.who.map((w) => w.toLowerCase())) : undefined,
     }));
   }

@@ -30,7 +30,20 @@ export function projectRootOf(cwd: string): string {
   }
 }
 
-async function readRuleFile(file: string, label: string): Promise<PlacedRule[]> {
+/**
+ * Where project rule files may be for a project: its own `.svc/rules.json` first, then that of
+ * every folder above it, each with the root its paths are relative to. The ones above hold too, so
+ * a project made inside another (an agent's `mkdir sub/.git`) does not leave the outer rules behind.
+ */
+export function projectRuleFiles(projectRoot: string): { file: string; root: string }[] {
+  const files: { file: string; root: string }[] = [];
+  for (let at = resolve(projectRoot); ; at = dirname(at)) {
+    files.push({ file: join(at, PROJECT_RULES_FILE), root: at });
+    if (dirname(at) === at) return files;
+  }
+}
+
+async function readRuleFile(file: string, label: string, root?: string): Promise<PlacedRule[]> {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -59,7 +72,13 @@ async function readRuleFile(file: string, label: string): Promise<PlacedRule[]> 
     }
     rules = parsed.data;
   }
-  return rules.map((rule, index) => ({ id: `${label}#${index + 1}`, level: 'computer', rule, file }));
+  return rules.map((rule, index) => ({
+    id: `${label}#${index + 1}`,
+    level: 'computer',
+    rule,
+    file,
+    ...(root ? { root } : {}),
+  }));
 }
 
 /** A rule of this computer left out because it would loosen a rule above it, and which one. */
@@ -89,17 +108,23 @@ export async function computerRules(options: {
   env: NodeJS.ProcessEnv;
   organization?: readonly PlacedRule[];
 }): Promise<RuleSet> {
-  const above = [...builtinRules(options.dataDir), ...(options.organization ?? [])];
-  const files: PlacedRule[] = [];
-  const projectFile = join(options.projectRoot, PROJECT_RULES_FILE);
-  // The file's path names its rules, so two projects' rule 1 never share a daily count.
-  if (existsSync(projectFile)) files.push(...(await readRuleFile(projectFile, projectFile)));
   const named = options.env.SVC_RULES_FILE?.trim();
+  const above = [
+    ...builtinRules(options.dataDir, named ? resolve(named) : undefined),
+    ...(options.organization ?? []),
+  ];
+  const files: PlacedRule[] = [];
+  const [own, ...outer] = projectRuleFiles(options.projectRoot);
+  // The file's path names its rules, so two projects' rule 1 never share a daily count.
+  if (existsSync(own!.file)) files.push(...(await readRuleFile(own!.file, own!.file)));
+  for (const { file, root } of outer) {
+    if (existsSync(file)) files.push(...(await readRuleFile(file, file, root)));
+  }
   // A file named on purpose and missing is an error, not "no rules".
   if (named) files.push(...(await readRuleFile(named, 'SVC_RULES_FILE')));
-  const anchors = { projectRoot: options.projectRoot, home: options.home };
   const refused: RefusedRule[] = [];
   const kept = files.filter((placed) => {
+    const anchors = { projectRoot: placed.root ?? options.projectRoot, home: options.home };
     const loosened = loosenings(placed.rule, 'computer', above, anchors)[0];
     if (!loosened) return true;
     refused.push({
@@ -192,9 +217,16 @@ export function decideCommand(
   let worst: Decision | undefined;
   const charges: Decision['charges'] = [];
   for (const touch of touches) {
+    // A search walks the folder the name really reaches (its last form), `..` and symlinks resolved.
     const decision =
       touch.action === 'search'
-        ? decideSearch(gate, { ...request, action: 'search' }, touch.path, usesSoFar, options.home)
+        ? decideSearch(
+            gate,
+            { ...request, action: 'search' },
+            pathForms(touch.path, options).at(-1)!,
+            usesSoFar,
+            options.home,
+          )
         : gate.decide({ ...request, action: touch.action, paths: pathForms(touch.path, options) }, usesSoFar);
     charges.push(...decision.charges);
     if (!worst || rank[decision.outcome] > rank[worst.outcome])

@@ -4,21 +4,28 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
+const OWN_WORKING_FOLDER = /^\/proc\/(?:self|thread-self)\/cwd(?=\/|$)/;
+
 /**
  * The forms of `path` the gate checks: the absolute path (`~/` expanded, `..` resolved against
  * `cwd`) and, when it differs, the real path (symlinks followed). For a path that does not exist
  * yet (a file about to be written), the nearest existing folder is resolved and the rest joined.
  */
 export function pathForms(path: string, { cwd, home }: { cwd: string; home: string }): string[] {
-  const expanded = path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+  const tilde = path === '~' ? home : path.startsWith('~/') ? `${home}/${path.slice(2)}` : path;
+  // `/proc/self/cwd` is the working folder of the process that opens it: the agent's, not the gate's.
+  const expanded = tilde.replace(OWN_WORKING_FOLDER, cwd);
   const absolute = isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
-  const real = realOf(absolute);
+  // The real path comes from the name as written, `..` included: the system follows a symlink
+  // before it goes up from it (`link/..` is the folder above where the link leads), which
+  // resolving `..` as text first would not see.
+  const real = realOf(isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`, absolute);
   return real === absolute ? [absolute] : [absolute, real];
 }
 
-function realOf(absolute: string): string {
+function realOf(written: string, absolute: string): string {
   const rest: string[] = [];
-  for (let at = absolute; ; at = dirname(at)) {
+  for (let at = written; ; at = dirname(at)) {
     try {
       return join(realpathSync.native(at), ...rest.reverse());
     } catch {

@@ -67,6 +67,11 @@ export interface PlacedRule {
   rule: Rule;
   /** The file a computer rule was read from, when it came from one. */
   file?: string;
+  /**
+   * The project root its paths are relative to, when not the asker's own: a rule file of a folder
+   * above the asker's project (its `.svc/rules.json`) keeps its own root.
+   */
+  root?: string;
 }
 
 /**

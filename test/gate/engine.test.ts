@@ -10,6 +10,7 @@ import { RuleSchema } from '../../src/gate/rules-schema.ts';
 import type { Level, PlacedRule, Rule } from '../../src/gate/rules.ts';
 import { builtinRules } from '../../src/gate/builtin.ts';
 import { pathForms } from '../../src/gate/resolve.ts';
+import { decideAsk } from '../../src/gate/check.ts';
 import { tempDir } from '../helpers.ts';
 
 const anchors = { projectRoot: '/work/shop', home: '/home/ann' };
@@ -395,6 +396,24 @@ describe('the rules format', () => {
   });
 });
 
+describe("the owner's rule files", () => {
+  it.each([
+    ['write', '/work/shop/.svc/rules.json', 'denied'],
+    ['write', '/work/shop/.svc', 'denied'],
+    ['write', '/work/shop/sub/project/.svc/rules.json', 'denied'],
+    ['write', '/etc/svc-rules.json', 'denied'],
+    ['read', '/work/shop/.svc/rules.json', 'allowed'],
+    ['write', '/work/shop/.svcignore', 'allowed'],
+  ] as const)('a %s of %s is %s', (action, path, outcome) => {
+    const decision = decide(builtinRules('/home/ann/.local/share/svc', '/etc/svc-rules.json'), {
+      action,
+      path,
+    });
+    expect(decision.outcome).toBe(outcome);
+    if (outcome === 'denied') expect(decision.rule?.id).toBe('builtin:svc-rule-files');
+  });
+});
+
 describe('paths reached through .. and symlinks', () => {
   const dir = tempDir('svc-gate-');
   afterAll(() => dir.cleanup());
@@ -420,10 +439,16 @@ describe('paths reached through .. and symlinks', () => {
     ['a new file under a symlinked folder (a write)', 'vault/new.pem'],
     ['.. back into the protected folder', '../secrets/./key.pem'],
     ['an absolute path with ..', join(root, 'src', '..', 'secrets', 'key.pem')],
+    ['/proc/self/cwd, the working folder of whoever opens it', '/proc/self/cwd/../secrets/key.pem'],
   ])('%s is decided as the protected file it reaches', (_name, path) => {
     const decision = gate().decide({ action: 'read', paths: forms(path), now: WEDNESDAY_10_UTC }, noUses);
     expect(decision.outcome).toBe('denied');
     expect(decision.path).toContain(join(root, 'secrets'));
+  });
+
+  it('.. after a symlinked folder goes up from where the link leads, as the system does', () => {
+    // `vault/..` is `shop`, not `src`: the real form is the protected file itself.
+    expect(forms('vault/../secrets/key.pem')).toContain(join(root, 'secrets', 'key.pem'));
   });
 
   it('a plain file next to them is not', () => {
@@ -431,5 +456,45 @@ describe('paths reached through .. and symlinks', () => {
     expect(
       gate().decide({ action: 'read', paths: forms('app.ts'), now: WEDNESDAY_10_UTC }, noUses).outcome,
     ).toBe('allowed');
+  });
+});
+
+describe('a project inside another', () => {
+  const dir = tempDir('svc-nested-');
+  afterAll(() => dir.cleanup());
+  const outer = join(dir.dir, 'shop');
+  const inner = join(outer, 'src');
+  mkdirSync(join(outer, '.svc'), { recursive: true });
+  mkdirSync(join(outer, 'secrets'), { recursive: true });
+  // The inner project is what an agent makes with `mkdir src/.git`.
+  mkdirSync(join(inner, '.git'), { recursive: true });
+  writeFileSync(
+    join(outer, '.svc', 'rules.json'),
+    JSON.stringify([{ effect: 'deny', paths: ['./.env', 'secrets/'] }]),
+  );
+  writeFileSync(join(outer, '.env'), 'X=1');
+  writeFileSync(join(outer, 'secrets', 'key.txt'), 'x');
+  const setting = { dataDir: join(dir.dir, 'svc'), home: join(dir.dir, 'home'), env: {}, organization: [] };
+  const read = (path: string) =>
+    decideAsk(
+      setting,
+      { kind: 'paths', action: 'read', paths: [path] },
+      { cwd: inner },
+      WEDNESDAY_10_UTC,
+      noUses,
+    );
+
+  it.each([
+    ['the outer root file', '../.env'],
+    ['the outer protected folder', '../secrets/key.txt'],
+  ])("keeps the outer project's rules, anchored at its own root: %s", async (_name, path) => {
+    const decision = await read(path);
+    expect(decision.outcome).toBe('denied');
+    expect(decision.rule?.id).toBe(`${join(outer, '.svc', 'rules.json')}#1`);
+  });
+
+  it("does not read the outer project's root-anchored paths as the inner one's", async () => {
+    writeFileSync(join(inner, '.env'), 'Y=2');
+    expect((await read('.env')).outcome).toBe('allowed');
   });
 });

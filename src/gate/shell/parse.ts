@@ -26,6 +26,11 @@ export interface Redirect {
   op: string;
   fd: number | null;
   target: Word;
+  /**
+   * A here-document's lines (`<<`, `<<-`), filled in once the lexer reaches them; absent for
+   * every other redirection. With an unquoted delimiter the shell expands `$…` and backquotes in them.
+   */
+  body?: string;
 }
 
 export type Node =
@@ -57,7 +62,7 @@ class Lexer {
   private at = 0;
   /** Subshell parentheses open in this lexer: a `)` closes one of them before it closes the lexer. */
   private depth = 0;
-  private readonly pendingHeredocs: { delimiter: string; strip: boolean }[] = [];
+  private readonly pendingHeredocs: { delimiter: string; strip: boolean; redirect: Redirect }[] = [];
 
   private readonly text: string;
   /** Where an enclosing `$(` or `(` ends: a `)` at depth 0 stops this lexer. */
@@ -123,22 +128,26 @@ class Lexer {
     return { kind: 'word', word: this.word() };
   }
 
-  /** After `<<`: the delimiter is the next word; the body follows the next newline. */
-  heredoc(delimiter: Word, strip: boolean): void {
-    const text = delimiter.parts.map((p) => (p.kind === 'text' ? p.value : '')).join('');
-    this.pendingHeredocs.push({ delimiter: text, strip });
+  /** After `<<`: the delimiter is the next word; the body follows the next newline, and goes on `redirect`. */
+  heredoc(redirect: Redirect, strip: boolean): void {
+    const text = redirect.target.parts.map((p) => (p.kind === 'text' ? p.value : '')).join('');
+    this.pendingHeredocs.push({ delimiter: text, strip, redirect });
   }
 
   private readHeredocBodies(): void {
-    for (const { delimiter, strip } of this.pendingHeredocs.splice(0)) {
+    for (const { delimiter, strip, redirect } of this.pendingHeredocs.splice(0)) {
+      const lines: string[] = [];
       for (;;) {
         if (this.at >= this.text.length)
           throw new ShellSyntaxError(`here-document without its end line ${delimiter}`);
         const end = this.text.indexOf('\n', this.at);
         const line = this.text.slice(this.at, end === -1 ? undefined : end);
         this.at = end === -1 ? this.text.length : end + 1;
-        if ((strip ? line.replace(/^\t+/, '') : line) === delimiter) break;
+        const stripped = strip ? line.replace(/^\t+/, '') : line;
+        if (stripped === delimiter) break;
+        lines.push(stripped);
       }
+      redirect.body = lines.join('\n');
     }
   }
 
@@ -452,8 +461,9 @@ function withRedirects(tokens: Tokens, node: Node): Node {
 function redirect(tokens: Tokens, token: Extract<Token, { kind: 'redirect' }>): Redirect {
   const target = tokens.take();
   if (target?.kind !== 'word') throw new ShellSyntaxError(`${token.op} needs a word after it`);
-  if (token.op === '<<' || token.op === '<<-') tokens.lexer.heredoc(target.word, token.op === '<<-');
-  return { op: token.op, fd: token.fd, target: target.word };
+  const redirect: Redirect = { op: token.op, fd: token.fd, target: target.word };
+  if (token.op === '<<' || token.op === '<<-') tokens.lexer.heredoc(redirect, token.op === '<<-');
+  return redirect;
 }
 
 /** `NAME=value` before the command's name. */

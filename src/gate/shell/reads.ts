@@ -3,8 +3,9 @@
 // that only exists when the command runs (a variable set elsewhere, a command's output, items fed
 // to xargs) cannot be known: it is reported as `dynamic`, for the policy of docs/HOOKS.md.
 import { globSync, statSync } from 'node:fs';
+import { expand } from 'brace-expansion';
 import { isAbsolute, join, resolve } from 'node:path';
-import { parse, type Node, type Script, type Word } from './parse.ts';
+import { ShellSyntaxError, parse, type Node, type Script, type Word } from './parse.ts';
 
 export interface Touch {
   action: 'read' | 'search' | 'write' | 'run';
@@ -23,13 +24,20 @@ interface Scope {
   cwd: string;
   home: string;
   vars: Map<string, string>;
+  /** `pushd`'s stack of folders, the last pushed at the end. */
+  dirs: string[];
 }
+
+/** A scope of its own for a subshell or a substitution: its `cd` and variables stay inside it. */
+const fork = (scope: Scope): Scope => ({ ...scope, vars: new Map(scope.vars), dirs: [...scope.dirs] });
 
 /** A word's value, when it is known before the command runs. */
 interface Value {
   text: string | undefined;
   /** Unquoted `*`, `?` or `[`: the shell expands it against the file system. */
   glob: boolean;
+  /** Unquoted `{…}`: the shell makes several words of it (`{.env,x}`, `{1..3}`) before anything else. */
+  braces?: boolean;
 }
 
 const RESERVED = new Set([
@@ -124,7 +132,6 @@ const HARMLESS = new Set([
   '[[',
   'which',
   'type',
-  'command',
   'export',
   'set',
   'unset',
@@ -137,13 +144,6 @@ const HARMLESS = new Set([
   'id',
   'uname',
   'hostname',
-  'mkdir',
-  'rmdir',
-  'touch',
-  'rm',
-  'chmod',
-  'chown',
-  'ln',
   'basename',
   'dirname',
   'realpath',
@@ -173,9 +173,43 @@ const HARMLESS = new Set([
   'history',
   'clear',
 ]);
+/** Programs that change or remove every path given to them (a mode or an owner first is harmless to check too). */
+const WRITERS = new Set([
+  'rm',
+  'rmdir',
+  'unlink',
+  'mkdir',
+  'touch',
+  'truncate',
+  'shred',
+  'chmod',
+  'chown',
+  'chgrp',
+  'chattr',
+  'setfacl',
+]);
+/** Programs that run the shell code given after `-c` (bundled too: `-qc`), or `--command`. */
+const CODE_RUNNERS = new Set(['script', 'su', 'runuser', 'flock']);
+/** Programs that read their sources and write their last argument (a copy, a move, a link). */
+const COPIERS = new Set(['cp', 'mv', 'rsync', 'scp', 'install', 'ln', 'link']);
 /** Prefixes that run the rest of the line as a command. */
 const WRAPPERS = new Set(['sudo', 'nice', 'nohup', 'exec', 'builtin', 'stdbuf', 'doas']);
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
+/**
+ * The words inline interpreter code may hold and still reach no file and run no program: printing,
+ * arithmetic and text, in the languages of INTERPRETERS. Any other word (`open`, `require`,
+ * `import`, `system`, `eval`, ...) makes the code's reach known only when it runs.
+ */
+const INERT_CODE_WORDS = new Set(
+  `print println puts say printf echo p pp console log info warn error debug dir table len length str
+  int float bool abs round min max sum pow sqrt floor ceil range list dict tuple sorted reversed
+  enumerate zip map filter reduce sort join split strip lstrip rstrip trim lower upper replace format
+  startswith endswith includes slice substring toUpperCase toLowerCase toString toFixed Math JSON
+  stringify parse Number String Array Object keys values entries Date now toISOString process
+  version versions platform arch sys uc lc ucfirst lcfirst chomp chop reverse sprintf scalar
+  for in of if else elif while return lambda def const let var function true false True False None
+  null undefined nil and or not x y z i j k n a b s v e f r u _ F`.split(/\s+/),
+);
 const INTERPRETERS: Record<string, string[]> = {
   python: ['-c'],
   python3: ['-c'],
@@ -197,6 +231,7 @@ export function reachOf(text: string, options: { cwd: string; home: string }): C
       ['HOME', options.home],
       ['PWD', options.cwd],
     ]),
+    dirs: [],
   };
   script(parse(text), scope, reach, 0);
   return reach;
@@ -219,8 +254,7 @@ function visit(node: Node, scope: Scope, reach: CommandReach, depth: number): vo
       visit(node.right, scope, reach, depth);
       return;
     case 'subshell':
-      // A subshell's `cd` and variables stay inside it.
-      script(node.body, { ...scope, vars: new Map(scope.vars) }, reach, depth);
+      script(node.body, fork(scope), reach, depth);
       return;
     case 'group':
       script(node.body, scope, reach, depth);
@@ -233,10 +267,12 @@ function visit(node: Node, scope: Scope, reach: CommandReach, depth: number): vo
 function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): Value {
   let text: string | undefined = '';
   let glob = false;
+  let braces = false;
   for (const part of word.parts) {
     switch (part.kind) {
       case 'text':
         if (!part.quoted && /[*?[]/.test(part.value)) glob = true;
+        if (!part.quoted && /\{.*\}/s.test(part.value)) braces = true;
         if (text !== undefined) text += part.value;
         break;
       case 'tilde':
@@ -251,8 +287,7 @@ function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): 
       }
       case 'sub':
         // The substitution runs: what it touches counts, and its output is not known.
-        if (depth < MAX_NESTING)
-          script(part.script, { ...scope, vars: new Map(scope.vars) }, reach, depth + 1);
+        if (depth < MAX_NESTING) script(part.script, fork(scope), reach, depth + 1);
         else reach.dynamic.push('a command nested too deep to follow');
         text = undefined;
         break;
@@ -260,23 +295,107 @@ function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): 
         text = undefined;
     }
   }
-  return { text, glob };
+  return { text, glob, braces };
 }
 
-/** The paths a word names: its glob expanded against the file system (as the shell would). */
-function pathsOf(value: Value, scope: Scope): string[] {
+/** Folders of a pattern with a wildcard in them, beyond which it is not expanded (each may list many). */
+const MAX_WILD_FOLDERS = 3;
+
+/** Words a brace expression may make before the command is taken as reaching what only its run knows. */
+const MAX_BRACE_WORDS = 256;
+
+/** The paths a word names: its braces and glob expanded (as the shell would). */
+function pathsOf(value: Value, scope: Scope, reach: CommandReach): string[] {
+  if (value.text === undefined || value.text === '') return [];
+  if (!value.braces) return globbed(value, scope, reach);
+  const words = expand(value.text, { max: MAX_BRACE_WORDS + 1 });
+  if (words.length > MAX_BRACE_WORDS) reach.dynamic.push(`braces making too many words (${value.text})`);
+  // The text as written is checked too: quoted braces in the same word are not expanded.
+  const texts = [...new Set([value.text, ...words.slice(0, MAX_BRACE_WORDS)])];
+  return texts.flatMap((text) => globbed({ text, glob: value.glob }, scope, reach));
+}
+
+/** The paths one word names: its glob expanded against the file system. */
+function globbed(value: Value, scope: Scope, reach: CommandReach): string[] {
   if (value.text === undefined || value.text === '') return [];
   if (value.glob) {
-    let found: string[];
-    try {
-      found = globSync(value.text, { cwd: scope.cwd });
-    } catch {
-      found = [];
+    // Without bash's `globstar` (off unless a script turns it on) `**` is `*`: one folder deep, not
+    // every folder below, which a pattern such as `/**/x` would make a walk of the whole disk.
+    const pattern = value.text.replace(/\*{2,}/g, '*');
+    if (pattern.split('/').filter((part) => /[*?[]/.test(part)).length > MAX_WILD_FOLDERS) {
+      reach.dynamic.push(`a pattern too wide to expand before it runs (${value.text})`);
+    } else {
+      let found: string[];
+      try {
+        found = globSync(pattern, { cwd: scope.cwd });
+      } catch {
+        found = [];
+      }
+      // No match: the shell passes the pattern on as it is.
+      if (found.length) return found.map((f) => named(f, scope));
     }
-    // No match: the shell passes the pattern on as it is.
-    if (found.length) return found.map((f) => absolute(f, scope));
   }
-  return [absolute(value.text, scope)];
+  return [named(value.text, scope)];
+}
+
+/**
+ * The substitutions a here-document's lines run. With an unquoted delimiter the shell expands `$…`
+ * and backquotes in them as it does inside double quotes: they are read as one double-quoted word.
+ */
+function heredocText(r: { target: Word; body?: string }, scope: Scope, reach: CommandReach, depth: number) {
+  if (r.target.parts.some((p) => p.kind !== 'text' || p.quoted) || !r.body) return;
+  if (!/[$`]/.test(r.body)) return;
+  let word: Word | undefined;
+  try {
+    // A `"` is plain text in the lines but would end the word: read as `'`, which is plain text in
+    // double quotes and quotes the same inside a substitution.
+    const parsed = parse(`: "${r.body.replace(/"/g, "'")}"`).commands[0];
+    word = parsed?.kind === 'command' ? parsed.words[1] : undefined;
+  } catch (error) {
+    if (!(error instanceof ShellSyntaxError)) throw error;
+  }
+  if (word) valueOf(word, scope, reach, depth);
+  else reach.dynamic.push('a here-document whose text svc cannot read');
+}
+
+/**
+ * `cd`, `pushd` and `popd`: where the commands after them run. A folder known only when the
+ * command runs leaves every relative path after it unknowable.
+ */
+function changeFolder(program: string, args: Value[], scope: Scope, reach: CommandReach): void {
+  const arg = args[0];
+  let target: string | undefined;
+  if (program === 'popd') target = scope.dirs.pop();
+  else if (!arg) {
+    // `cd` alone goes home; `pushd` alone swaps the working folder with the last one pushed.
+    if (program === 'cd') target = scope.home;
+    else {
+      target = scope.dirs.pop();
+      if (target !== undefined) scope.dirs.push(scope.cwd);
+    }
+  } else if (arg.text === '-') target = scope.vars.get('OLDPWD');
+  else if (arg.text !== undefined && !arg.glob && !/^[+-]\d+$/.test(arg.text)) {
+    if (program === 'pushd') scope.dirs.push(scope.cwd);
+    target = absolute(arg.text, scope);
+  }
+  if (target === undefined) {
+    reach.dynamic.push(`${program} to a folder known only when it runs`);
+    return;
+  }
+  scope.vars.set('OLDPWD', scope.cwd);
+  scope.vars.set('PWD', target);
+  scope.cwd = target;
+}
+
+/** Whether inline code holds only INERT_CODE_WORDS, its plain string literals and perl's `s///` aside. */
+function inertCode(code: string): boolean {
+  const bare = code
+    // Literals with no interpolation in them (`{`, `$`, `@`, backquotes can run code inside).
+    .replace(/(["'])(?:(?!\1)[^\\{}$@`]|\\[^{}$@`])*\1/g, ' ')
+    // perl's substitutions and transliterations with any delimiter: `s/a/b/g`, `tr{a}{b}`.
+    .replace(/\b(?:s|y|tr)([^\w\s])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[a-z]*/g, ' ');
+  if (/`/.test(bare)) return false;
+  return (bare.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).every((word) => INERT_CODE_WORDS.has(word));
 }
 
 function isFolder(path: string): boolean {
@@ -287,8 +406,18 @@ function isFolder(path: string): boolean {
   }
 }
 
+/** A folder `cd` goes to: bash's `cd` takes `..` as text (its default, `-L`), whatever the symlinks. */
 const absolute = (path: string, scope: Scope) =>
   isAbsolute(path) ? resolve(path) : resolve(scope.cwd, path);
+
+/**
+ * A path a program is given, absolute but `..` left as written: the system follows a symlink
+ * before it goes up from it, so the gate resolves it (resolve.ts) as the system will.
+ */
+function named(path: string, scope: Scope): string {
+  const full = isAbsolute(path) ? path : `${scope.cwd}/${path}`;
+  return full.split('/').includes('..') ? full : resolve(full);
+}
 
 function simple(
   node: Extract<Node, { kind: 'command' }>,
@@ -297,8 +426,15 @@ function simple(
   depth: number,
 ): void {
   for (const r of node.redirects) {
-    // Here-documents and here-strings carry text, not a path.
-    if (r.op === '<<' || r.op === '<<-' || r.op === '<<<') continue;
+    // Here-documents and here-strings carry text, not a path: only what runs to make that text counts.
+    if (r.op === '<<<') {
+      valueOf(r.target, scope, reach, depth);
+      continue;
+    }
+    if (r.op === '<<' || r.op === '<<-') {
+      heredocText(r, scope, reach, depth);
+      continue;
+    }
     const value = valueOf(r.target, scope, reach, depth);
     // `2>&1`, `<&0`, `>&-`: another file descriptor, not a file.
     if ((r.op === '<&' || r.op === '>&') && /^(\d+-?|-)$/.test(value.text ?? '')) continue;
@@ -306,7 +442,7 @@ function simple(
       r.op === '<' || r.op === '<&' ? ['read'] : r.op === '<>' ? ['read', 'write'] : ['write'];
     if (value.text === undefined)
       reach.dynamic.push(`a ${r.op} redirection to a path known only when it runs`);
-    for (const path of pathsOf(value, scope)) {
+    for (const path of pathsOf(value, scope, reach)) {
       for (const action of actions) reach.touches.push({ action, path, via: `${r.op} redirection` });
     }
   }
@@ -344,22 +480,28 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   const program = name.split('/').at(-1)!;
   const args = words.slice(1);
   // A program named by its path is a file the command runs.
-  if (name.includes('/')) reach.touches.push({ action: 'run', path: absolute(name, scope), via: name });
+  if (name.includes('/')) reach.touches.push({ action: 'run', path: named(name, scope), via: name });
   const read = (value: Value, via = program, action: Touch['action'] = 'read') => {
     if (value.text === undefined) {
       reach.dynamic.push(`${via} on a path known only when it runs`);
       return;
     }
-    for (const path of pathsOf(value, scope)) {
+    for (const path of pathsOf(value, scope, reach)) {
       // Reading a folder (a copy, an archive, a sync) reads everything in it.
       reach.touches.push({ action: action === 'read' && isFolder(path) ? 'search' : action, path, via });
     }
   };
   const operands = (list: Value[]) => list.filter((v) => !(v.text ?? '').startsWith('-') || v.text === '-');
   if (program === 'for' || program === 'case' || program === 'esac' || program === 'select') return;
-  if (program === 'cd') {
-    const target = args[0]?.text;
-    if (target !== undefined) scope.cwd = absolute(target, scope);
+  if (program === 'cd' || program === 'pushd' || program === 'popd') {
+    changeFolder(program, operands(args), scope, reach);
+    return;
+  }
+  if (program === 'command') {
+    // `command -v NAME` and `-V` only say what NAME is; otherwise the rest runs as it would alone.
+    if (args.some((a) => /^-[a-zA-Z]*[vV]/.test(a.text ?? ''))) return;
+    const at = args.findIndex((a) => !(a.text ?? '').startsWith('-'));
+    if (at >= 0) run(args.slice(at), scope, reach, depth);
     return;
   }
   if (program === 'export' || program === 'declare' || program === 'local') {
@@ -384,9 +526,10 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     if (at > 0) run(args.slice(at), scope, reach, depth);
     return;
   }
-  const shellCode = SHELLS.has(program)
-    ? args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text ?? ''))
-    : -1;
+  const shellCode =
+    SHELLS.has(program) || CODE_RUNNERS.has(program)
+      ? args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text ?? '') || a.text === '--command')
+      : -1;
   if (program === 'eval' || shellCode >= 0) {
     const code = program === 'eval' ? args : [args[shellCode + 1]];
     const text = code.every((c) => c?.text !== undefined) ? code.map((c) => c!.text).join(' ') : undefined;
@@ -394,11 +537,38 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       reach.dynamic.push(`${program} running code known only when it runs`);
       return;
     }
-    script(parse(text), { ...scope, vars: new Map(scope.vars) }, reach, depth + 1);
+    script(parse(text), fork(scope), reach, depth + 1);
     return;
   }
   if (SHELLS.has(program)) {
-    for (const a of operands(args).slice(0, 1)) read(a, program);
+    // Without a script file (or with `-s`, or `-` for one) a shell runs what comes on its input.
+    const scriptFile = operands(args)[0];
+    if (!scriptFile || scriptFile.text === '-' || args.some((a) => /^-[a-zA-Z]*s/.test(a.text ?? ''))) {
+      reach.dynamic.push(`${program} running commands it reads from its input`);
+      return;
+    }
+    read(scriptFile, program);
+    return;
+  }
+  if (CODE_RUNNERS.has(program)) {
+    // `flock FILE COMMAND…` runs COMMAND; the others without `-c` start a shell of their own.
+    if (program === 'flock' && operands(args).length > 1) run(operands(args).slice(1), scope, reach, depth);
+    else reach.dynamic.push(`${program} running commands known only when it runs`);
+    return;
+  }
+  if (program === 'watch') {
+    // watch hands its words, joined, to `sh -c`.
+    const rest = args.filter(
+      (a, i) => !/^-/.test(a.text ?? '') && !/^(-n|--interval)$/.test(args[i - 1]?.text ?? ''),
+    );
+    const text = rest.every((a) => a.text !== undefined) ? rest.map((a) => a.text).join(' ') : undefined;
+    if (text === undefined || depth >= MAX_NESTING)
+      reach.dynamic.push('watch running code known only when it runs');
+    else script(parse(text), fork(scope), reach, depth + 1);
+    return;
+  }
+  if (WRITERS.has(program)) {
+    for (const f of operands(args)) read(f, program, 'write');
     return;
   }
   if (program === 'xargs') {
@@ -481,16 +651,18 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     for (const f of operands(args)) if (f.text !== '-') read(f, program);
     return;
   }
-  if (
-    program === 'cp' ||
-    program === 'mv' ||
-    program === 'rsync' ||
-    program === 'scp' ||
-    program === 'install'
-  ) {
+  if (COPIERS.has(program)) {
+    // A link is a lasting second name for its source: made, it reads the same content by another
+    // path, so making one is a read of the source. A move also takes the source away: a write.
     const files = operands(args);
-    for (const f of files.slice(0, -1)) if (!/^[^/]*:/.test(f.text ?? '')) read(f, program);
+    for (const f of files.slice(0, -1)) {
+      if (/^[^/]*:/.test(f.text ?? '')) continue;
+      read(f, program);
+      if (program === 'mv') read(f, program, 'write');
+    }
     if (files.length > 1) read(files.at(-1)!, program, 'write');
+    // `ln FILE` alone names FILE again in the working folder.
+    else if (files.length === 1 && (program === 'ln' || program === 'link')) read(files[0]!, program);
     return;
   }
   if (program === 'tee') {
@@ -590,6 +762,9 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
           );
         }
       }
+      // Code that does more than print and compute may open a file by a name it builds (`'.e' + 'nv'`)
+      // or run a program: what it reaches is known only when it runs.
+      if (!inertCode(code)) reach.dynamic.push(`${program} inline code that may open files or run programs`);
       // perl and ruby read their remaining arguments as input files (`perl -ne print .env`).
       if (program === 'perl' || program === 'ruby')
         for (const f of operands(args.slice(at + 2))) read(f, program);
