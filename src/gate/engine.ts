@@ -138,7 +138,7 @@ export class Gate {
         rule: null,
         path: null,
         explanation: `no rule covers ${describe(request.paths)} for ${request.action}: allowed`,
-        to_change: 'add a rule (docs/RULES.md) to protect it',
+        to_change: 'the person who owns this computer can add a rule (docs/RULES.md) to protect it',
         charges: [],
       };
     }
@@ -235,15 +235,15 @@ function explain(
 }
 
 function toChange(outcome: Outcome, placed: PlacedRule, exhausted: Charge | undefined): string {
-  if (placed.level === 'builtin') {
-    return "nothing can change this: svc's own data and keys are never open to agents";
-  }
+  // Said to the agent as much as to the person: only a person changes rules, never the agent.
+  if (placed.level === 'builtin')
+    return `nothing can change this (${placed.rule.reason ?? 'a built-in rule'})`;
   const owner =
     placed.level === 'organization'
       ? `an organization owner can change or remove rule ${placed.id}; this computer's rules can only tighten it`
       : placed.file
-        ? `edit or remove that rule in ${placed.file}`
-        : `change or remove rule ${placed.id} on this computer`;
+        ? `the person who owns this computer can edit or remove that rule in ${placed.file} (an agent cannot)`
+        : `the person who owns this computer can change or remove rule ${placed.id}`;
   if (exhausted)
     return `wait for the next day (the count resets at midnight in the rule's time zone), or ${owner}`;
   if (outcome === 'ask') return `the person can approve this once; or ${owner}`;

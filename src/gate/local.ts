@@ -253,7 +253,7 @@ export function decideCommand(
       rule: null,
       path: null,
       explanation: 'the command reaches no file a rule covers',
-      to_change: 'add a rule (docs/RULES.md) to protect a file',
+      to_change: 'the person who owns this computer can add a rule (docs/RULES.md) to protect a file',
       charges: [],
     };
   }

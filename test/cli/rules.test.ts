@@ -97,6 +97,7 @@ describe('svc rules', () => {
     expect(body.rules.map((r) => [r.id, r.level])).toEqual([
       ['builtin:svc-data', 'builtin'],
       ['builtin:svc-clean-copies', 'builtin'],
+      ['builtin:svc-rule-files', 'builtin'],
       [ruleId, 'organization'],
       ['SVC_RULES_FILE#2', 'computer'],
     ]);
