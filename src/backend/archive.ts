@@ -383,7 +383,7 @@ export async function restoreArchived(
     if (!ARCHIVE_ID.test(objectId)) {
       throw refuse(
         'invalid_request',
-        `${objectId} is not an archive id (arc_ and 32 hex digits): \`svc wrap list\` lists them`,
+        `${objectId} is not an archive id (arc_ and 32 hex digits): svc_wrap with action \`list\` (or \`svc wrap list\`) lists them`,
         'bad_id',
       );
     }

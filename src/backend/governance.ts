@@ -611,7 +611,7 @@ async function revokeTarget(ctx: Context, caller: OrgCaller, target: string): Pr
     if (!agent) {
       throw refuse(
         'unknown_agent',
-        `no agent or grant \`${target}\`: list agents with GET /api/v1/agents`,
+        `no agent or grant \`${target}\` in this organization: svc_policy (or GET /api/v1/policy) lists its agents with their handles and grant jtis`,
         'unknown_agent',
       );
     }

@@ -6,6 +6,7 @@ import { spawn, type StdioOptions } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { Masker } from '../scan/mask.ts';
 import { StreamMasker } from '../scan/mask-stream.ts';
+import { svcCommand } from '../config/command.ts';
 import { nowIso, type Context } from './context.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
 import type { Admission } from './seal-files.ts';
@@ -77,7 +78,7 @@ export async function runWithSecrets(ctx: Context, options: RunOptions): Promise
     if (missing.length > 0) {
       throw refuse(
         'not_found',
-        `no secret ${missing.join(', ')} in this vault: \`svc secret set NAME\` sets one; nothing was run`,
+        `no secret ${missing.join(', ')} in this vault: the person sets one in a terminal with \`${svcCommand('secret', 'set', missing[0]!)}\` (it asks for the value); nothing was run`,
         'unknown_secret',
         { missing },
       );

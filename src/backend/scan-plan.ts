@@ -147,8 +147,8 @@ export function planOf(scan: StoredScan): Plan {
     items,
     notes: [
       'rule items: applying adds them to the project rules file (.svc/rules.json), or to the organization with an owner key',
-      'seal items: applying seals the file in place on this computer (it then opens only through the gate: svc open)',
-      'vault items: applying copies the secret into the vault under its name (svc secret list); then change the program to read it from its environment and run it with svc run --secret NAME',
+      'seal items: applying seals the file in place on this computer (it then opens only through the gate: svc_open, or `svc open`)',
+      'vault items: applying copies the secret into the vault under its name; then change the program to read it from its environment and run it with that secret (svc_run with `secrets`, or `svc run --secret NAME -- COMMAND`)',
     ],
   };
 }
@@ -232,7 +232,7 @@ function chosenItems(plan: Plan, picked: string[] | undefined, kinds: readonly K
     if (!appliable(item)) {
       throw new PlanRefused(
         'invalid_request',
-        `item ${id} (${item.kind}) is applied on the computer that holds the file and the vault: \`svc plan apply --items ${id}\` there`,
+        `item ${id} (${item.kind}) is applied to the project, on the computer that holds the file and the vault: apply it there without to organization (svc_plan, or \`svc plan apply --items ${id}\`)`,
         'not_appliable',
         { item: id },
       );

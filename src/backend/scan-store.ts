@@ -320,7 +320,7 @@ export async function promoteFeedback(
     if (!from || from.scope !== 'project') {
       throw new Refusal(
         'not_found',
-        `no project verdict ${input.feedback_id}: promote one that \`svc scan feedback list\` shows with scope project`,
+        `no project verdict ${input.feedback_id}: promote one that svc_scan_feedback with action \`list\` (or \`svc scan feedback list\`) shows with scope project`,
         { feedback_id: input.feedback_id },
         {
           kind: 'scan.feedback.promote.deny',

@@ -4,6 +4,7 @@
 // `svc serve` running on this data dir, or the remote service's own address.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { svcCommand } from '../config/command.ts';
 import { writeFileAtomic } from '../config/paths.ts';
 import { sealForLink } from '../proofs/link-seal.ts';
 import { ServiceError } from './errors.ts';
@@ -74,7 +75,8 @@ export function linkBase(invoker: Invoker, env: NodeJS.ProcessEnv = process.env)
   return {
     url: DEFAULT_SERVE_URL,
     served: false,
-    note: 'the link opens while `svc serve` runs on this computer (start it, then share the link); set SVC_PUBLIC_URL for people on other computers',
+    // Who reads this may be a model with a shell, where a bare `svc` is no command: the whole line.
+    note: `the link opens only while svc serve runs on this computer: start it with \`${svcCommand('serve')}\`, then share the link; set SVC_PUBLIC_URL for people on other computers`,
   };
 }
 
@@ -103,7 +105,7 @@ export async function sendLink(invoker: Invoker, ownerBearer: string | undefined
   if (options.bytes.byteLength > LINK_MAX_BYTES) {
     throw new ServiceError(
       'payload_too_large',
-      `a link carries at most ${LINK_MAX_BYTES} bytes; this is ${options.bytes.byteLength}: send a smaller file, or seal it with svc protect and share it another way`,
+      `a link carries at most ${LINK_MAX_BYTES} bytes; this is ${options.bytes.byteLength}: send a smaller file, or seal it (svc_protect, or \`svc protect\`) and share it another way`,
       { limit_bytes: LINK_MAX_BYTES },
     );
   }

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
+import { svcCommand } from '../config/command.ts';
 import { ops } from '../backend/operations/index.ts';
 import { EXPOSURE_MAX_COPIES, EXPOSURE_MAX_TTL_HOURS } from '../backend/vocabulary.ts';
 import { requireGate } from './gate.ts';
@@ -178,7 +179,13 @@ export const svcExpose = defineTool({
         'forbidden',
         answer === 'declined'
           ? 'the person declined: nothing was exposed'
-          : "exposing a folder needs the person's yes, and this client cannot show svc's confirmation form: nothing was exposed. The person can run `svc expose FOLDER` in a terminal",
+          : `exposing a folder needs the person's yes, and this client cannot show svc's confirmation form: nothing was exposed. The person can run \`${svcCommand(
+              'expose',
+              ...(input.expires_hours ? ['--expires', `${input.expires_hours}h`] : []),
+              ...(input.max_copies ? ['--max-copies', String(input.max_copies)] : []),
+              ...(input.code ? ['--code'] : []),
+              folder,
+            )}\` in a terminal`,
       );
     }
     const { exposeFolder } = await import('../backend/expose-client.ts');

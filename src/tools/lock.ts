@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
+import { svcCommand } from '../config/command.ts';
 import type { Admission, SealFiles } from '../backend/seal-files.ts';
 import { SEAL_ID } from '../backend/vocabulary.ts';
 import type { GateAsk } from '../gate/check.ts';
@@ -329,7 +330,7 @@ export const svcSealRevoke = defineTool({
           message:
             answer === 'declined'
               ? 'the person declined: the seal stands'
-              : "revoking a seal needs the person's confirmation, and this client cannot show svc's confirmation form: the seal stands. The person can run `svc seal revoke` in a terminal",
+              : `revoking a seal needs the person's confirmation, and this client cannot show svc's confirmation form: the seal stands. The person can run \`${svcCommand('seal', 'revoke', path, ...(input.reason ? ['--reason', input.reason] : []))}\` in a terminal`,
         };
       },
     });

@@ -4,6 +4,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
+import { svcCommand } from '../config/command.ts';
 import { SECRET_NAME } from '../backend/vocabulary.ts';
 import { admitAll } from './lock.ts';
 import { cwdField } from './gate.ts';
@@ -95,7 +96,7 @@ export const svcRun = defineTool({
         if (answer === 'accepted') return null;
         return answer === 'declined'
           ? 'the person declined: nothing was run'
-          : "running a command needs the person's confirmation, and this client cannot show svc's confirmation form: nothing was run. The person can use `svc run` in a terminal";
+          : `running a command needs the person's confirmation, and this client cannot show svc's confirmation form: nothing was run. The person can run it in a terminal in ${cwd}: \`${svcCommand('run', ...input.secrets.flatMap((name) => ['--secret', name]), '--', ...input.command)}\``;
       },
     });
     for (const stream of ['stdout', 'stderr'] as const) {

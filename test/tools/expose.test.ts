@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ops } from '../../src/backend/operations/index.ts';
+import { svcCommand } from '../../src/config/command.ts';
 import { computer } from './computer.ts';
 
 const here = computer('svc-expose-tool-', [{ effect: 'deny', paths: ['vault/'] }]);
@@ -45,7 +46,8 @@ describe('svc_expose', () => {
       folder: join(project, 'shared'),
     });
     expect(noForm.error).toBe(true);
-    expect(noForm.text).toMatch(/svc expose FOLDER/);
+    // The command the person can run instead, whole: a bare `svc` is not on their PATH.
+    expect(noForm.text).toContain(`${svcCommand('expose', join(project, 'shared'))}\` in a terminal`);
     const declined = await (
       await here.client(() => ({}), 'decline')
     )('svc_expose', {

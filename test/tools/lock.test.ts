@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealFilesOn } from '../../src/backend/seal-files.ts';
 import { SEALED_MAGIC } from '../../src/vault/sealed-file.ts';
+import { svcCommand } from '../../src/config/command.ts';
 import { computer, type Elicit } from './computer.ts';
 
 const here = computer('svc-lock-tool-');
@@ -148,7 +149,9 @@ describe('svc_seal_revoke', () => {
     const target = { target: 'config/prod.env', cwd: project, reason: 'rotated' };
     const without = await (await client('unsupported'))('svc_seal_revoke', target);
     expect(without.error).toBe(true);
-    expect(without.text).toContain('svc seal revoke');
+    expect(without.text).toContain(
+      svcCommand('seal', 'revoke', join(project, 'config', 'prod.env'), '--reason', 'rotated'),
+    );
     const declined = await (await client('decline'))('svc_seal_revoke', target);
     expect(declined.error).toBe(true);
     expect(declined.text).toContain('the person declined');

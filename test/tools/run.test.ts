@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setSecret } from '../../src/backend/secrets.ts';
 import { runWithSecrets } from '../../src/backend/run.ts';
+import { svcCommand } from '../../src/config/command.ts';
 import { computer, type Elicit } from './computer.ts';
 
 const here = computer('svc-run-tool-', [
@@ -60,8 +61,21 @@ describe('svc_run', () => {
       const ran = await (await client(elicit))({ command: printing(marker), secrets: ['API_TOKEN'] });
       expect(ran.error).toBe(true);
       expect(ran.text).toContain('nothing was run');
+      if (elicit === 'unsupported') {
+        // What the person can run instead is the whole command line, secrets and all.
+        expect(ran.text).toContain(svcCommand('run', '--secret', 'API_TOKEN', '--', ...printing(marker)));
+      }
       expect(existsSync(marker)).toBe(false);
     }
+  });
+
+  it('a secret the vault does not hold: nothing runs, and the person is told the whole command that sets it', async () => {
+    const marker = join(project, 'not-missing');
+    const ran = await (await client('accept'))({ command: printing(marker), secrets: ['NOPE'] });
+    expect(ran.error).toBe(true);
+    expect(ran.text).toMatch(/^not_found: no secret NOPE in this vault/);
+    expect(ran.text).toContain(`\`${svcCommand('secret', 'set', 'NOPE')}\``);
+    expect(existsSync(marker)).toBe(false);
   });
 
   it('a rule denying use_key of the secret refuses the run before it starts', async () => {
