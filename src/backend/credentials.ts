@@ -4,13 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { ServiceError } from './errors.ts';
 import { hasPassed, newId, nowIso, parseJson, type Context } from './context.ts';
 import { sha256Hex } from './signer.ts';
+import { AGENT_TOKEN_PREFIX, API_KEY_PREFIX, CREDENTIAL_FORM, credentialKind } from './credential-form.ts';
 
-export const API_KEY_PREFIX = 'ndp_';
-export const AGENT_TOKEN_PREFIX = 'ndca-';
+export { AGENT_TOKEN_PREFIX, API_KEY_PREFIX } from './credential-form.ts';
 export const SCOPES = ['*', 'governance', 'fabric', 'share', 'usage'] as const;
 export type Scope = (typeof SCOPES)[number];
-
-const SECRET_BODY = /^[A-Za-z0-9_-]{43}$/;
 
 export interface OrgKeyPrincipal {
   kind: 'org_key';
@@ -129,13 +127,11 @@ export async function authenticate(ctx: Context, authorization: string | undefin
   const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
   if (!match) throw new ServiceError('unauthorized', `missing bearer credential: ${UNAUTHORIZED_HINT}`);
   const secret = match[1]!;
-  if (secret.startsWith(API_KEY_PREFIX) && SECRET_BODY.test(secret.slice(API_KEY_PREFIX.length))) {
-    return await authenticateApiKey(ctx, secret);
-  }
-  if (secret.startsWith(AGENT_TOKEN_PREFIX) && SECRET_BODY.test(secret.slice(AGENT_TOKEN_PREFIX.length))) {
-    return await authenticateAgentToken(ctx, secret);
-  }
-  throw new ServiceError('unauthorized', `malformed bearer credential: ${UNAUTHORIZED_HINT}`);
+  const kind = credentialKind(secret);
+  if (kind === 'org_key') return await authenticateApiKey(ctx, secret);
+  if (kind === 'agent_token') return await authenticateAgentToken(ctx, secret);
+  // The bearer arrived, so the header was right whatever the adapter: only the credential's form is wrong.
+  throw new ServiceError('unauthorized', `malformed credential: a credential is ${CREDENTIAL_FORM}`);
 }
 
 // Secrets are looked up by their SHA-256, never compared themselves: timing on the index lookup can
@@ -151,10 +147,7 @@ async function authenticateApiKey(ctx: Context, secret: string): Promise<OrgKeyP
     revoked_at: string | null;
   }>('SELECT id, key_hash, org_id, scopes, revoked_at FROM api_keys WHERE key_hash = ?', hash);
   if (!row || row.revoked_at) {
-    throw new ServiceError(
-      'unauthorized',
-      'unknown or revoked organization key: create a key with `svc key create`',
-    );
+    throw new ServiceError('unauthorized', 'unknown or revoked organization key: use a current one');
   }
   return { kind: 'org_key', keyId: row.id, orgId: row.org_id, scopes: parseJson<Scope[]>(row.scopes, []) };
 }

@@ -881,7 +881,10 @@ async function fetchOnce(ctx: Context, agent: AgentPrincipal, blobId: string) {
         fetch_number: outcome === 'allow' ? envelope.fetch_count + 1 : null,
       },
     });
-    if (outcome === 'deny') return { outcome, reasons, receipt } as const;
+    if (outcome === 'deny') {
+      const message = fetchRefusal(reasons, addressed ? envelope : undefined);
+      return { outcome, reasons, receipt, message } as const;
+    }
     // The wrapped key leaves only after the allow receipt is on the chain, in the same transaction.
     // The last allowed fetch makes the envelope dead now: the next sweep clears its sealed parts.
     await ctx.store.run(
@@ -910,6 +913,35 @@ async function fetchOnce(ctx: Context, agent: AgentPrincipal, blobId: string) {
       },
     } as const;
   });
+}
+
+/**
+ * What a refused fetch asks of whom, reason by reason: most are for the sender's organization,
+ * whose grant lets its agents send to an address. The gate is computed again at every fetch and a
+ * refusal spends no fetch, so once the cause is fixed the same envelope opens. The addresses are
+ * named only to the envelope's addressee, as in its receipt.
+ */
+function fetchRefusal(reasons: readonly string[], addressed: EnvelopeRow | undefined): string {
+  const org = addressed
+    ? `the organization of the sender ${addressed.sender_kid}`
+    : "the sender's organization";
+  const address = addressed?.recipient_kid ?? 'your address';
+  // Only the API creates Fabric grants: there is no tool or command to name instead.
+  const how = `POST /api/v1/fabric-grants with subject_kid ${address}, with that organization's key; only the API does this`;
+  const ask = 'ask the sender to have an owner of that organization grant it';
+  const advice: Record<string, string> = {
+    no_grant: `${org} has not let its agents send to your address: ${ask} (${how})`,
+    grant_revoked: `${org} revoked its grant for your address: ${ask} again (${how})`,
+    grant_expired: `the grant of ${org} for your address expired: ${ask} again (${how})`,
+    sender_not_allowed: `the grant of ${org} for your address lets only other senders through (allowed_sender_kids): ${ask} with this sender allowed (${how})`,
+    sender_not_attributable: `the sender is no longer an active agent of its organization: ask that organization to send it again from an active agent`,
+    not_addressed_to_agent: 'it is addressed to another agent: only its addressee can open it',
+    agent_not_active: 'this agent is not active: ask your organization for a new grant',
+  };
+  const reopens = reasons.every((r) =>
+    ['no_grant', 'grant_revoked', 'grant_expired', 'sender_not_allowed'].includes(r),
+  );
+  return `the Fabric gate refused this fetch (${reasons.join(', ')}): ${reasons.map((r) => advice[r] ?? r).join('; ')}${reopens ? '. It spent no fetch: open it again once that is done, before it expires' : ''}`;
 }
 
 /** Conditions 3 to 6, recomputed from the store at every fetch. */

@@ -256,8 +256,8 @@ function columnsOutOfScope(
   const unknown = columns.filter((c) => !byName.has(c));
   if (unknown.length) {
     return {
-      message: `columns not registered on \`${table.name}\`: ${unknown.join(', ')}`,
-      details: { field: 'columns', out_of_scope_columns: unknown },
+      message: `columns not registered on \`${table.name}\`: ${unknown.join(', ')}; its columns are ${[...byName.keys()].join(', ')}`,
+      details: { field: 'columns', out_of_scope_columns: unknown, registered_columns: [...byName.keys()] },
       reason: 'unknown_columns',
       denied: unknown,
     };

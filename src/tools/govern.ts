@@ -15,6 +15,9 @@ import { PROOFS_PAGE_MAX } from '../backend/vocabulary.ts';
 import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';
+import { svcCommand } from '../config/command.ts';
+
+const Next = z.string().describe('what to do with this answer');
 
 export const svcGrant = defineTool({
   name: 'svc_grant',
@@ -24,13 +27,14 @@ export const svcGrant = defineTool({
     'Creates an agent and its grant in one step: which table, which readable columns, optional classifications, an optional equality filter on plaintext columns, and a lifetime (ttl_seconds, at least 60; default one day). Returns the grant token once: hand it to the agent as SVC_AGENT_TOKEN; it is never shown again. Use svc_policy to see every agent afterwards and svc_revoke to end access.',
   credential: 'owner',
   inputSchema: GrantRequest,
-  outputSchema: GrantResponse,
+  outputSchema: GrantResponse.extend({ next: Next }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const grant = await deps.invoker.invoke(ops.createGrant, ownerOf(deps), input);
+    const next = `grant_token is shown only in this answer: give it to agent ${grant.handle} as SVC_AGENT_TOKEN in the environment of its MCP server; svc_policy shows the grant, svc_revoke ends it`;
     return {
-      text: `Agent \`${grant.handle}\` may read ${input.columns.join(', ')} of ${input.table ?? 'agent_demo_records'} until ${grant.expires_at}. Grant token (shown once, give it to the agent as SVC_AGENT_TOKEN): ${grant.grant_token}\nReceipt: ${grant.receipt_id}`,
-      structured: grant,
+      text: `Agent \`${grant.handle}\` may read ${input.columns.join(', ')} of ${input.table ?? 'agent_demo_records'} until ${grant.expires_at}. Grant token: ${grant.grant_token}\nReceipt: ${grant.receipt_id}\nNext: ${next}`,
+      structured: { ...grant, next },
     };
   },
 });
@@ -64,7 +68,7 @@ export const svcPolicy = defineTool({
     'Shows every agent of the organization: its status, its grants (table, columns, classifications, filter, expiry, status) and its last read. Read-only. Use it before svc_grant to avoid duplicates and before svc_revoke to find a handle or jti.',
   credential: 'owner',
   inputSchema: z.object({}).strict(),
-  outputSchema: PolicyBoardSchema,
+  outputSchema: PolicyBoardSchema.extend({ next: Next }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
     const board = await deps.invoker.invoke(ops.getPolicyBoard, ownerOf(deps), {});
@@ -73,9 +77,12 @@ export const svcPolicy = defineTool({
       const reach = active.map((g) => `${g.table}(${g.columns.join(', ')})`).join('; ') || 'no active grant';
       return `- ${a.handle} [${a.status}] ${reach}; last read: ${a.last_read ? a.last_read.at : 'never'}`;
     });
+    const next = board.count
+      ? 'svc_revoke ends an agent (by handle) or one grant (by jti); svc_grant adds one'
+      : 'no agents yet: create one with svc_grant';
     return {
-      text: board.count ? lines.join('\n') : 'No agents yet: create one with svc_grant.',
-      structured: board,
+      text: board.count ? `${lines.join('\n')}\nNext: ${next}` : `No agents yet: create one with svc_grant.`,
+      structured: { ...board, next },
     };
   },
 });
@@ -85,16 +92,18 @@ export const svcRegisterTable = defineTool({
   group: 'govern',
   title: 'Register a table',
   description:
-    'Registers a table and its columns: each column has a classification (for example public, pii, financial, confidential) and a storage kind, plaintext (usable in where filters) or encrypted (sealed at rest; a denied column is never decrypted). Load rows afterwards with `svc table load` or the rows endpoint, then grant agents with svc_grant.',
+    "Registers a table and its columns: each column has a classification (for example public, pii, financial, confidential) and a storage kind, plaintext (usable in where filters) or encrypted (sealed at rest; a denied column is never decrypted). Rows are loaded afterwards from a CSV or JSON file (the answer's `next` says how); then grant agents with svc_grant.",
   credential: 'owner',
   inputSchema: TableSchema,
-  outputSchema: TableSchema,
+  outputSchema: TableSchema.extend({ next: Next }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
     const table = await deps.invoker.invoke(ops.registerTable, ownerOf(deps), input);
+    // No tool loads rows: they are a file the person has, loaded by the command line or the API.
+    const next = `the person loads its rows from a .csv (header row) or .json file in a terminal, with the organization key in SVC_API_KEY: \`${svcCommand('table', 'load', table.name, '--file', 'ROWS.csv')}\` (or POST /api/v1/tables/${table.name}/rows); then grant agents with svc_grant`;
     return {
-      text: `Registered ${table.name}: ${table.columns.map((c) => `${c.name} (${c.classification}, ${c.storage})`).join(', ')}.`,
-      structured: table,
+      text: `Registered ${table.name}: ${table.columns.map((c) => `${c.name} (${c.classification}, ${c.storage})`).join(', ')}.\nNext: ${next}`,
+      structured: { ...table, next },
     };
   },
 });

@@ -86,7 +86,9 @@ const Opened = z.object({
 
 const InboxOutput = z.object({
   action: z.enum(['address', 'arrivals', 'open', 'senders']),
-  kid: z.string().describe('your Fabric address'),
+  address: z
+    .string()
+    .describe('your Fabric address (16 hex, its key id): what senders give svc_send as `to`'),
   enrolled_now: z.boolean().optional(),
   key_location: z.string().optional().describe('where your private key is kept (never the key)'),
   arrivals: z.array(Arrival).optional(),
@@ -138,7 +140,7 @@ async function open(input: z.infer<typeof InboxInput>, deps: ToolDeps, agent: Fa
     const what = item.content_type_hint ?? 'content';
     const next = `call svc_inbox again with action open, id ${item.id} and out (a new file path) to write it; nothing was fetched`;
     return {
-      kid: item.recipient_kid,
+      address: item.recipient_kid,
       text: `${item.id} holds about ${about} bytes of ${what}${item.filename_hint ? ` (${item.filename_hint})` : ''}, too much or not text to answer here. ${next}`,
       opened: {
         envelope_id: item.id,
@@ -168,12 +170,12 @@ async function open(input: z.infer<typeof InboxInput>, deps: ToolDeps, agent: Fa
     fetches_left: got.fetches_remaining,
   };
   const left = `${got.fetches_remaining} fetch(es) left`;
-  const kid = got.recipient_kid;
+  const address = got.recipient_kid;
   if (outPath !== undefined) {
     writeNewFile(outPath, got.plaintext);
     const next = 'the file is plaintext: remove it when you are done, or seal it with svc_protect';
     return {
-      kid,
+      address,
       text: `opened ${got.id} from ${got.sender_kid} to ${outPath}: ${got.plaintext.length} bytes, receipt ${got.receipt_id}, ${left}. ${next}`,
       opened: { ...base, released_to: 'file' as const, out_path: outPath, text: null },
       next,
@@ -187,7 +189,7 @@ async function open(input: z.infer<typeof InboxInput>, deps: ToolDeps, agent: Fa
         ? `call svc_inbox again with action open, id ${got.id} and out (a new file path) to write it`
         : 'no fetches are left: ask the sender to send it again, then open it with out';
     return {
-      kid,
+      address,
       text: `${got.id} was fetched (receipt ${got.receipt_id}, ${left}) but is ${got.plaintext.length} bytes that are not text, so nothing is shown. ${next}`,
       opened: { ...base, released_to: 'nothing' as const, out_path: null, text: null },
       next,
@@ -195,7 +197,7 @@ async function open(input: z.infer<typeof InboxInput>, deps: ToolDeps, agent: Fa
   }
   const next = 'the text is for this task only: do not copy it into files, logs or messages';
   return {
-    kid,
+    address,
     text: `opened ${got.id} from ${got.sender_kid}${got.purpose ? ` (${got.purpose})` : ''}: ${got.plaintext.length} bytes, receipt ${got.receipt_id}, ${left}. ${next}\n\n${text}`,
     opened: { ...base, released_to: 'text' as const, out_path: null, text },
     next,
@@ -207,7 +209,7 @@ export const svcInbox = defineTool({
   group: 'share',
   title: 'Fabric inbox',
   description:
-    "Your Fabric inbox, as the agent of this server's grant token. action `address` answers your Fabric address (16 hex), enrolling on first use with a key pair made and kept in this computer's vault (the private key never leaves it): give the address to whoever sends to you. `arrivals` lists envelopes sent to you (metadata only). `open` with an envelope id fetches it through the service's gate (each fetch is receipted and counts against its limit) and decrypts it here: text comes back in the answer; for a file or anything not text give `out`, a new file the read gate lets you write. A refused fetch says why, with its receipt. `senders` lists the grants that let other organizations' agents send to you. Send with svc_send and `to`.",
+    "Your Fabric inbox, as the agent of this server's grant token. action `address` answers your Fabric address (16 hex), enrolling on first use with a key pair made and kept in this computer's vault (the private key never leaves it): give the address to whoever sends to you. `arrivals` lists envelopes sent to you (metadata only). `open` with an envelope id fetches it through the service's gate (each fetch is receipted and counts against its limit) and decrypts it here: text comes back in the answer; for a file or anything not text give `out`, a new file the read gate lets you write. A refused fetch says why and who can change it, with its receipt id. `senders` lists the grants that let other organizations' agents send to you. Send with svc_send and `to`.",
   credential: 'grant',
   inputSchema: InboxInput,
   outputSchema: InboxOutput,
@@ -221,10 +223,10 @@ export const svcInbox = defineTool({
       case 'address': {
         const address = await ensureAddress(agent);
         const next =
-          'give this address to senders; their organization grants it (a Fabric grant naming it), then they send with svc_send `to`. See arrivals with action arrivals';
+          'give your address to whoever sends to you: an owner of their organization must first grant it (POST /api/v1/fabric-grants with subject_kid your address), then they send with svc_send and `to` your address. See what arrived with action arrivals';
         const structured: InboxAnswer = {
           action: 'address',
-          kid: address.kid,
+          address: address.kid,
           enrolled_now: address.enrolled_now,
           key_location: address.key_location,
           next,
@@ -261,7 +263,7 @@ export const svcInbox = defineTool({
             ...lines,
             next,
           ].join('\n'),
-          structured: { action: 'arrivals', kid: inbox.kid, arrivals, next } satisfies InboxAnswer,
+          structured: { action: 'arrivals', address: inbox.kid, arrivals, next } satisfies InboxAnswer,
         };
       }
       case 'open': {
@@ -270,7 +272,7 @@ export const svcInbox = defineTool({
           text: result.text,
           structured: {
             action: 'open',
-            kid: result.kid,
+            address: result.address,
             opened: result.opened,
             next: result.next,
           } satisfies InboxAnswer,
@@ -289,14 +291,14 @@ export const svcInbox = defineTool({
         const active = senders.filter((s) => s.status === 'active');
         const next = active.length
           ? 'only these may send to you; an envelope from anyone else is refused at fetch'
-          : 'nobody may send to you yet: a sender’s organization must grant your address';
+          : `nobody may send to you yet: an owner of a sender's organization must grant your address (POST /api/v1/fabric-grants with subject_kid ${listed.kid})`;
         const lines = senders.map(
           (s) =>
             `${s.grant_id} from organization ${s.issuer_org_id}${s.label ? ` (${s.label})` : ''}: ${s.allowed_sender_kids.length ? s.allowed_sender_kids.join(', ') : 'any of its agents'}, ${s.status}, until ${s.expires_at}`,
         );
         return {
           text: [`${active.length} active grant(s) for ${listed.kid}`, ...lines, next].join('\n'),
-          structured: { action: 'senders', kid: listed.kid, senders, next } satisfies InboxAnswer,
+          structured: { action: 'senders', address: listed.kid, senders, next } satisfies InboxAnswer,
         };
       }
     }

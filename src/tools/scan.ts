@@ -317,11 +317,9 @@ const PlanInput = z
   .object({
     action: z
       .enum(['show', 'apply'])
-      .describe(
-        'show: the plan of the latest scan; apply: carry out its rule and seal items (all, or `items`)',
-      ),
+      .describe('show: the plan of the latest scan; apply: carry out its items (all of them, or `items`)'),
     items: PlanItemIds.optional().describe(
-      'for apply: the rule item ids to apply (default: every rule item)',
+      'for apply: the item ids to apply, of any kind (default: every item: rules, seals and vault moves; with to "organization", every rule item, the only kind applied there)',
     ),
     scan_id: ScanIdParam.shape.scan_id
       .optional()
@@ -360,7 +358,7 @@ const itemLine = (i: Plan['items'][number]) =>
   i.kind === 'rule'
     ? `${i.id} rule ${i.effect} ${i.path}: ${i.reason}`
     : i.kind === 'seal'
-      ? `${i.id} seal ${i.path}: ${i.reason} (${i.command})`
+      ? `${i.id} seal ${i.path}: ${i.reason}`
       : `${i.id} vault ${i.name} from ${i.path}:${i.line}: ${i.reason}`;
 
 export const svcPlan = defineTool({
@@ -368,7 +366,7 @@ export const svcPlan = defineTool({
   group: 'find-lock',
   title: 'Plan a policy from a scan',
   description:
-    'Turns the latest scan of this project (svc_scan_folder) into a reviewable policy, one item each with its reason: a read-gate rule for every file found (not allowed for files made to hold secrets, clean copy only for files with secrets or personal data, ask first for weak findings), files to seal, and secrets to move into the vault. Show it to the person; apply carries out the items they pick (after their yes): rules go to the project\u2019s rules file (or to the organization with an owner key), files to seal are sealed in place, secrets are copied into the vault; receipted.',
+    'Turns the latest scan of this project (svc_scan_folder) into a reviewable policy, one item each with its reason: a read-gate rule for every file found (not allowed for files made to hold secrets, clean copy only for files with secrets or personal data, ask first for weak findings), files to seal, and secrets to move into the vault. Show it to the person; apply (after their yes) carries out the items given in `items`, or without `items` every item of the plan: rules go to the project\u2019s rules file, files are sealed in place, secrets are copied into the vault. With to "organization" (owner key) only rule items apply, to the organization\u2019s rules. Receipted.',
   credential: 'none',
   inputSchema: PlanInput,
   outputSchema: PlanOutput,
@@ -398,7 +396,7 @@ export const svcPlan = defineTool({
           project: plan.project,
           items,
           next: items.length
-            ? 'show the items to the person; apply the rule items they pick with action "apply" and `items`'
+            ? 'show the items to the person, then apply with action "apply": give `items` with the ids they pick, since without `items` every item is applied (rules written, files sealed, secrets copied into the vault)'
             : 'the scan found nothing: there is nothing to plan',
         },
       };

@@ -12,29 +12,50 @@ import { SourceCallResult, UseRequest } from '../backend/operations/sources.ts';
 import { defineTool } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
 import { agentOf } from './credentials.ts';
+import { ServiceError } from '../backend/errors.ts';
 import type { CellValue } from '../backend/tables.ts';
+
+/**
+ * The decision as a model needs it: the signed receipt by its id (svc_verify checks it; the HTTP
+ * answer carries the whole receipt), without `cost`, which only counts the withheld columns.
+ */
+const DecisionAnswer = AccessDecisionSchema.omit({ receipt: true, cost: true }).extend({
+  proof_id: z.string().describe('the id of the signed receipt of this decision: svc_verify checks it'),
+  next: z.string(),
+});
+
+const goAhead = {
+  allow: 'go ahead with the allowed columns',
+  degrade:
+    'go ahead with the allowed columns only: the withheld ones may not be used (svc_read refuses them)',
+  deny: 'do not go ahead: nothing asked for may be used',
+} as const;
 
 export const svcDecide = defineTool({
   name: 'svc_decide',
   group: 'scoped-agent',
   title: 'May I? (decide without reading)',
   description:
-    'Asks whether this agent may take an action (read, send or classify) on columns of a table, without releasing any data: the answer is allow, degrade (some columns withheld) or deny, with reasons and a signed receipt (proof_id). Call it before svc_read or before sending data anywhere; verify the receipt with svc_verify.',
+    'Asks whether this agent may take an action (read, send or classify) on columns of a table, without releasing any data: the answer is allow, degrade (some columns withheld) or deny, with reasons and the id of its signed receipt (proof_id). Call it before svc_read or before sending data anywhere; anyone can check the receipt with svc_verify.',
   credential: 'grant',
   inputSchema: ComputeRequest,
-  outputSchema: AccessDecisionSchema,
+  outputSchema: DecisionAnswer,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handler: async (input, deps) => {
-    const decision = await deps.invoker.invoke(ops.computeDecision, agentOf(deps), {
-      ...input,
-      receipt: 'true',
-    });
+    const {
+      receipt: _receipt,
+      cost: _cost,
+      ...decision
+    } = await deps.invoker.invoke(ops.computeDecision, agentOf(deps), { ...input, receipt: 'true' });
+    // Asked with a receipt, a decision always has one: a missing one is the service's fault.
+    if (!decision.proof_id) throw new ServiceError('internal', 'the decision came back without its receipt');
     const withheld = decision.withheld.columns.length
       ? `; withheld: ${decision.withheld.columns.join(', ')}`
       : '';
+    const next = `${goAhead[decision.decision]}; the decision is signed as ${decision.proof_id}, which svc_verify checks`;
     return {
-      text: `${decision.decision}: allowed ${decision.allowed.columns.join(', ') || 'nothing'}${withheld}${decision.reasons.length ? ` (${decision.reasons.join(', ')})` : ''}. Receipt: ${decision.proof_id}`,
-      structured: decision,
+      text: `${decision.decision}: allowed ${decision.allowed.columns.join(', ') || 'nothing'}${withheld}${decision.reasons.length ? ` (${decision.reasons.join(', ')})` : ''}. Next: ${next}`,
+      structured: { ...decision, proof_id: decision.proof_id, next },
     };
   },
 });

@@ -18,7 +18,14 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
-import { MissingCredential, agentOf, ownerOf, ownerOrAgent } from './credentials.ts';
+import {
+  MalformedCredential,
+  MissingCredential,
+  agentOf,
+  ownerOf,
+  ownerOrAgent,
+  refusedCredentialHint,
+} from './credentials.ts';
 import { VaultError } from '../vault/key-vault.ts';
 import type { ToolDefinition, ToolDeps } from './registry.ts';
 import toolList from './tool-list.json' with { type: 'json' };
@@ -33,15 +40,22 @@ interface ToolExtra {
   sendNotification(notification: ServerNotification): Promise<void>;
 }
 
-/** A tool error is a result the model reads: what went wrong and what to do next. */
-function toolError(error: unknown): CallToolResult {
+/**
+ * A tool error is a result the model reads: what went wrong and what to do next. `hint` is a line
+ * of this adapter's own: where a refused credential came from, which the service cannot know.
+ */
+function toolError(error: unknown, hint?: string): CallToolResult {
   let text: string;
   if (error instanceof MissingCredential) text = error.message;
   else if (error instanceof ServiceError) {
-    // Local refusals and a remote service's error bodies arrive as the same typed error.
+    // Local refusals and a remote service's error bodies arrive as the same typed error. A signed
+    // receipt is named by its id (svc_verify checks it): the whole of it is noise in a model's context.
     const { error: code, message, ...details } = error.toBody();
+    if (typeof details.receipt_id === 'string') delete details.receipt;
     const extra = Object.keys(details).length ? `\n${JSON.stringify(details)}` : '';
-    text = `${String(code)}: ${String(message)}${extra}`;
+    const said =
+      code === 'unauthorized' && hint && !(error instanceof MalformedCredential) ? `. ${hint}` : '';
+    text = `${String(code)}: ${String(message)}${said}${extra}`;
   } else if (error instanceof VaultError) {
     text = `key_store_unavailable: ${error.message}`;
   } else {
@@ -133,8 +147,9 @@ export function createMcpServer(
         },
       });
     };
+    let toolDeps: ToolDeps | undefined;
     try {
-      const toolDeps: ToolDeps = { ...(await deps(extra.authInfo?.token)), confirm, openUrl, progress };
+      toolDeps = { ...(await deps(extra.authInfo?.token)), confirm, openUrl, progress };
       // The credential tag is enforced here, for every tool, before its handler runs.
       if (tool.credential === 'owner') ownerOf(toolDeps);
       if (tool.credential === 'grant') agentOf(toolDeps);
@@ -145,7 +160,7 @@ export function createMcpServer(
         structuredContent: result.structured as Record<string, unknown>,
       };
     } catch (error) {
-      return toolError(error);
+      return toolError(error, toolDeps && refusedCredentialHint(toolDeps, tool.credential));
     }
   };
 

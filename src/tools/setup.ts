@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CapabilityView } from '../backend/operations/governance.ts';
 import { CurrentTerms, NodeRegistration } from '../backend/operations/setup.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
-import { ownerOf } from './credentials.ts';
+import { credentialFormProblem, ownerOf, refusedCredentialHint } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { machineFacts } from '../config/machine.ts';
@@ -39,17 +39,33 @@ const GettingStarted = z.object({
     capabilities: z.array(CapabilityView),
   }),
   agents: z.number().int().nullable(),
-  tables: z.array(z.string()).nullable(),
+  tables: z
+    .array(z.object({ name: z.string(), columns: z.array(z.string()) }))
+    .nullable()
+    .describe(
+      "the organization's tables with their column names, for svc_grant; null without a valid organization key",
+    ),
   next_steps: z.array(z.string()),
 });
 
-/** Who a configured credential is; a credential that does not authenticate says why. */
-async function identify(deps: ToolDeps, bearer: string | undefined) {
+/**
+ * Who a configured credential is; a credential that does not authenticate says why, and over stdio
+ * where it came from and how to change it.
+ */
+async function identify(deps: ToolDeps, which: 'owner' | 'agent') {
+  const bearer = which === 'owner' ? deps.ownerBearer : deps.agentBearer;
   if (!bearer) return { who: undefined, problem: null };
+  const form = credentialFormProblem(deps, which);
+  if (form) return { who: undefined, problem: form };
   try {
     return { who: await deps.invoker.invoke(ops.whoami, bearer, {}), problem: null };
   } catch (error) {
-    return { who: undefined, problem: error instanceof Error ? error.message : 'unreadable credential' };
+    const message = error instanceof Error ? error.message : 'unreadable credential';
+    const hint =
+      error instanceof ServiceError && error.code === 'unauthorized'
+        ? refusedCredentialHint(deps, which === 'owner' ? 'owner' : 'grant')
+        : undefined;
+    return { who: undefined, problem: hint ? `${message}. ${hint}` : message };
   }
 }
 
@@ -64,16 +80,19 @@ export const svcGetStarted = defineTool({
   outputSchema: GettingStarted,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handler: async (_input, deps) => {
-    const owner = await identify(deps, deps.ownerBearer);
-    const agent = await identify(deps, deps.agentBearer);
+    const owner = await identify(deps, 'owner');
+    const agent = await identify(deps, 'agent');
     const org = owner.who?.kind === 'organization_key' ? owner.who : undefined;
     const me = agent.who?.kind === 'agent' ? agent.who : undefined;
     let agents: number | null = null;
-    let tables: string[] | null = null;
+    let tables: { name: string; columns: string[] }[] | null = null;
     if (org?.org_id && deps.ownerBearer) {
       try {
         agents = (await deps.invoker.invoke(ops.listAgents, deps.ownerBearer, {})).count;
-        tables = (await deps.invoker.invoke(ops.listTables, deps.ownerBearer, {})).tables.map((t) => t.name);
+        tables = (await deps.invoker.invoke(ops.listTables, deps.ownerBearer, {})).tables.map((t) => ({
+          name: t.name,
+          columns: t.columns.map((c) => c.name),
+        }));
       } catch {
         // A key without the governance scope can still say who it is; the counts stay unknown.
       }
@@ -138,7 +157,11 @@ export const svcGetStarted = defineTool({
       `svc service: ${location.kind}, ${where}`,
       `Organization key: ${org ? `valid, ${org.org_name ?? 'bound to no organization'}` : deps.ownerBearer ? 'invalid' : 'not set'}`,
       `Agent token: ${me ? `valid, agent ${me.handle} on ${me.grant.table}` : deps.agentBearer ? 'invalid' : 'not set'}`,
-      ...(agents !== null ? [`Agents: ${agents}; tables: ${tables?.join(', ')}`] : []),
+      ...(agents !== null
+        ? [
+            `Agents: ${agents}; tables: ${tables?.map((t) => `${t.name} (${t.columns.join(', ')})`).join(', ')}`,
+          ]
+        : []),
       'Next:',
       ...next.map((step) => `- ${step}`),
     ].join('\n');
@@ -198,6 +221,7 @@ const ConnectResult = z.object({
   org_id: z.string().nullable(),
   node_id: z.string().nullable(),
   key_store: z.string().nullable(),
+  next: z.string(),
 });
 
 export const svcConnect = defineTool({
@@ -219,19 +243,27 @@ export const svcConnect = defineTool({
     }
     const outcome = await deps.connect.flow.step(input.wait_seconds ?? 45, deps);
     const connected = outcome.status === 'connected' ? outcome : undefined;
+    const next = {
+      connected: 'the owner tools now use this key; call svc_get_started to see the organization',
+      pending: `show the person the URL ${outcome.verification_uri} and the code ${outcome.user_code} to check there and approve; then call svc_connect again to keep waiting`,
+      denied: 'nothing changed; call svc_connect again only if the person wants to link this computer',
+      expired: 'call svc_connect again for a new code',
+      cancelled: 'nothing changed; call svc_connect again to start over',
+    }[outcome.status];
     const structured = {
       ...outcome,
       org_id: connected?.org_id ?? null,
       node_id: connected?.node_id ?? null,
       key_store: connected ? deps.connect.keyStore : null,
+      next,
     };
     const text = {
       connected: `Connected: this computer is node ${structured.node_id} of organization ${structured.org_id}. Its organization key is kept in ${deps.connect.keyStore}; it is not shown.`,
-      pending: `Waiting for approval: open ${outcome.verification_uri} and check the code ${outcome.user_code}. Call svc_connect again to keep waiting.`,
-      denied: 'The person denied connecting this computer; nothing changed.',
-      expired: 'The code expired; call svc_connect again for a new one.',
-      cancelled: 'Connecting was cancelled; nothing changed.',
+      pending: 'Waiting for approval.',
+      denied: 'The person denied connecting this computer.',
+      expired: 'The code expired.',
+      cancelled: 'Connecting was cancelled.',
     }[outcome.status];
-    return { text, structured };
+    return { text: `${text} Next: ${next}.`, structured };
   },
 });

@@ -103,8 +103,8 @@ describe('the Fabric between two organizations, over MCP', () => {
     expect(a.error, a.text).toBe(false);
     expect(b.error, b.text).toBe(false);
     expect(a.data).toMatchObject({ enrolled_now: true });
-    senderKid = a.data.kid;
-    recipientKid = b.data.kid;
+    senderKid = a.data.address;
+    recipientKid = b.data.address;
     for (const s of [sender, recipient]) {
       const keys = readdirSync(join(s.home.dir, 'svc', 'keys')).filter((n) => n.startsWith('fabric-x25519-'));
       expect(keys).toHaveLength(1);
@@ -114,7 +114,7 @@ describe('the Fabric between two organizations, over MCP', () => {
       false,
     );
     expect((await call(sender.client, 'svc_inbox', { action: 'address' })).data).toMatchObject({
-      kid: senderKid,
+      address: senderKid,
       enrolled_now: false,
     });
   });
@@ -172,7 +172,8 @@ describe('the Fabric between two organizations, over MCP', () => {
     await remoteInvoker(server.url).invoke(ops.revokeFabricGrant, sender.owner, { grant_id: grantId });
     const refused = await call(recipient.client, 'svc_inbox', { action: 'open', id: sent.data.envelope_id });
     expect(refused.error).toBe(true);
-    expect(refused.text).toMatch(/^fabric_denied: .*grant_revoked/);
+    expect(refused.text).toMatch(/^fabric_denied: .*grant_revoked.*POST \/api\/v1\/fabric-grants/);
+    expect(refused.text).not.toContain('"receipt":');
     const details = JSON.parse(refused.text.slice(refused.text.indexOf('\n') + 1)) as {
       reasons: string[];
       receipt_id: string;

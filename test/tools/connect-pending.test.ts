@@ -61,6 +61,11 @@ it('waits with progress, then answers pending; calling again resumes the same co
     user_code: expect.stringMatching(/^[B-Z]{4}-[B-Z]{4}$/),
     verification_uri: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/connect\?code=/),
   });
+  // What to do next is in the answer itself: show the URL and the code, then call again.
+  const pending = first.structuredContent as { next: string; user_code: string; verification_uri: string };
+  expect(pending.next).toContain(pending.verification_uri);
+  expect(pending.next).toContain(pending.user_code);
+  expect(pending.next).toContain('call svc_connect again');
   expect(progress.length).toBeGreaterThan(0);
   const again = await client.callTool({ name: 'svc_connect', arguments: { wait_seconds: 0 } });
   expect((again.structuredContent as { user_code: string }).user_code).toBe(

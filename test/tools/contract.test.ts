@@ -114,22 +114,91 @@ describe.each(['local', 'remote'] as const)('tools over the %s backend', (kind) 
     expect(text(noOwner)).toContain('SVC_API_KEY');
   });
 
-  it('a bad credential is named in svc_get_started and refused by the tools', async () => {
-    const bad = createMcpServer(() => ({
+  /** A client whose server's environment holds these credentials, as `svc mcp` reads them. */
+  async function withEnvironment(owner: string | undefined, agent?: string): Promise<Client> {
+    const server = createMcpServer(() => ({
       invoker: w.invoker,
-      ownerBearer: `Bearer ndp_${'A'.repeat(43)}`,
-      agentBearer: undefined,
+      ownerBearer: owner && `Bearer ${owner}`,
+      ownerSource: 'SVC_API_KEY',
+      agentBearer: agent && `Bearer ${agent}`,
       credentialSource: 'environment',
     }));
     const [c, s] = InMemoryTransport.createLinkedPair();
-    await bad.connect(s);
+    await server.connect(s);
     const client = new Client({ name: 'contract', version: '1' });
     await client.connect(c);
+    return client;
+  }
+
+  it('a bad credential is named in svc_get_started and refused by the tools', async () => {
+    const client = await withEnvironment(`ndp_${'A'.repeat(43)}`);
     const started = await client.callTool({ name: 'svc_get_started', arguments: {} });
     expect(started.structuredContent).toMatchObject({ organization_key: { present: true, valid: false } });
     const policy = await client.callTool({ name: 'svc_policy', arguments: {} });
     expect(policy.isError).toBe(true);
-    expect(text(policy)).toMatch(/^unauthorized: /);
+    expect(text(policy)).toMatch(/^unauthorized: unknown or revoked organization key/);
+    // Over stdio the key is the server's environment: the refusal says which variable to change.
+    expect(text(policy)).toContain('The organization key is SVC_API_KEY in the MCP server environment');
+  });
+
+  it.each([
+    [
+      'not a credential',
+      'not-a-key',
+      /^SVC_API_KEY in the MCP server environment is not an organization key/,
+    ],
+    [
+      'an agent grant token',
+      `ndca-${'A'.repeat(43)}`,
+      /holds an agent grant token \(ndca-\), not an organization key/,
+    ],
+  ])(
+    'over stdio, a SVC_API_KEY that is %s is named by its variable, in the words of the environment',
+    async (_name, key, problem) => {
+      const client = await withEnvironment(key);
+      const started = await client.callTool({ name: 'svc_get_started', arguments: {} });
+      const { organization_key, next_steps } = started.structuredContent as {
+        organization_key: { valid: boolean; problem: string };
+        next_steps: string[];
+      };
+      expect(organization_key).toMatchObject({ valid: false, problem: expect.stringMatching(problem) });
+      expect(JSON.stringify(started)).not.toContain('Authorization');
+      expect(next_steps.join('\n')).toContain('SVC_API_KEY');
+      const policy = await client.callTool({ name: 'svc_policy', arguments: {} });
+      expect(policy.isError).toBe(true);
+      expect(text(policy)).toMatch(/^unauthorized: SVC_API_KEY in the MCP server environment /);
+      expect(text(policy)).not.toContain('Authorization');
+    },
+  );
+
+  it('over stdio, an organization key in SVC_AGENT_TOKEN is named by its variable', async () => {
+    const client = await withEnvironment(undefined, w.apiKey);
+    const read = await client.callTool({ name: 'svc_decide', arguments: {} });
+    expect(read.isError).toBe(true);
+    expect(text(read)).toMatch(
+      /^unauthorized: SVC_AGENT_TOKEN in the MCP server environment holds an organization key \(ndp_\)/,
+    );
+  });
+
+  it('a grant of an unknown column names the columns the table has', async () => {
+    const client = await clientFor(w, { owner: true });
+    const refused = await client.callTool({
+      name: 'svc_grant',
+      arguments: { agent: 'Typo', columns: ['id', 'name'] },
+    });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(
+      /^invalid_request: columns not registered on `agent_demo_records`: name; its columns are id, .*email/,
+    );
+    expect(text(refused)).toContain('"registered_columns":["id",');
+  });
+
+  it('an organization without agents: svc_policy says to grant one, in its answer', async () => {
+    const empty = (await w.service.invoke(ops.createOrg, undefined, { name: 'Empty' })).api_key;
+    const client = await withEnvironment(empty);
+    await client.listTools();
+    const board = await client.callTool({ name: 'svc_policy', arguments: {} });
+    expect(board.structuredContent).toMatchObject({ count: 0, next: expect.stringContaining('svc_grant') });
   });
 });
 

@@ -115,6 +115,8 @@ describe('svc_scan_feedback and svc_plan', () => {
       }),
     ]);
     expect(shown.all).not.toContain(inCode);
+    // Without `items`, apply carries out every item, not only the rules: the answer says so.
+    expect(shown.data.next).toMatch(/without `items` every item is applied/);
 
     const unasked = await call('svc_plan', { action: 'apply' });
     expect(unasked.error).toBe(true);

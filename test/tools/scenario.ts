@@ -63,6 +63,7 @@ export async function runEveryTool(
         ? { present: false }
         : { valid: true, handle: 'helper', columns: ['id', 'region', 'email'] },
     agents: 1,
+    tables: [{ name: 'agent_demo_records', columns: expect.arrayContaining(['id', 'region', 'email']) }],
   });
   expect(await call('svc_node')).toMatchObject({ node: { node_id: expect.stringMatching(/^node_/) } });
   expect(await call('svc_terms')).toMatchObject({ version: expect.any(String) });
@@ -77,12 +78,18 @@ export async function runEveryTool(
         { name: 'iban', classification: 'financial', storage: 'encrypted' },
       ],
     }),
-  ).toMatchObject({ name: 'vendors' });
-  expect(await call('svc_decide', { columns: ['id', 'phone'] })).toMatchObject({
+  ).toMatchObject({ name: 'vendors', next: expect.stringContaining('table load vendors --file') });
+  // The decision names its receipt by id, with how to check it; the whole receipt is the API's.
+  const decided = await call('svc_decide', { columns: ['id', 'phone'] });
+  expect(decided).toMatchObject({
     decision: 'degrade',
     withheld: { columns: ['phone'] },
     proof_id: expect.stringMatching(/^rcpt_/),
+    next: expect.stringContaining('svc_verify'),
   });
+  expect(decided).not.toHaveProperty('receipt');
+  expect(decided).not.toHaveProperty('cost');
+  expect(await call('svc_verify', { proof_id: decided.proof_id })).toMatchObject({ authentic: true });
   const read = await call('svc_read', {
     table: 'agent_demo_records',
     columns: ['id', 'email'],
@@ -132,6 +139,7 @@ export async function runEveryTool(
     columns: ['id'],
     capabilities: [{ source: 'crm', methods: ['GET'], path_prefix: 'contacts' }],
   });
+  expect(user.next).toMatch(/shown only in this answer.*SVC_AGENT_TOKEN/);
   const agentCall = await caller(await asAgent(user.grant_token));
   expect(await agentCall('svc_use', { source: 'crm', method: 'GET', path: 'contacts/9' })).toMatchObject({
     status: 200,
@@ -139,6 +147,7 @@ export async function runEveryTool(
 
   const board = await call('svc_policy');
   expect(board.agents.map((a: { handle: string }) => a.handle)).toEqual(['helper', 'crm-user']);
+  expect(board.next).toContain('svc_revoke');
   const proofs = await call('svc_proofs', { limit: 2 });
   expect(proofs.proofs.map((p: { kind: string }) => p.kind)).toEqual(['api.call', 'agent.grant']);
   expect(await call('svc_revoke', { target: 'crm-user' })).toMatchObject({

@@ -151,13 +151,14 @@ describe('a round trip between two organizations', () => {
     expect(first.data).toMatchObject({
       action: 'address',
       enrolled_now: true,
-      kid: expect.stringMatching(/^[0-9a-f]{16}$/),
+      address: expect.stringMatching(/^[0-9a-f]{16}$/),
+      next: expect.stringContaining('give your address'),
     });
-    aliceKid = first.data.kid;
+    aliceKid = first.data.address;
     const again = await asAlice('svc_inbox', { action: 'address' });
-    expect(again.data).toMatchObject({ kid: aliceKid, enrolled_now: false });
+    expect(again.data).toMatchObject({ address: aliceKid, enrolled_now: false });
     const bobs = await asBob('svc_inbox', { action: 'address' });
-    bobKid = bobs.data.kid;
+    bobKid = bobs.data.address;
     expect(bobKid).not.toBe(aliceKid);
     expect((await service.invoke(ops.whoami, alice.bearer, {})).fabric_address).toBe(aliceKid);
   });
@@ -250,6 +251,28 @@ describe('a round trip between two organizations', () => {
     expect(result.text).toMatch(/^forbidden: /);
     expect(result.all).not.toContain(readFileSync(keyFile, 'utf8').trim());
     expect((await asBob('svc_inbox', { action: 'arrivals' })).data.arrivals).toHaveLength(2);
+  });
+
+  it('an envelope no grant lets through: the refusal says who grants it, and names its receipt by id', async () => {
+    // Dave's organization never granted Bob's address: the send goes through, the fetch does not.
+    const dave = await newAgent('Third Org', 'Dave');
+    const asDave = await clientOf(dave.bearer);
+    const daveKid = (await asDave('svc_inbox', { action: 'address' })).data.address as string;
+    const sent = await asDave('svc_send', { text: 'no grant for this', to: bobKid });
+    expect(sent.error, sent.text).toBe(false);
+    const refused = await asBob('svc_inbox', { action: 'open', id: sent.data.envelope_id });
+    expect(refused.error).toBe(true);
+    expect(refused.text).toMatch(/^fabric_denied: the Fabric gate refused this fetch \(no_grant\): /);
+    expect(refused.text).toContain(`the organization of the sender ${daveKid}`);
+    expect(refused.text).toContain(`POST /api/v1/fabric-grants with subject_kid ${bobKid}`);
+    expect(refused.text).toContain('It spent no fetch');
+    expect(refused.text).toMatch(/"receipt_id":"rcpt_/);
+    expect(refused.text).not.toContain('"receipt":');
+    expect(refused.text.length).toBeLessThan(800);
+    // Once Dave's organization grants the address, the same envelope opens.
+    await service.invoke(ops.createFabricGrant, dave.owner, { subject_kid: bobKid });
+    const opened = await asBob('svc_inbox', { action: 'open', id: sent.data.envelope_id });
+    expect(opened.data.opened).toMatchObject({ released_to: 'text', text: 'no grant for this' });
   });
 
   it('an unknown recipient is a receipted not_found', async () => {

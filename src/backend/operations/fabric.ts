@@ -301,11 +301,11 @@ export const fetchEnvelope = defineOperation({
     ).fetchEnvelope(ctx, requireAgent(agent, input.handle), input.blob_id);
     // A denial is an error the caller cannot miss, carrying its reasons and signed receipt.
     if (result.outcome === 'deny') {
-      throw new ServiceError(
-        'fabric_denied',
-        `the Fabric gate refused this fetch: ${result.reasons.join(', ')}`,
-        { reasons: result.reasons, receipt_id: result.receipt.receipt_id, receipt: result.receipt },
-      );
+      throw new ServiceError('fabric_denied', result.message, {
+        reasons: result.reasons,
+        receipt_id: result.receipt.receipt_id,
+        receipt: result.receipt,
+      });
     }
     const { envelope, reasons, receipt } = result;
     return {
