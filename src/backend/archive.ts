@@ -30,6 +30,7 @@ import {
   type Admission,
   type SkipReason,
 } from './seal-files.ts';
+import { holdTemp, releaseTemp } from './temp-files.ts';
 import { ARCHIVE_ID } from './vocabulary.ts';
 
 export { ARCHIVE_ID };
@@ -110,7 +111,8 @@ export interface WrapResult {
 
 /**
  * Wraps every file of `paths` into the archive, folders recursively (as protect walks them). The
- * originals stay unless `remove`. One file failing does not stop the others.
+ * originals stay unless `remove`. One file failing does not stop the others, nor does a path that
+ * is not there: each is in `failed`.
  */
 export async function wrapPaths(
   ctx: Context,
@@ -149,6 +151,12 @@ export async function wrapPaths(
       if ('reason' in found) {
         result.skipped.push(found);
         report('skipped', found.path);
+        continue;
+      }
+      if ('failure' in found) {
+        const receiptId = await denied(found.path, 'failed', found.failure, null).catch(() => null);
+        result.failed.push({ path: found.path, message: found.failure, receipt_id: receiptId });
+        report('failed', found.path);
         continue;
       }
       const { path } = found;
@@ -204,6 +212,7 @@ async function wrapOne(
     const header = createHeader(keyId, DEFAULT_CHUNK_BYTES);
     const hmac = createHmac('sha256', nameKey(ctx));
     temp = join(archiveDir(ctx), `.svc-wrap-${process.pid}-${randomBytes(6).toString('hex')}`);
+    holdTemp(temp);
     // The keyed hash is taken on the way through: one read of the file names and encrypts it.
     await sealInto(source, before, await open(temp, 'wx', 0o600), objectKey(ctx, keyId), header, {
       onPlain: (piece) => hmac.update(piece),
@@ -222,6 +231,7 @@ async function wrapOne(
       await rename(temp, target);
       await syncFolder(objectsDir(ctx));
     }
+    releaseTemp(temp);
     temp = undefined;
     step('stored', 0);
 
@@ -291,7 +301,10 @@ async function wrapOne(
       receipt_id: receipt.receipt_id,
     };
   } catch (error) {
-    if (temp) await unlink(temp).catch(() => undefined);
+    if (temp) {
+      await unlink(temp).catch(() => undefined);
+      releaseTemp(temp);
+    }
     throw error;
   } finally {
     await source.close();

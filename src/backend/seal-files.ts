@@ -4,7 +4,7 @@
 // and every open (released or refused) and every revocation is receipted on the service chain.
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { link, lstat, mkdtemp, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { deriveKey } from '../vault/derive.ts';
 import { open as unwrap, seal as wrap } from '../vault/seal.ts';
@@ -24,6 +24,8 @@ import {
 import { nowIso, type Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
+import { realPlaceOf, systemPlaceOf } from './system-folders.ts';
+import { holdTemp, releaseTemp } from './temp-files.ts';
 import { SEAL_ID } from './vocabulary.ts';
 
 export { SEAL_ID };
@@ -83,7 +85,14 @@ export interface ProtectProgress {
 }
 
 export type SkipReason =
-  'already_sealed' | 'symlink' | 'not_a_file' | 'hard_linked' | 'svc_data' | 'version_control' | 'protected';
+  | 'already_sealed'
+  | 'symlink'
+  | 'not_a_file'
+  | 'hard_linked'
+  | 'svc_data'
+  | 'system_folder'
+  | 'version_control'
+  | 'protected';
 
 export interface ProtectOptions {
   /** Who seals, as receipts name them. */
@@ -109,8 +118,9 @@ export interface ProtectResult {
 
 /**
  * Seals every file of `paths` in place, folders recursively. A file already sealed, a symbolic
- * link, a file with other hard links (they would keep the plaintext), svc's own data dir and
- * version-control folders are skipped and said so. One file failing does not stop the others.
+ * link, a file with other hard links (they would keep the plaintext), svc's own data dir, the
+ * operating system's folders and version-control folders are skipped and said so. One file
+ * failing does not stop the others, nor does a path that is not there: each is in `failed`.
  */
 export async function protectPaths(
   ctx: Context,
@@ -133,9 +143,14 @@ export async function protectPaths(
     report('skipped', path);
   };
   for (const given of paths) {
-    for await (const found of walk(resolve(given), dataDir)) {
+    for await (const found of walk(resolve(given), dataDir, { systemFolders: true })) {
       if ('reason' in found) {
         skip(found.path, found.reason);
+        continue;
+      }
+      if ('failure' in found) {
+        result.failed.push({ path: found.path, message: found.failure });
+        report('failed', found.path);
         continue;
       }
       const { path } = found;
@@ -170,40 +185,76 @@ export async function protectPaths(
   return result;
 }
 
-export type Found = { path: string } | { path: string; reason: SkipReason };
+/** A file to work on, one left alone and why, or a path that could not be looked at and why. */
+export type Found =
+  { path: string } | { path: string; reason: SkipReason } | { path: string; failure: string };
 
-/** Files under `root` (or `root` itself), in name order, without following symbolic links. */
-export async function* walk(root: string, dataDir: string): AsyncGenerator<Found> {
-  if (root === dataDir || root.startsWith(dataDir + sep)) {
-    yield { path: root, reason: 'svc_data' };
+export interface WalkOptions {
+  /** Skip the operating system's folders (system-folders.ts): what is sealed in place there breaks the computer. */
+  systemFolders?: boolean;
+}
+
+/**
+ * Files under `root` (or `root` itself), in name order, without following symbolic links. A path
+ * that cannot be looked at (gone, or a folder svc may not list) is answered as a failure, never
+ * thrown: the caller goes on with the rest and reports it.
+ */
+export async function* walk(root: string, dataDir: string, options: WalkOptions = {}): AsyncGenerator<Found> {
+  yield* walkFrom(root, options.systemFolders ? realPlaceOf(root) : null, dataDir);
+}
+
+async function* walkFrom(path: string, real: string | null, dataDir: string): AsyncGenerator<Found> {
+  if (path === dataDir || path.startsWith(dataDir + sep)) {
+    yield { path, reason: 'svc_data' };
+    return;
+  }
+  const place = real === null ? null : systemPlaceOf(real);
+  if (place === 'system') {
+    yield { path, reason: 'system_folder' };
     return;
   }
   let stat: Stats;
   try {
-    stat = await lstat(root);
+    stat = await lstat(path);
   } catch (error) {
-    throw new ServiceError('not_found', `nothing to protect at ${root}: give files or folders that exist`, {
-      code: (error as NodeJS.ErrnoException).code ?? null,
-    });
+    const code = (error as NodeJS.ErrnoException).code;
+    yield {
+      path,
+      failure: code === 'ENOENT' ? 'nothing is there: give files or folders that exist' : lookFailure(code),
+    };
+    return;
   }
   if (stat.isSymbolicLink()) {
-    yield { path: root, reason: 'symlink' };
+    yield { path, reason: 'symlink' };
   } else if (stat.isFile()) {
-    yield { path: root };
+    // A file right inside a folder that holds people's folders (/var) is still the system's.
+    if (place === 'above_open') yield { path, reason: 'system_folder' };
+    else yield { path };
   } else if (!stat.isDirectory()) {
-    yield { path: root, reason: 'not_a_file' };
+    yield { path, reason: 'not_a_file' };
   } else {
-    const entries = (await readdir(root, { withFileTypes: true })).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
+    let entries;
+    try {
+      entries = (await readdir(path, { withFileTypes: true })).sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
+    } catch (error) {
+      yield { path, failure: lookFailure((error as NodeJS.ErrnoException).code) };
+      return;
+    }
     for (const entry of entries) {
       if (TEMP_NAME.test(entry.name)) continue;
-      const path = join(root, entry.name);
+      const inner = join(path, entry.name);
       // A repository's own files are its history: sealing them would break the repository.
-      if (entry.isDirectory() && entry.name === '.git') yield { path, reason: 'version_control' };
-      else yield* walk(path, dataDir);
+      if (entry.isDirectory() && entry.name === '.git') yield { path: inner, reason: 'version_control' };
+      else yield* walkFrom(inner, real === null ? null : join(real, entry.name), dataDir);
     }
   }
+}
+
+function lookFailure(code: string | undefined): string {
+  if (code === 'EACCES' || code === 'EPERM') return 'svc may not look into it (permissions)';
+  return `svc could not look at it (${code ?? 'error'})`;
 }
 
 /** Seals one regular file in place. */
@@ -249,6 +300,7 @@ async function sealOne(
     step('key_stored', 0);
 
     temp = join(dirname(path), `.svc-seal-${process.pid}-${randomBytes(6).toString('hex')}`);
+    holdTemp(temp);
     await sealInto(source, before, await open(temp, 'wx', 0o600), key, header, {
       onChunk: (bytes) => step('chunk', bytes),
       changed: `${path} changed while it was being sealed, so it was left as it is: seal it again once nothing writes to it`,
@@ -265,6 +317,7 @@ async function sealOne(
       );
     }
     await rename(temp, path);
+    releaseTemp(temp);
     temp = undefined;
     replaced = true;
     await syncFolder(dirname(path));
@@ -282,7 +335,10 @@ async function sealOne(
     });
     return { path, seal_id: sealId, bytes: before.size, receipt_id: receipt.receipt_id };
   } catch (error) {
-    if (temp) await unlink(temp).catch(() => undefined);
+    if (temp) {
+      await unlink(temp).catch(() => undefined);
+      releaseTemp(temp);
+    }
     // Not renamed over the original: the seal was never used, and its key goes with it.
     if (sealId && !replaced) {
       await ctx.store
@@ -474,8 +530,13 @@ export type OpenStep = 'admitted' | 'chunk' | 'verified' | 'receipted' | 'releas
 export interface OpenOptions {
   out: OpenTarget;
   by: string;
-  /** The read gate's decision on the sealed file: nothing is read before it allows. */
-  admit: (path: string) => Promise<Admission>;
+  /**
+   * The read gate's decision, asked first on the file given (`opened`): nothing is read before it
+   * allows. Then, when its seal was made under another path (the file was copied, linked or
+   * moved), on that path too (`sealed_as`, a read): gate rules follow the sealed file, so a copy
+   * opens only where the file it was sealed as would.
+   */
+  admit: (path: string, role: 'opened' | 'sealed_as') => Promise<Admission>;
   onProgress?: ((progress: { step: OpenStep; bytes: number }) => void) | undefined;
 }
 
@@ -526,6 +587,8 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
   const asked = { path: target, released_to: out.kind, out_path: where, by: options.by };
   let sealId: string | null = null;
   let gate: Record<string, unknown> | null = null;
+  /** The path the seal was made at and the gate's decision there, when the file is opened under another. */
+  let sealedAs: { path: string; gate: Record<string, unknown> } | null = null;
   const refuse = (code: ServiceError['code'], message: string, reason: string, details = {}) =>
     new Refusal(
       code,
@@ -534,11 +597,11 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
       {
         kind: 'seal.open.deny',
         org_id: null,
-        body: { ...asked, seal_id: sealId, gate, reason },
+        body: { ...asked, seal_id: sealId, gate, ...(sealedAs && { sealed_as: sealedAs }), reason },
       },
     );
   return receiptRefusals(ctx, async () => {
-    const admission = await options.admit(target);
+    const admission = await options.admit(target, 'opened');
     gate = { outcome: admission.outcome, rule_id: admission.rule_id, audit_id: admission.audit_id };
     if (!admission.allowed) {
       throw refuse(
@@ -579,6 +642,25 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
         throw refuse(SEALED_ERROR_CODE[sealed.code], `${target}: ${sealed.message}`, sealed.code);
       }
       sealId = sealIdText(header.sealId);
+      const sealedAt = await ctx.store.get<{ path: string }>(
+        'SELECT path FROM seals WHERE seal_id = ?',
+        sealId,
+      );
+      if (sealedAt && resolve(sealedAt.path) !== target) {
+        const origin = await options.admit(sealedAt.path, 'sealed_as');
+        const decided = { outcome: origin.outcome, rule_id: origin.rule_id, audit_id: origin.audit_id };
+        sealedAs = { path: sealedAt.path, gate: decided };
+        if (!origin.allowed) {
+          throw refuse(
+            'forbidden',
+            `${target} was sealed as ${sealedAt.path}, and gate rules follow the sealed file: ${
+              origin.message ?? `the read gate did not allow reading ${sealedAt.path}`
+            }; nothing was released`,
+            'gate',
+            decided,
+          );
+        }
+      }
       const key = await dataKey(ctx, sealId, (code, message, reason, details) =>
         refuse(code, message, reason, details),
       );
@@ -589,7 +671,7 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
           kind: 'seal.open',
           org_id: null,
           signed_at: nowIso(ctx),
-          body: { ...asked, seal_id: sealId, gate, bytes },
+          body: { ...asked, seal_id: sealId, gate, ...(sealedAs && { sealed_as: sealedAs }), bytes },
         });
         options.onProgress?.({ step: 'receipted', bytes });
         return receipt.receipt_id;
@@ -733,7 +815,15 @@ export interface ReleaseToFile {
 export async function releaseToFile(destination: string, release: ReleaseToFile): Promise<number> {
   const folder = dirname(destination);
   await sweepLeftovers(folder);
-  const privateDir = await mkdtemp(join(folder, `.svc-open-${process.pid}-`));
+  const privateDir = join(folder, `.svc-open-${process.pid}-${randomBytes(6).toString('hex')}`);
+  // Held before it is made: an interruption from here on removes it with whatever it holds.
+  holdTemp(privateDir);
+  try {
+    await mkdir(privateDir, { mode: 0o700 });
+  } catch (error) {
+    releaseTemp(privateDir);
+    throw error;
+  }
   try {
     const temp = join(privateDir, basename(destination));
     const file = await open(temp, 'wx', 0o600);
@@ -771,6 +861,7 @@ export async function releaseToFile(destination: string, release: ReleaseToFile)
     return bytes;
   } finally {
     await rm(privateDir, { recursive: true, force: true });
+    releaseTemp(privateDir);
   }
 }
 

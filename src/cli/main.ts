@@ -1132,6 +1132,7 @@ export function buildProgram(): Command {
       const said = {
         already_sealed: 'already sealed',
         svc_data: "svc's own data",
+        system_folder: "a system folder: svc never seals the operating system's files",
         version_control: 'version control',
       } as Record<string, string>;
       print(
@@ -1182,8 +1183,10 @@ export function buildProgram(): Command {
                 : { kind: 'file', path: options.out },
           by: localUser(),
           // Reading the sealed file is a read; putting its plaintext in a file is a write of that file.
-          admit: async (target) => {
+          // Where the file was sealed under another path (a copy), that path's read is asked too.
+          admit: async (target, role) => {
             const read = await gateAdmission(service, target, 'read');
+            if (role === 'sealed_as') return read;
             if (!read.allowed || options.out === '-') return read;
             return gateAdmission(service, options.out === undefined ? target : resolve(options.out), 'write');
           },

@@ -107,11 +107,13 @@ const ProtectOutput = z.object({
       reason: z
         .string()
         .describe(
-          'already_sealed, symlink, not_a_file, hard_linked (other names would keep the plaintext), svc_data, version_control, protected (the gate did not let you change it)',
+          "already_sealed, symlink, not_a_file, hard_linked (other names would keep the plaintext), svc_data, system_folder (the operating system's files: never sealed), version_control, protected (the gate did not let you change it)",
         ),
     }),
   ),
-  failed: z.array(z.object({ path: z.string(), message: z.string() })),
+  failed: z
+    .array(z.object({ path: z.string(), message: z.string() }))
+    .describe('what could not be sealed and why, a path that is not there included; the rest was sealed'),
   files_sealed: z.number().int(),
   files_skipped: z.number().int(),
   files_failed: z.number().int(),
@@ -124,7 +126,7 @@ export const svcProtect = defineTool({
   group: 'find-lock',
   title: 'Seal files in place',
   description:
-    "Seals files on this computer in place, folders recursively: each file is encrypted (AES-256-GCM, a key of its own kept wrapped in svc's store) and keeps its name, so the owner's file rules still apply to it. Use it on what svc_scan_folder found, before sharing a folder. Already sealed files, links, hard-linked files, svc's own data and .git folders are skipped, and so is anything the read gate does not let you write. Sealing is reversible: svc_open releases a file as the gate allows; svc_seal_revoke destroys a seal for good.",
+    "Seals files on this computer in place, folders recursively: each file is encrypted (AES-256-GCM, a key of its own kept wrapped in svc's store) and keeps its name, so the owner's file rules still apply to it. Use it on what svc_scan_folder found, before sharing a folder. Already sealed files, links, hard-linked files, svc's own data, the operating system's folders (/etc, /usr, /var and the like) and .git folders are skipped, and so is anything the read gate does not let you write; a path that is not there is listed in `failed` and the others are still sealed. Sealing is reversible: svc_open releases a file as the gate allows; svc_seal_revoke destroys a seal for good.",
   credential: 'none',
   inputSchema: ProtectInput,
   outputSchema: ProtectOutput,
@@ -245,7 +247,11 @@ export const svcOpen = defineTool({
             ? { kind: 'in_place' }
             : { kind: 'text', maxBytes: OPEN_TEXT_MAX_BYTES },
       by: BY,
-      admit: () => admitAll(deps, asks, cwd),
+      // A file sealed under another path (a copy, a link) opens only if that path may be read too.
+      admit: (sealedPath, role) =>
+        role === 'sealed_as'
+          ? admitAll(deps, [{ kind: 'paths', action: 'read', paths: [sealedPath] }], cwd)
+          : admitAll(deps, asks, cwd),
     });
     const releasedTo = opened.released_to as 'file' | 'in_place' | 'text';
     const next =
@@ -433,7 +439,7 @@ export const svcWrap = defineTool({
   group: 'find-lock',
   title: 'Archive files, encrypted',
   description:
-    "Encrypts files into this computer's archive (in svc's data dir, each file under a key of its own derived from svc's vault; equal files are stored once) and writes them back. action `wrap` archives `paths` (folders recursively) and keeps the originals; only what the read gate lets you read is archived. action `list` shows what the archive holds (ids, sizes, where each came from, never content). action `restore` writes one archived file (`id`) to `out` or, without it, back where it was wrapped from; the gate must let you read where it came from and write where it goes, and an existing file is never overwritten. Every wrap and restore, allowed or refused, leaves a signed receipt.",
+    "Encrypts files into this computer's archive (in svc's data dir, each file under a key of its own derived from svc's vault; equal files are stored once) and writes them back. action `wrap` archives `paths` (folders recursively) and keeps the originals; only what the read gate lets you read is archived, and a path that is not there is listed in `failed` while the others are archived. action `list` shows what the archive holds (ids, sizes, where each came from, never content). action `restore` writes one archived file (`id`) to `out` or, without it, back where it was wrapped from; the gate must let you read where it came from and write where it goes, and an existing file is never overwritten. Every wrap and restore, allowed or refused, leaves a signed receipt.",
   credential: 'none',
   inputSchema: WrapInput,
   outputSchema: WrapOutput,
@@ -473,7 +479,12 @@ export const svcWrap = defineTool({
     }
     if (input.action === 'restore') {
       if (input.id === undefined || input.paths !== undefined) {
-        throw new ServiceError('invalid_request', 'restore takes `id` (and optionally `out`), not `paths`');
+        throw new ServiceError(
+          'invalid_request',
+          input.id === undefined
+            ? 'restore needs `id`, the archive id (arc_ and 32 hex digits) that action `list` shows, and optionally `out`, a new file to write'
+            : 'restore takes `id` and optionally `out`, not `paths`: leave `paths` out',
+        );
       }
       const outPath = input.out === undefined ? undefined : resolve(cwd, input.out);
       const restored = await archive.restore(input.id, {

@@ -196,4 +196,27 @@ describe('the archive', () => {
     expect(readFileSync(file, 'utf8')).toBe('remove me\n');
     expect((await listArchive(service.ctx)).find((e) => e.path === file)!.original_removed_at).not.toBeNull();
   });
+
+  it('a path that is not there is a failure of its own, receipted; the others are wrapped and removed, and said so', async () => {
+    const first = join(home.dir, 'first-to-remove.txt');
+    const last = join(home.dir, 'last-to-remove.txt');
+    const missing = join(home.dir, 'never-there.txt');
+    writeFileSync(first, 'first\n');
+    writeFileSync(last, 'last\n');
+    const result = await wrapPaths(service.ctx, [first, missing, last], { by, remove: true });
+    expect(result.wrapped.map((w) => [w.path, w.original_removed])).toEqual([
+      [first, true],
+      [last, true],
+    ]);
+    expect(result.failed).toEqual([
+      { path: missing, message: expect.stringContaining('nothing is there'), receipt_id: expect.any(String) },
+    ]);
+    expect(result.failed[0]!.message).not.toContain('protect');
+    expect((await service.ctx.chains.receipt(result.failed[0]!.receipt_id!))!.payload).toMatchObject({
+      kind: 'wrap.deny',
+      path: missing,
+      reason: 'failed',
+    });
+    expect(existsSync(first) || existsSync(last)).toBe(false);
+  });
 });

@@ -12,6 +12,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
@@ -23,6 +24,7 @@ import {
   revokeSeal,
   type OpenTarget,
 } from '../../src/backend/seal-files.ts';
+import { systemPlaceOf } from '../../src/backend/system-folders.ts';
 import { HEADER_BYTES, SEALED_MAGIC, TAG_BYTES } from '../../src/vault/sealed-file.ts';
 import { admitEverything, admitNothing, tempDir } from '../helpers.ts';
 
@@ -162,9 +164,49 @@ describe('protect', () => {
     expect(readFileSync(join(dir, 'kept.txt'), 'utf8')).toBe('kept');
   });
 
-  it('a path that is not there says what to do', async () => {
-    const error = await failure(protectPaths(service.ctx, [join(home.dir, 'nope')], { by }));
-    expect(error.message).toContain('nothing to protect at');
+  it('a path that is not there is a failure of its own: the paths before and after it are sealed, and said so', async () => {
+    const dir = folderWith({ 'a.txt': 'alpha', 'b.txt': 'beta' });
+    const missing = join(dir, 'nope.txt');
+    const result = await protectPaths(service.ctx, [join(dir, 'a.txt'), missing, join(dir, 'b.txt')], { by });
+    expect(result.sealed.map((s) => s.path)).toEqual([join(dir, 'a.txt'), join(dir, 'b.txt')]);
+    expect(result.failed).toEqual([{ path: missing, message: expect.stringContaining('nothing is there') }]);
+    expect(isSealed(join(dir, 'a.txt')) && isSealed(join(dir, 'b.txt'))).toBe(true);
+  });
+
+  it("never seals the operating system's folders: a file there, or one reached through a link to them", async () => {
+    const dir = folderWith({ 'mine.txt': 'mine' });
+    symlinkSync('/etc', join(dir, 'etc-link'));
+    // Paths that are not there: if the rule failed, nothing of this computer would be sealed.
+    const inside = [
+      '/etc/svc-test-not-there',
+      '/usr/lib/svc-test-not-there',
+      join(dir, 'etc-link', 'svc-test-not-there'),
+    ];
+    const result = await protectPaths(service.ctx, [...inside, join(dir, 'mine.txt')], { by });
+    expect(result.skipped).toEqual(inside.map((path) => ({ path, reason: 'system_folder' })));
+    expect(result.failed).toEqual([]);
+    expect(result.sealed.map((s) => s.path)).toEqual([join(dir, 'mine.txt')]);
+  });
+});
+
+describe('system folders', () => {
+  it.each([
+    ['/etc/hostname', 'system'],
+    ['/etc', 'system'],
+    ['/usr/local/bin/tool', 'system'],
+    ['/lib64/ld.so', 'system'],
+    ['/proc/1/environ', 'system'],
+    ['/var/log/syslog', 'system'],
+    ['/var', 'above_open'],
+    ['/var/tmp/report.txt', null],
+    ['/private/var/folders/xy/T/a.txt', null],
+    ['/etcetera/notes.txt', null],
+    ['/srv/data/a.csv', null],
+    ['/opt/app/data.db', null],
+    [join(homedir(), 'notes.txt'), null],
+    [join(tmpdir(), 'a.txt'), null],
+  ] as const)('%s: %s', (path, place) => {
+    expect(systemPlaceOf(path)).toBe(place);
   });
 });
 
@@ -277,6 +319,48 @@ describe('open', () => {
     expect(namesIn(one)).toEqual(['in-place.bin']);
     const again = await protectPaths(service.ctx, [path], { by });
     expect(again.sealed).toHaveLength(1);
+  });
+
+  it('a copy or a hard link of a sealed file opens only if the path it was sealed as may be read too', async () => {
+    const one = folderWith({ 'secret.txt': 'the original' });
+    const sealedAs = join(one, 'secret.txt');
+    await protectPaths(service.ctx, [sealedAs], { by });
+    const copy = join(one, 'copy.txt');
+    const hardLink = join(one, 'link.txt');
+    writeFileSync(copy, readFileSync(sealedAs));
+    linkSync(sealedAs, hardLink);
+    // The gate allows the copy's own path and refuses the path the file was sealed as.
+    const asked: string[] = [];
+    const admit = async (path: string, role: 'opened' | 'sealed_as') => {
+      asked.push(`${role} ${path}`);
+      return path === sealedAs ? deny() : allow();
+    };
+    for (const path of [copy, hardLink]) {
+      asked.length = 0;
+      const error = await failure(
+        openSealed(service.ctx, path, { out: { kind: 'text', maxBytes: 1024 }, by, admit }),
+      );
+      expect(error.code).toBe('forbidden');
+      expect(error.message).toContain(`was sealed as ${sealedAs}`);
+      expect(asked).toEqual([`opened ${path}`, `sealed_as ${sealedAs}`]);
+      expect((await receiptOf(error.details.receipt_id)).payload).toMatchObject({
+        kind: 'seal.open.deny',
+        reason: 'gate',
+        sealed_as: { path: sealedAs, gate: { outcome: 'denied' } },
+      });
+    }
+    // Allowed at both: the copy opens, and its receipt names the path it was sealed as.
+    const opened = await openSealed(service.ctx, copy, {
+      out: { kind: 'text', maxBytes: 1024 },
+      by,
+      admit: allow,
+    });
+    expect(opened.text).toBe('the original');
+    expect((await receiptOf(opened.receipt_id)).payload).toMatchObject({ sealed_as: { path: sealedAs } });
+    // The file under its own name asks its own path once.
+    asked.length = 0;
+    await failure(openSealed(service.ctx, sealedAs, { out: { kind: 'text', maxBytes: 1024 }, by, admit }));
+    expect(asked).toEqual([`opened ${sealedAs}`]);
   });
 
   it('a file that is not sealed is refused, and the refusal receipted', async () => {

@@ -114,7 +114,7 @@ describe('svc protect, open and seal', () => {
     );
     try {
       const open = await runSvc(['open', join(project, 'config/.env'), '--out', join(locked, 'env')], env);
-      expect(open.code).toBe(5);
+      expect(open.code, open.stderr).toBe(5);
       const revoke = await runSvc(['seal', 'revoke', join(project, 'config/.env'), '--json'], env);
       expect(revoke.code).toBe(5);
       expect(revoke.json()).toMatchObject({
@@ -163,12 +163,16 @@ describe('svc protect, open and seal', () => {
     expect(list.stdout).not.toMatch(/wrapped/);
   });
 
-  it('usage errors: --json with --out -, nothing to protect', async () => {
+  it('usage errors: --json with --out -; a path that is not there fails alone, after the others are sealed', async () => {
     const both = await runSvc(['open', join(project, 'config/.env'), '--out', '-', '--json'], env);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('choose one');
-    const none = await runSvc(['protect', join(project, 'nope')], env);
+    writeFileSync(join(project, 'later.txt'), 'sealed although a path before it is not there\n');
+    const none = await runSvc(['protect', join(project, 'nope'), join(project, 'later.txt')], env);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain('nothing to protect at');
+    expect(none.stdout).toContain(`failed   ${join(project, 'nope')}: nothing is there`);
+    expect(none.stdout).toContain(`sealed   ${join(project, 'later.txt')}`);
+    expect(none.stdout).toContain('1 sealed, 0 skipped, 1 failed');
+    expect(isSealed('later.txt')).toBe(true);
   });
 });

@@ -60,6 +60,23 @@ describe('svc_protect', () => {
     expect(progress.at(-1)).toBe(3);
     expect(result.all).not.toContain('made-up-but-secret');
   });
+
+  it("a path that is not there fails alone; the operating system's folders are never sealed", async () => {
+    const call = await client('unsupported');
+    writeFileSync(join(project, 'later.txt'), 'sealed all the same\n');
+    // Not there: were the rule on system folders broken, nothing of this computer would be sealed.
+    const result = await call('svc_protect', {
+      paths: ['/etc/svc-test-not-there', 'nope.txt', 'later.txt'],
+      cwd: project,
+    });
+    expect(result.error, result.text).toBe(false);
+    expect(result.data).toMatchObject({
+      sealed: [{ path: join(project, 'later.txt') }],
+      skipped: [{ path: '/etc/svc-test-not-there', reason: 'system_folder' }],
+      failed: [{ path: join(project, 'nope.txt'), message: expect.stringContaining('nothing is there') }],
+    });
+    expect(sealed('later.txt')).toBe(true);
+  });
 });
 
 describe('svc_open', () => {
@@ -115,6 +132,28 @@ describe('svc_open', () => {
     } finally {
       rules([{ effect: 'deny', paths: ['locked/'], actions: ['write'] }]);
     }
+  });
+
+  it('a copy of a sealed file opens only where the file it was sealed as may be read', async () => {
+    writeFileSync(join(project, 'prod-copy.env'), readFileSync(join(project, 'config', 'prod.env')));
+    rules([
+      { effect: 'deny', paths: ['locked/'], actions: ['write'] },
+      { effect: 'deny', paths: ['config/prod.env'], actions: ['read'], reason: 'live keys' },
+    ]);
+    try {
+      const call = await client('unsupported');
+      const result = await call('svc_open', { path: 'prod-copy.env', cwd: project, as_text: true });
+      expect(result.error).toBe(true);
+      expect(result.text).toContain(`was sealed as ${join(project, 'config', 'prod.env')}`);
+      expect(result.text).toContain('live keys');
+      expect(result.all).not.toContain('made-up-but-secret');
+    } finally {
+      rules([{ effect: 'deny', paths: ['locked/'], actions: ['write'] }]);
+    }
+    const call = await client('unsupported');
+    const opened = await call('svc_open', { path: 'prod-copy.env', cwd: project, as_text: true });
+    expect(opened.error, opened.text).toBe(false);
+    expect(opened.data.text).toBe(`${secretLine}\n`);
   });
 
   it('a destination the agent may not write is refused', async () => {

@@ -69,8 +69,22 @@ describe('svc_wrap', () => {
     expect(readFileSync(join(project, 'config', 'prod.env'), 'utf8')).toBe(`${secretLine}\n`);
   });
 
+  it('a path that is not there fails alone, and the others are wrapped', async () => {
+    const call = await client();
+    const result = await call('svc_wrap', { action: 'wrap', paths: ['nope.env', 'config'], cwd: project });
+    expect(result.error, result.text).toBe(false);
+    expect(result.data).toMatchObject({
+      wrapped: [{ path: join(project, 'config', 'prod.env') }],
+      failed: [{ path: join(project, 'nope.env'), message: expect.stringContaining('nothing is there') }],
+    });
+    expect(result.text).not.toContain('protect');
+  });
+
   it('bad combinations and a server without an archive are tool errors', async () => {
     const call = await client();
+    const noId = await call('svc_wrap', { action: 'restore' });
+    expect(noId.error).toBe(true);
+    expect(noId.text).toContain('restore needs `id`');
     expect((await call('svc_wrap', { action: 'restore', paths: ['x'] })).error).toBe(true);
     expect((await call('svc_wrap', { action: 'wrap', id })).error).toBe(true);
     const none = await client(false);
