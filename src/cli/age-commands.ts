@@ -72,8 +72,11 @@ export function addAgeCommands(program: Command): void {
     .option('--force', 'replace --out if it exists')
     .action(async (file: string | undefined, options: Common & { recipient: string[]; armor?: boolean }) => {
       const byPassphrase = options.passphrase === true || options.passphraseFile !== undefined;
-      if (byPassphrase === options.recipient.length > 0) {
+      if (byPassphrase && options.recipient.length > 0) {
         throw usage('encrypt either to --recipient age1… (one or more) or with --passphrase, not both');
+      }
+      if (!byPassphrase && options.recipient.length === 0) {
+        throw usage('encrypt needs --recipient age1… (one or more) or --passphrase: give one of them');
       }
       const dataOnStdin = file === undefined || file === '-';
       const to = byPassphrase

@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import { ops } from '../backend/operations/index.ts';
+import { ServiceError } from '../backend/errors.ts';
 import { EXPOSURE_MAX_COPIES } from '../backend/vocabulary.ts';
 import { hoursOf } from './share-commands.ts';
 
@@ -92,8 +93,17 @@ export function addExposeCommands(program: Command, deps: ExposeCommandDeps): vo
     .option('--json', 'print JSON')
     .action(async (exposure: string, flags: { json?: boolean }) => {
       const { exposureIdOf } = await import('../backend/expose-client.ts');
+      // An argument that is no exposure id or link is bad usage (exit 2), as docs/CLI.md says; an
+      // id of no exposure is refused by the service (exit 1).
+      let exposureId: string;
+      try {
+        exposureId = exposureIdOf(exposure);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        throw usage(`${error.message}; \`svc expose list\` lists them`);
+      }
       const ended = await withService((service) =>
-        service.invoke(ops.endExposure, undefined, { exposure_id: exposureIdOf(exposure), by: 'cli' }),
+        service.invoke(ops.endExposure, undefined, { exposure_id: exposureId, by: 'cli' }),
       );
       process.stdout.write(
         flags.json

@@ -3,7 +3,7 @@
 // in, giving back the file as it was. Each client is data (where its file is, which events, what an
 // entry looks like); one merge serves them all. The command names the runtime and bin/svc.js by
 // absolute path, so it works from any folder the client runs in (outside this checkout `npx svc`
-// is another package).
+// is another package), after the store variables set where it was installed.
 import { existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { dirname, join } from 'node:path';
@@ -99,10 +99,19 @@ export function settingsFile(
   return join(moved || join(where.home, hooks.folder), hooks.file);
 }
 
-/** The hook's command line: the runtime and svc by absolute path, quoted for the shell. */
-export function hookCommand(runtime: string, svcBin: string, client: InstallClient): string {
+/**
+ * The hook's command line: the runtime and svc by absolute path, quoted for the shell, after the
+ * store variables (`SVC_HOME='…'`) it must run with to use the store the installer used.
+ */
+export function hookCommand(
+  runtime: string,
+  svcBin: string,
+  client: InstallClient,
+  variables: Record<string, string> = {},
+): string {
   const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  return `${quote(runtime)} ${quote(svcBin)} hook ${client}`;
+  const assignments = Object.entries(variables).map(([name, value]) => `${name}=${quote(value)} `);
+  return `${assignments.join('')}${quote(runtime)} ${quote(svcBin)} hook ${client}`;
 }
 
 /** A hook svc put there: its command runs `… svc.js hook <client>` (whatever the paths were then). */

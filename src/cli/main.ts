@@ -9,7 +9,7 @@ import type { Service } from '../backend/service.ts';
 import type { FabricAgent } from '../backend/fabric-inbox.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { resolveDataDir } from '../config/paths.ts';
-import { svcCommand } from '../config/command.ts';
+import { storeEnvironment, svcCommand } from '../config/command.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ACTIONS, type Action, type Rule } from '../gate/rules.ts';
@@ -35,6 +35,7 @@ import {
 import { addAgeCommands } from './age-commands.ts';
 import { addShareCommands } from './share-commands.ts';
 import { addExposeCommands } from './expose-commands.ts';
+import { nothingReadable, scanJson, scanText } from './scan-report.ts';
 
 /**
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
@@ -49,7 +50,63 @@ interface JsonFlag {
 /** The store, the vault and the keys load only for the commands that use them (not `svc mcp`'s start). */
 async function openService(): Promise<Service> {
   const { Service } = await import('../backend/service.ts');
-  return new Service({ dataDir: resolveDataDir() });
+  return new Service({ dataDir: dataDir() });
+}
+
+/**
+ * The data dir, refused with what to do when it is not a folder (SVC_HOME naming a file, say),
+ * rather than the error of the first write into it. A missing one is made when the store opens.
+ */
+function dataDir(): string {
+  const dir = resolveDataDir();
+  let what: string;
+  try {
+    if (statSync(dir).isDirectory()) return dir;
+    what = 'is a file, not a folder';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') return dir;
+    what = 'lies inside a file';
+  }
+  throw new ServiceError(
+    'invalid_request',
+    process.env.SVC_HOME?.trim()
+      ? `SVC_HOME is ${dir}, which ${what}: set SVC_HOME to a folder (svc makes it if it is missing), or unset it to use the default`
+      : `svc's data dir ${dir} ${what}: move that file away, or set SVC_HOME to a folder`,
+  );
+}
+
+/** Refuses a folder where a command takes one file, before anything opens; what else to give is `hint`. */
+function refuseFolder(path: string, hint: string): void {
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    // Not there: the command's own answer says so.
+  }
+  if (folder) throw new ServiceError('invalid_request', `${path} is a folder: ${hint}`);
+}
+
+/**
+ * Refuses an `--out FILE` that cannot be written, once the gate allowed writing it and before
+ * anything is released: a folder, or a name in a folder that is not there (the release is written
+ * beside its destination, then moved in, and would fail on a name of its own).
+ */
+function refuseOutFile(out: string | undefined): void {
+  if (out === undefined || out === '-') return;
+  refuseFolder(out, 'give --out a file name in it');
+  const folder = dirname(resolve(out));
+  let there: boolean;
+  try {
+    there = statSync(folder).isDirectory();
+  } catch {
+    there = false;
+  }
+  if (!there) {
+    throw new ServiceError(
+      'not_found',
+      `--out ${out}: there is no folder ${folder}; make it first, or give a file name in a folder that exists`,
+    );
+  }
 }
 
 function agentToken(): string {
@@ -162,7 +219,7 @@ function describeZod(error: { issues: { path: PropertyKey[]; message: string }[]
 async function localGate() {
   const { GateCheck } = await import('../backend/gate-check.ts');
   return new GateCheck({
-    dataDir: resolveDataDir(),
+    dataDir: dataDir(),
     watch: false,
     core: () => {
       throw new Error('a command that only tests rules records nothing');
@@ -783,20 +840,21 @@ export function buildProgram(): Command {
       async (
         options: JsonFlag & { printConfig?: boolean; client: string; bundle?: boolean; quiet?: boolean },
       ) => {
+        // A bad --client is refused whatever else is asked, rather than ignored by a server that starts.
+        if (!(MCP_CLIENTS as readonly string[]).includes(options.client)) {
+          throw new CommanderError(
+            EXIT.usage,
+            'svc.usage',
+            `--client must be one of ${MCP_CLIENTS.join(', ')}`,
+          );
+        }
         if (options.bundle) {
           const { buildMcpBundle } = await import('../entry/hook-bundle.ts');
-          const report = await buildMcpBundle(resolveDataDir());
+          const report = await buildMcpBundle(dataDir());
           if (!options.quiet) print(options, report, bundleSummary(report, "svc mcp's"));
           return;
         }
         if (options.printConfig) {
-          if (!(MCP_CLIENTS as readonly string[]).includes(options.client)) {
-            throw new CommanderError(
-              EXIT.usage,
-              'svc.usage',
-              `--client must be one of ${MCP_CLIENTS.join(', ')}`,
-            );
-          }
           const config = mcpConfig(options.client as McpClient);
           print(options, { client: options.client, config }, config);
           return;
@@ -811,7 +869,10 @@ export function buildProgram(): Command {
       'find secrets and personal data in a folder or a file (docs/SCAN.md); exit 6 when anything is found',
     )
     .argument('<path>')
-    .option('--json', 'print one JSON object: findings, files_scanned, bytes_scanned, scan_id, silenced')
+    .option(
+      '--json',
+      'print one JSON object: findings, files_scanned, bytes_scanned, scan_id, silenced, skipped',
+    )
     .action(async (path: string, options: JsonFlag) => {
       // A progress line on a terminal only: with --json stdout holds the one object and nothing else.
       const live = !options.json && process.stderr.isTTY;
@@ -828,20 +889,10 @@ export function buildProgram(): Command {
           if (live) process.stderr.write('\n');
         }
       });
-      const { findings, files_scanned, bytes_scanned, scan_id } = kept;
-      const silenced = kept.silenced.false_positive + kept.silenced.accepted_risk;
-      print(
-        options,
-        { findings, files_scanned, bytes_scanned, scan_id, silenced },
-        [
-          ...findings.map(
-            (f) =>
-              `${f.file}:${f.line}:${f.column}  ${f.category} ${f.type} (${f.rule}, ${f.confidence})  ${f.preview}  ${f.fingerprint}`,
-          ),
-          `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${scan_id})`,
-        ].join('\n'),
-      );
-      if (findings.length > 0) process.exitCode = EXIT.found;
+      const failed = nothingReadable(path, kept);
+      if (failed) throw failed;
+      print(options, scanJson(kept), scanText(kept));
+      if (kept.findings.length > 0) process.exitCode = EXIT.found;
     });
   const feedback = scan
     .command('feedback')
@@ -1166,6 +1217,7 @@ export function buildProgram(): Command {
           '--json and --out - both write to stdout: choose one',
         );
       }
+      refuseFolder(path, 'svc open opens one sealed file (`svc seal list` lists them)');
       const service = await openService();
       let opened;
       try {
@@ -1188,7 +1240,14 @@ export function buildProgram(): Command {
             const read = await gateAdmission(service, target, 'read');
             if (role === 'sealed_as') return read;
             if (!read.allowed || options.out === '-') return read;
-            return gateAdmission(service, options.out === undefined ? target : resolve(options.out), 'write');
+            const write = await gateAdmission(
+              service,
+              options.out === undefined ? target : resolve(options.out),
+              'write',
+            );
+            // After the gate, so that its refusal (receipted) comes first whatever the destination.
+            if (write.allowed) refuseOutFile(options.out);
+            return write;
           },
         });
       } catch (error) {
@@ -1222,10 +1281,12 @@ export function buildProgram(): Command {
       if (options.reason !== undefined && options.reason.length > 512) {
         throw new CommanderError(EXIT.usage, 'svc.usage', '--reason is at most 512 characters');
       }
+      const { revokeSeal, SEAL_ID } = await import('../backend/seal-files.ts');
+      if (!SEAL_ID.test(target))
+        refuseFolder(target, 'give a sealed file or a seal id (seal_…; `svc seal list` lists them)');
       const service = await openService();
       let revoked;
       try {
-        const { revokeSeal } = await import('../backend/seal-files.ts');
         revoked = await revokeSeal(service.ctx, target, {
           by: localUser(),
           reason: options.reason,
@@ -1385,7 +1446,11 @@ export function buildProgram(): Command {
               admission = await gateAdmission(service, path, 'read');
               if (!admission.allowed) return admission;
             }
-            return to === null ? admission : gateAdmission(service, to, 'write');
+            if (to === null) return admission;
+            const write = await gateAdmission(service, to, 'write');
+            // After the gate, so that its refusal (receipted) comes first whatever the destination.
+            if (write.allowed) refuseOutFile(options.out);
+            return write;
           },
         });
       } catch (error) {
@@ -1580,7 +1645,7 @@ export function buildProgram(): Command {
       );
       let restored;
       try {
-        restored = await restoreVaultBackup(resolveDataDir(), parseVaultBackup(opened), localUser());
+        restored = await restoreVaultBackup(dataDir(), parseVaultBackup(opened), localUser());
       } catch (error) {
         await org.call(ops.recordRecoveryEvent, {
           kind: 'restore_failed',
@@ -1833,7 +1898,7 @@ export function buildProgram(): Command {
         options: JsonFlag & { client?: string; scope: string; uninstall?: boolean; quiet?: boolean },
       ) => {
         if (what === 'bundle') {
-          const report = await buildHookBundle(resolveDataDir());
+          const report = await buildHookBundle(dataDir());
           if (!options.quiet) print(options, report, bundleSummary(report, "the hook's"));
           return;
         }
@@ -1859,6 +1924,8 @@ export function buildProgram(): Command {
           process.execPath,
           fileURLToPath(new URL('../../bin/svc.js', import.meta.url)),
           client,
+          // The hook runs in the client's environment: it is told the store this install used.
+          storeEnvironment(),
         );
         try {
           const result = install({
@@ -1871,7 +1938,7 @@ export function buildProgram(): Command {
           });
           if (options.uninstall) return print(options, result, result.summary);
           // The hook starts fast from its bundle; without one it runs from the sources, only slower.
-          const bundle = await buildHookBundle(resolveDataDir()).catch((error: Error) => ({
+          const bundle = await buildHookBundle(dataDir()).catch((error: Error) => ({
             error: error.message,
           }));
           const said =
@@ -1916,6 +1983,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT.ok;
+      // `svc help [COMMAND]` asked for help (0); `svc` alone, or a command without its subcommand, did not.
+      if (error.code === 'commander.help') return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       if (error.code === 'svc.usage') process.stderr.write(`svc: ${error.message}\n`);
       return EXIT.usage;
     }

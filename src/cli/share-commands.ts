@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import { ops } from '../backend/operations/index.ts';
+import { ServiceError } from '../backend/errors.ts';
 import { LINK_MAX_OPENS, LINK_MAX_TTL_HOURS, LINK_MAX_BYTES } from '../backend/vocabulary.ts';
 
 const USAGE_EXIT = 2;
@@ -48,6 +49,17 @@ function opensOf(text: string): number {
 /** The file, or standard input for `-`: a message without a name. */
 async function contentOf(file: string): Promise<{ bytes: Uint8Array; name?: string }> {
   if (file !== '-') {
+    // A file that is not there or cannot be read is a failure (exit 1, `not_found` when missing),
+    // as docs/CLI.md says of every command; a folder is bad usage of this one.
+    const unreadable = (error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' || code === 'ENOTDIR'
+        ? new ServiceError('not_found', `no file at ${file}: give a file that exists (or pipe text with -)`)
+        : new ServiceError(
+            'invalid_request',
+            `cannot read ${file} (${code ?? String(error)}): give a file this user can read`,
+          );
+    };
     let size: number;
     try {
       const stat = statSync(file);
@@ -55,11 +67,15 @@ async function contentOf(file: string): Promise<{ bytes: Uint8Array; name?: stri
       size = stat.size;
     } catch (error) {
       if (error instanceof CommanderError) throw error;
-      throw usage(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      throw unreadable(error);
     }
     if (size > LINK_MAX_BYTES)
       throw usage(`${file} is ${size} bytes; a link carries at most ${LINK_MAX_BYTES}`);
-    return { bytes: readFileSync(file), name: basename(file) };
+    try {
+      return { bytes: readFileSync(file), name: basename(file) };
+    } catch (error) {
+      throw unreadable(error);
+    }
   }
   if (process.stdin.isTTY) throw usage('give a FILE, or pipe the text to send on standard input with -');
   const chunks: Buffer[] = [];

@@ -1,6 +1,7 @@
 // The command line that runs this svc from any folder: the runtime and bin/svc.js by absolute
-// path. What svc tells a person or a model to run must work where they are, and outside this
-// checkout `npx svc` is another package.
+// path, and the variables that keep it on the store this one uses. What svc tells a person or a
+// model to run must work where they are, and outside this checkout `npx svc` is another package.
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const quote = (s: string) => (/^[\w./@:=+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
@@ -9,4 +10,21 @@ const quote = (s: string) => (/^[\w./@:=+-]+$/.test(s) ? s : `'${s.replaceAll("'
 export function svcCommand(...args: string[]): string {
   const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
   return [process.execPath, bin, ...args].map(quote).join(' ');
+}
+
+/** The variables that choose which store svc uses: its data dir, and where its keys live. */
+export const STORE_VARIABLES = ['SVC_HOME', 'SVC_VAULT'] as const;
+
+/**
+ * The store variables set here, for a command that another program starts (a client's MCP
+ * server, a hook) without this environment: it must use the store this one does. SVC_HOME is made
+ * absolute, as that program runs in folders of its own. Never a credential.
+ */
+export function storeEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const set: Record<string, string> = {};
+  for (const name of STORE_VARIABLES) {
+    const value = env[name]?.trim();
+    if (value) set[name] = name === 'SVC_HOME' ? resolve(value) : value;
+  }
+  return set;
 }

@@ -117,9 +117,14 @@ function project(client: Client, settings?: string) {
 }
 
 function svc(cwd: string, client: string, ...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, 'hook', 'install', '--client', client, ...args], {
+  return svcWith({}, cwd, 'hook', 'install', '--client', client, ...args);
+}
+
+/** `svc ARGS` in `cwd` with a bare environment and these variables added. */
+function svcWith(variables: Record<string, string>, cwd: string, ...args: string[]) {
+  const run = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: join(tmp.dir, 'codex-home') },
+    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: join(tmp.dir, 'codex-home'), ...variables },
     encoding: 'utf8',
   });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
@@ -275,4 +280,61 @@ it('an unknown client is a usage error', () => {
   const run = svc(tmp.dir, 'vim');
   expect(run.code).toBe(2);
   expect(run.stderr).toMatch(/--client must be one of claude, cursor, gemini, codex/);
+});
+
+it('installed with SVC_HOME and SVC_VAULT set, the hook runs on that store wherever the client starts it', () => {
+  // The store's organization denies a file; the client's environment names no store at all.
+  const store = { SVC_HOME: join(tmp.dir, 'chosen-store'), SVC_VAULT: 'file' };
+  const created = svcWith(store, tmp.dir, 'org', 'create', '--name', 'Hooked', '--json');
+  expect(created.code, created.stderr).toBe(0);
+  const { api_key } = JSON.parse(created.stdout) as { api_key: string };
+  const rule = JSON.stringify({ effect: 'deny', paths: ['**/ledger.txt'] });
+  const added = svcWith({ ...store, SVC_API_KEY: api_key }, tmp.dir, 'rules', 'add', rule);
+  expect(added.code, added.stderr).toBe(0);
+  const p = project(clients[0]!);
+  writeFileSync(join(p.dir, 'ledger.txt'), 'private');
+  // Relative, as a person may set it: the command names it absolutely.
+  const run = svcWith(
+    { SVC_HOME: 'chosen-store', SVC_VAULT: 'file' },
+    tmp.dir,
+    'hook',
+    'install',
+    '--client',
+    'claude',
+    '--scope',
+    'user',
+  );
+  expect(run.code, run.stderr).toBe(0);
+  const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
+  const command = settings.hooks.PreToolUse.at(-1).hooks[0].command as string;
+  expect(command).toMatch(
+    /^SVC_HOME='[^']+\/chosen-store' SVC_VAULT='file' '\/.+' '\/.+bin\/svc\.js' hook claude$/,
+  );
+  const event = {
+    hook_event_name: 'PreToolUse',
+    cwd: p.dir,
+    tool_name: 'Read',
+    tool_input: { file_path: 'ledger.txt' },
+  };
+  const out = execFileSync('/bin/sh', ['-c', command], {
+    cwd: p.dir,
+    env: { PATH: process.env.PATH ?? '', HOME: join(tmp.dir, 'elsewhere') },
+    input: JSON.stringify(event),
+    encoding: 'utf8',
+  });
+  expect(clients[0]!.isDenial(out), out).toBe(true);
+  // Installing again with the same store changes nothing; uninstalling finds the entry by its end.
+  const again = svcWith(
+    { SVC_HOME: 'chosen-store', SVC_VAULT: 'file' },
+    tmp.dir,
+    'hook',
+    'install',
+    '--client',
+    'claude',
+    '--scope',
+    'user',
+    '--json',
+  );
+  expect(JSON.parse(again.stdout)).toMatchObject({ changed: false });
+  expect(svc(tmp.dir, 'claude', '--scope', 'user', '--uninstall').code).toBe(0);
 });

@@ -1,6 +1,7 @@
 // `svc scan` as a real process: the --json contract (exactly one object on stdout, each finding's
 // fields, paths relative to the scanned folder, 1-based positions), the exit codes (found, none,
-// error), a single file, and no value ever in the output.
+// error), a single file, what was not scanned, and no value ever in the output.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,7 @@ interface Scan {
   bytes_scanned: number;
   scan_id: string;
   silenced: number;
+  skipped: { file: string; reason: string }[];
 }
 
 describe('svc scan', () => {
@@ -42,6 +44,7 @@ describe('svc scan', () => {
       'findings',
       'scan_id',
       'silenced',
+      'skipped',
     ]);
     expect(scan.files_scanned).toBe(3);
     expect(scan.scan_id).toMatch(/^scan_[0-9a-f]{16}$/);
@@ -80,5 +83,42 @@ describe('svc scan', () => {
     const missing = await runSvc(['scan', join(project, 'nope')], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('nothing to scan at');
+  });
+
+  it('a file it did not scan is named, in the text and in --json, and is not counted as clean', async () => {
+    const folder = join(tmp.dir, 'mixed');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    writeFileSync(join(folder, 'notes.md'), 'nothing here\n');
+    const json = await runSvc(['scan', folder, '--json'], env);
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.json()).toMatchObject({
+      files_scanned: 1,
+      skipped: [{ file: 'logo.png', reason: 'binary' }],
+    });
+    const text = await runSvc(['scan', folder], env);
+    expect(text.stdout).toMatch(
+      /^0 finding\(s\) in 1 file\(s\), \d+ bytes; 1 not scanned \(1 binary\) \(scan /m,
+    );
+  });
+
+  it('a path it cannot read at all (a named pipe) fails with exit 1 and says so, never "0 findings"', async () => {
+    const pipe = join(tmp.dir, 'pipe');
+    execFileSync('mkfifo', [pipe]);
+    const json = await runSvc(['scan', pipe, '--json'], env);
+    expect(json.code).toBe(1);
+    expect(json.stdout.trim().split('\n')).toHaveLength(1);
+    expect(json.json()).toMatchObject({
+      error: 'invalid_request',
+      message: expect.stringContaining(`svc cannot read ${pipe}`),
+      files_scanned: 0,
+      skipped: [{ file: '.', reason: 'unreadable' }],
+    });
+    const text = await runSvc(['scan', pipe], env);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe('');
+    expect(text.stderr).toMatch(
+      /^svc: nothing was scanned: svc cannot read .*pipe; give a folder or a regular file/,
+    );
   });
 });

@@ -1,0 +1,96 @@
+// What `svc scan` prints of the files it did not scan, and when a scan that read nothing is a
+// failure: cases a test running as root cannot make on disk (a file this user may not open).
+import { describe, expect, it } from 'vitest';
+import { nothingReadable, scanJson, scanText } from '../../src/cli/scan-report.ts';
+import type { StoredScan } from '../../src/backend/scan-store.ts';
+
+function scanOf(files_scanned: number, skipped: StoredScan['skipped']): StoredScan {
+  return {
+    scan_id: 'scan_0123456789abcdef',
+    project: '/p',
+    root: '/p',
+    created_at: '2026-01-01T00:00:00.000Z',
+    scanned_by: 'svc scan',
+    files_scanned,
+    bytes_scanned: files_scanned * 10,
+    findings: [],
+    silenced: { false_positive: 0, accepted_risk: 0 },
+    skipped,
+  };
+}
+
+const unreadable = (file: string) => ({ file, reason: 'unreadable' as const });
+
+describe('nothingReadable', () => {
+  it.each([
+    [
+      'one file this user may not open',
+      'key.pem',
+      scanOf(0, [unreadable('key.pem')]),
+      /svc cannot read key\.pem;/,
+    ],
+    [
+      'the path itself (a folder it cannot list)',
+      'locked',
+      scanOf(0, [unreadable('.')]),
+      /svc cannot read locked;/,
+    ],
+    [
+      'every file of a folder',
+      'src',
+      scanOf(0, [unreadable('a'), unreadable('b'), { file: 'c.png', reason: 'binary' }]),
+      /svc cannot read 2 files in src \(a, b\);/,
+    ],
+    [
+      'many files: the first five named',
+      'big',
+      scanOf(0, ['1', '2', '3', '4', '5', '6'].map(unreadable)),
+      /svc cannot read 6 files in big \(1, 2, 3, 4, 5, …\);/,
+    ],
+  ])('fails a scan that read nothing: %s', (_, path, scan, message) => {
+    const failure = nothingReadable(path, scan);
+    expect(failure?.code).toBe('invalid_request');
+    expect(failure?.message).toMatch(message);
+    expect(failure?.toBody()).toMatchObject({
+      scan_id: scan.scan_id,
+      files_scanned: 0,
+      skipped: scan.skipped,
+    });
+  });
+
+  it.each([
+    ['some files were scanned', scanOf(2, [unreadable('a')])],
+    ['an empty folder', scanOf(0, [])],
+    ['a binary file alone', scanOf(0, [{ file: 'logo.png', reason: 'binary' }])],
+    ['files the gate keeps from an agent', scanOf(0, [{ file: '.env', reason: 'protected' }])],
+  ])('does not fail when %s', (_, scan) => {
+    expect(nothingReadable('x', scan)).toBeUndefined();
+  });
+});
+
+describe('scanText and scanJson', () => {
+  const scan = scanOf(3, [
+    { file: 'logo.png', reason: 'binary' },
+    unreadable('secrets/key.pem'),
+    { file: 'dump.sql', reason: 'too_large' },
+  ]);
+
+  it('names each file not scanned but the binaries, and counts them all by reason', () => {
+    expect(scanText(scan).split('\n')).toEqual([
+      'secrets/key.pem: not scanned (svc cannot read it)',
+      'dump.sql: not scanned (over 100 MiB)',
+      '0 finding(s) in 3 file(s), 30 bytes; 3 not scanned (1 binary, 1 unreadable, 1 too large) (scan scan_0123456789abcdef)',
+    ]);
+  });
+
+  it('--json carries every skipped file with its reason', () => {
+    expect(scanJson(scan)).toEqual({
+      findings: [],
+      files_scanned: 3,
+      bytes_scanned: 30,
+      scan_id: 'scan_0123456789abcdef',
+      silenced: 0,
+      skipped: scan.skipped,
+    });
+  });
+});
