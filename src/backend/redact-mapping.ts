@@ -4,7 +4,7 @@
 // Putting the values back into a file of the copy is a read of the original: the read gate
 // decides it on the original path, and the reversal is receipted whether it goes ahead or not.
 // Values are never logged, printed or returned: only counts, paths and ids.
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tokenBody } from '../scan/redact.ts';
 import { deriveKey } from '../vault/derive.ts';
@@ -13,8 +13,9 @@ import { newId, nowIso, type Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import type { RecordedDecision } from './gate-record.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
-import { writeFileAtomic } from '../config/paths.ts';
+import { writeNewFileAtomic } from '../config/paths.ts';
 import { readWholeText } from './scan-files.ts';
+import type { Admission } from './seal-files.ts';
 
 /** The key one copy's mapping is sealed under: HKDF over the vault's data secret, bound to the copy. */
 function mappingKey(ctx: Context, copyId: string) {
@@ -113,12 +114,15 @@ export function restoredName(name: string): string {
 /**
  * Puts a copy's values back into one of its files, as a new file. The read gate decides a read
  * of the original path (`decide`); only `allowed` and `limited` go ahead, and `ask` when the
- * person running the command confirmed it. Refused or done, the reversal is receipted.
+ * person running the command confirmed it. Then it must admit writing the new file (`admitWrite`,
+ * as `svc open --out` asks it), and the name must be free: an existing file is never written over.
+ * Refused or done, the reversal is receipted.
  */
 export async function reverseCleanCopy(
   ctx: Context,
   input: ReverseInput,
   decide: (original: string) => Promise<RecordedDecision>,
+  admitWrite: (out: string) => Promise<Admission>,
 ): Promise<ReverseResult> {
   const row = await ctx.store.get<CopyRow>(
     'SELECT copy_id, source, out, kind, sealed_mapping FROM clean_copies WHERE copy_id = ?',
@@ -152,27 +156,45 @@ export async function reverseCleanCopy(
     decision.outcome === 'allowed' ||
     decision.outcome === 'limited' ||
     (decision.outcome === 'ask' && input.confirmed === true);
-  const facts = {
+  const facts: Record<string, unknown> = {
     copy_id: row.copy_id,
     file,
     original,
+    out,
     outcome: decision.outcome,
     rule_id: decision.rule?.id ?? null,
     gate_receipt_id: passed.receipt_id,
   };
+  const deny = (code: ServiceError['code'], message: string, details: Record<string, unknown> = {}) =>
+    new Refusal(code, message, details, { kind: 'clean_copy.reverse.deny', org_id: null, body: facts });
   return receiptRefusals(ctx, async () => {
     if (!goesAhead) {
       const why =
         decision.outcome === 'ask'
           ? `the rules ask the person first: run it again with --yes if you are that person`
           : `${decision.explanation}; to change it: ${decision.to_change}`;
-      throw new Refusal(
+      throw deny(
         'forbidden',
         `putting the values of ${row.copy_id} back is a read of ${original}, and the read gate does not allow it: ${why}`,
         { outcome: decision.outcome, rule_id: facts.rule_id, gate_receipt_id: passed.receipt_id },
-        { kind: 'clean_copy.reverse.deny', org_id: null, body: facts },
       );
     }
+    // The values go into a new file: a write of it, which the gate decides as for `svc open --out`.
+    const write = await admitWrite(out);
+    facts.write_gate = { outcome: write.outcome, rule_id: write.rule_id, audit_id: write.audit_id };
+    if (!write.allowed) {
+      throw deny(
+        'forbidden',
+        write.message ?? `the read gate does not allow writing ${out}; no value was put back`,
+        { outcome: write.outcome, rule_id: write.rule_id, audit_id: write.audit_id },
+      );
+    }
+    const exists = () =>
+      deny(
+        'conflict',
+        `${out} already exists: the values go to a new file only, never over one; give another --out, or remove it first`,
+      );
+    if (existsSync(out)) throw exists();
     const mapping = new Map(
       JSON.parse(unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id))) as [
         string,
@@ -180,12 +202,18 @@ export async function reverseCleanCopy(
       ][],
     );
     const restored = restoreValues(text.text, mapping);
-    writeFileAtomic(out, Buffer.from(restored.text, text.encoding), 0o600);
+    try {
+      // Linked to its name, which must still be free: a file made there meanwhile is not written over.
+      writeNewFileAtomic(out, Buffer.from(restored.text, text.encoding), 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw exists();
+      throw error;
+    }
     const receipt = await ctx.chains.append('service', {
       kind: 'clean_copy.reverse',
       org_id: null,
       signed_at: nowIso(ctx),
-      body: { ...facts, out, restored: restored.count },
+      body: { ...facts, restored: restored.count },
     });
     return {
       copy_id: row.copy_id,

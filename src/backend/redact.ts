@@ -5,9 +5,9 @@
 // copied byte for byte; binaries are skipped and reported. The token-to-value mapping is handed
 // back to the caller in memory only: nothing here logs it or writes it in the clear.
 import { createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
-import { ensurePrivateDir, writeFileAtomic } from '../config/paths.ts';
+import { ensurePrivateDir, writeFileAtomic, writeNewFileAtomic } from '../config/paths.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
 import { detector, type Detector } from '../scan/detect.ts';
 import { redactText, TokenAllocator } from '../scan/redact.ts';
@@ -35,6 +35,11 @@ export interface RedactOptions {
    * read and not copied, and is reported as skipped, `protected`.
    */
   admit?: ((path: string) => Promise<boolean>) | undefined;
+  /**
+   * svc's own data dir (its store and keys), never copied: a source in it is refused, and its files
+   * under a folder being copied are skipped as `protected`. Taken from the store when `ctx` is given.
+   */
+  dataDir?: string | undefined;
   /** Called after each file, with the files done and the bytes read so far. */
   onProgress?: ((done: { files: number; bytes: number }) => void) | undefined;
   /**
@@ -86,8 +91,10 @@ export const cleanCopyDetector = () => (scanner ??= detector(DETECTION_RULES, TA
 
 /**
  * Makes a clean copy of a folder or a file. Refused, before anything is read: a source that is not
- * there, a copy that would land on the source or inside it, and a copy folder that holds files svc
- * did not put there (they could be written over).
+ * there, svc's own data dir (as source or as copy), a copy that would land on the source or inside
+ * it, and a copy folder that holds files svc did not put there (they could be written over). A
+ * file's copy beside it is written only as a new file: a file already there is refused, unless it
+ * holds exactly this copy.
  */
 export async function redactPath(
   ctx: Context | undefined,
@@ -98,17 +105,28 @@ export async function redactPath(
     throw new Error("keeping a mapping needs svc's core (its store and vault)");
   const { source, out, kind } = cleanCopyPlace(path, options.out);
   const isFile = kind === 'file';
+  const dataDir = options.dataDir ?? (ctx ? dirname(resolve(ctx.store.file)) : undefined);
+  const realData = dataDir === undefined ? undefined : realOf(resolve(dataDir));
+  const inData = (p: string) =>
+    realData !== undefined && (realOf(p) === realData || realOf(p).startsWith(`${realData}${sep}`));
+  if (inData(source) || inData(out)) {
+    throw new ServiceError(
+      'forbidden',
+      `${inData(source) ? source : out} is in svc's own data dir (its store and keys), which svc never copies or writes a copy into: give another ${inData(source) ? 'path' : '--out'}`,
+    );
+  }
   const tokens = new TokenAllocator();
   const skipped: Skipped[] = [];
   const files: CopiedFile[] = [];
   let done = 0;
   let bytes = 0;
-  const copyOne = async (target: FileToScan, destination: string) => {
-    if (options.admit && !(await options.admit(target.path))) {
+  const copyOne = async (target: FileToScan, destination: string, replace: boolean) => {
+    // svc's data dir inside a folder being copied: its files are svc's own, whatever the gate says.
+    if (inData(target.path) || (options.admit && !(await options.admit(target.path)))) {
       skipped.push({ file: target.file, reason: 'protected' });
       return;
     }
-    const outcome = writeCleanFile(target, destination, tokens);
+    const outcome = writeCleanFile(target, destination, tokens, { replace });
     if ('skipped' in outcome) skipped.push({ file: target.file, reason: outcome.skipped });
     else {
       files.push({
@@ -129,9 +147,18 @@ export async function redactPath(
         `the copy would replace ${source} itself: give another --out folder`,
       );
     }
-    if (options.out !== undefined) claimFolder(dirname(out));
+    // Beside the file, the copy's name may be a file of the person's own: written only as a new file
+    // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
+    // marked as svc's), an earlier copy may be replaced.
+    const beside = options.out === undefined;
+    if (!beside) claimFolder(dirname(out));
     mkdirSync(dirname(out), { recursive: true });
-    await copyOne({ path: source, file: name, bytes: statSync(source).size }, out);
+    try {
+      await copyOne({ path: source, file: name, bytes: statSync(source).size }, out, !beside);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw outExists(out);
+      throw error;
+    }
   } else {
     const realSource = realOf(source);
     const realOut = realOf(out);
@@ -145,7 +172,7 @@ export async function redactPath(
     for await (const target of filesToScan(source, (s) => skipped.push(s))) {
       const destination = join(out, ...target.file.split('/'));
       mkdirSync(dirname(destination), { recursive: true });
-      await copyOne(target, destination);
+      await copyOne(target, destination, true);
     }
   }
   const mapping = tokens.mapping();
@@ -169,6 +196,12 @@ export async function redactPath(
     mapping,
   };
 }
+
+const outExists = (out: string) =>
+  new ServiceError(
+    'conflict',
+    `${out} already exists and is not the clean copy svc would write (a file of yours, or a copy of the file as it was): svc never writes over it; remove it, or give --out FOLDER`,
+  );
 
 /**
  * Where the clean copy of `path` goes, absolute, before anything is read (for a gate to decide the
@@ -209,19 +242,40 @@ export type CleanFileOutcome = { values: number; bytes: number } | { skipped: Sk
 /**
  * Writes the clean copy of one file to `destination`: its values replaced by tokens from
  * `tokens`, or its bytes as they are when nothing is found. Written beside the destination and
- * renamed into place, so a reader sees the old copy or the new, never a part.
+ * renamed into place, so a reader sees the old copy or the new, never a part. With `replace:
+ * false`, linked to a name that must be free; a file there is left as it is when it holds exactly
+ * this copy (the same copy made again), and refused otherwise (EEXIST is thrown).
  */
 export function writeCleanFile(
   target: Pick<FileToScan, 'path' | 'file'>,
   destination: string,
   tokens: TokenAllocator,
+  { replace = true }: { replace?: boolean } = {},
 ): CleanFileOutcome {
   const read = readWholeText(target.path);
   if ('skipped' in read) return read;
   const matches = cleanCopyDetector().matches(read.text, target.file);
   const clean = redactText(read.text, target.file, matches, tokens);
-  writeFileAtomic(destination, Buffer.from(clean.text, read.encoding), read.mode);
+  const bytes = Buffer.from(clean.text, read.encoding);
+  if (replace) writeFileAtomic(destination, bytes, read.mode);
+  else {
+    try {
+      writeNewFileAtomic(destination, bytes, read.mode);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !holds(destination, bytes)) throw error;
+    }
+  }
   return { values: clean.replaced, bytes: read.bytes };
+}
+
+/** Whether `path` is a regular file (not a link) holding exactly `bytes`. */
+function holds(path: string, bytes: Buffer): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isFile() && stat.size === bytes.length && readFileSync(path).equals(bytes);
+  } catch {
+    return false;
+  }
 }
 
 /**

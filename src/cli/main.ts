@@ -1074,21 +1074,56 @@ export function buildProgram(): Command {
     )
     .action(async (path: string, options: JsonFlag & { out?: string; keepMapping?: boolean }) => {
       const live = !options.json && process.stderr.isTTY;
-      const { redactPath } = await import('../backend/redact.ts');
-      // The store and the vault open only to keep a mapping.
-      const service = options.keepMapping ? await openService() : undefined;
+      const { cleanCopyPlace, redactPath } = await import('../backend/redact.ts');
+      const { GateCheck } = await import('../backend/gate-check.ts');
+      const { RulesUnreadable } = await import('../gate/local.ts');
+      const { GateUnavailable } = await import('../gate/check.ts');
+      // The command may have been started by an agent through a shell: it reads and writes as the
+      // read gate lets it, recorded, as svc_redact does.
+      const service = await openService();
+      const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
+      const asker = { cwd: process.cwd(), client: 'svc' };
       let copy;
       try {
-        copy = await redactPath(service?.ctx, path, {
+        const place = cleanCopyPlace(path, options.out);
+        const write = await gateAdmission(service, place.out, 'write');
+        if (!write.allowed) {
+          throw new ServiceError(
+            'forbidden',
+            write.message ?? `the read gate does not allow writing ${place.out}`,
+            {
+              outcome: write.outcome,
+              rule_id: write.rule_id,
+              audit_id: write.audit_id,
+            },
+          );
+        }
+        copy = await redactPath(service.ctx, path, {
           out: options.out,
           keepMapping: options.keepMapping,
+          // A clean copy is what a clean-copy-only rule lets out: such files are read too. A file the
+          // gate denies or asks about is not read, and is reported as protected.
+          admit: async (file) => {
+            const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [file] }, asker);
+            return ['allowed', 'limited', 'clean_copy'].includes(decision.outcome);
+          },
           onProgress: ({ files, bytes }) => {
             if (live)
               process.stderr.write(`\rsvc redact: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
           },
         });
+      } catch (error) {
+        if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
+          throw new ServiceError(
+            'forbidden',
+            `the read gate cannot decide, so nothing was copied: ${error.message}`,
+          );
+        }
+        if (refusedByGate(options, error)) return;
+        throw error;
       } finally {
-        service?.close();
+        await gate.close();
+        service.close();
         if (live) process.stderr.write('\n');
       }
       // The report only: the mapping (token to value) is sealed in the store when asked, else dropped.
@@ -1143,6 +1178,8 @@ export function buildProgram(): Command {
               { kind: 'paths', action: 'read', paths: [original] },
               { cwd: folderOf(original), client: 'svc' },
             ),
+          // The new file is a write, decided as for `svc open --out`.
+          (out) => gateAdmission(service, out, 'write'),
         );
       } finally {
         await gate.close();

@@ -7,6 +7,7 @@ import {
   fchmodSync,
   fstatSync,
   fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
   renameSync,
@@ -61,6 +62,27 @@ export function ensurePrivateFile(file: string, { create }: { create: boolean })
  * part: written beside it, flushed to disk, then renamed over it. A failure leaves nothing behind.
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
+  writeWhole(file, data, mode, (temp) => renameSync(temp, file));
+}
+
+/**
+ * Writes a new file as writeFileAtomic does, but never over one that exists, even one made while it
+ * was written: the flushed file is linked to its name (link(2) refuses a name that exists, and the
+ * error, EEXIST, is thrown), then its temporary name is removed.
+ */
+export function writeNewFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
+  writeWhole(file, data, mode, (temp) => {
+    linkSync(temp, file);
+    rmSync(temp, { force: true });
+  });
+}
+
+function writeWhole(
+  file: string,
+  data: string | Uint8Array,
+  mode: number,
+  place: (temp: string) => void,
+): void {
   // A hidden name of its own beside the file: a folder walk or a glob passes over it.
   const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', mode);
@@ -71,7 +93,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 
     } finally {
       closeSync(fd);
     }
-    renameSync(temp, file);
+    place(temp);
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;

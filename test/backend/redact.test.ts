@@ -2,7 +2,7 @@
 // value across the copy's files, files with nothing found copied byte for byte, binaries skipped,
 // the source never written, and the copy's folder refused where it could land on the source or on
 // files svc did not make. Then values put back from a mapping (src/backend/redact-mapping.ts).
-import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLEAN_COPY_MARKER, cleanName, redactPath } from '../../src/backend/redact.ts';
@@ -143,6 +143,49 @@ describe('a clean copy of a file', () => {
     const into = await redactPath(undefined, file, { out });
     expect(into.report.out).toBe(join(out, 'app.json'));
     expect(readFileSync(into.report.out, 'utf8')).toBe(readFileSync(beside.report.out, 'utf8'));
+  });
+
+  it("never writes over a file beside it that it was not told to: the default copy's name is taken only when free", async () => {
+    const root = project();
+    const file = join(root, 'config', 'app.json');
+    const mine = join(root, 'config', 'app.clean.json');
+    writeFileSync(mine, 'my own notes, not a copy\n');
+    const refused = await redactPath(undefined, file).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ServiceError);
+    expect(refused).toMatchObject({ code: 'conflict' });
+    expect((refused as ServiceError).message).toContain(`${mine} already exists`);
+    expect(readFileSync(mine, 'utf8')).toBe('my own notes, not a copy\n');
+    // Made again from the same file, the copy is the same: the file there is left as it is. Once the
+    // file changed, the old copy is not what svc would write, and it is refused like any other file.
+    rmSync(mine);
+    const first = await redactPath(undefined, file);
+    const copy = readFileSync(first.report.out, 'utf8');
+    await expect(redactPath(undefined, file)).resolves.toBeDefined();
+    expect(readFileSync(mine, 'utf8')).toBe(copy);
+    writeFileSync(file, JSON.stringify({ changed: email }));
+    await expect(redactPath(undefined, file)).rejects.toMatchObject({ code: 'conflict' });
+    expect(readFileSync(mine, 'utf8')).toBe(copy);
+  });
+
+  it("never copies svc's own data dir, as source or as copy, and skips it inside a folder", async () => {
+    const root = project();
+    const dataDir = join(root, 'svc-data');
+    mkdirSync(join(dataDir, 'keys'), { recursive: true });
+    writeFileSync(join(dataDir, 'keys', 'data-columns.key'), `${awsKey}\n`);
+    for (const [path, out] of [
+      [join(dataDir, 'keys'), join(tmp.dir, `kc-${folders}`)],
+      [join(dataDir, 'keys', 'data-columns.key'), undefined],
+      [join(root, 'notes.md'), join(dataDir, 'copies')],
+    ] as const) {
+      await expect(redactPath(undefined, path, { out, dataDir })).rejects.toMatchObject({
+        code: 'forbidden',
+        message: expect.stringContaining("svc's own data dir"),
+      });
+    }
+    expect(readdirSync(tmp.dir)).not.toContain(`kc-${folders}`);
+    const { report } = await redactPath(undefined, root, { dataDir });
+    expect(report.skipped).toContainEqual({ file: 'svc-data/keys/data-columns.key', reason: 'protected' });
+    expect(report.files.map((f) => f.file)).not.toContain('svc-data/keys/data-columns.key');
   });
 
   it('refuses an --out that would put the copy on the file itself', async () => {

@@ -91,6 +91,41 @@ describe('svc redact', () => {
     );
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ owner: '[EMAIL_1]', key: '[AWS_ACCESS_KEY_1]' });
     expect(run.stdout + run.stderr).not.toContain(awsKey);
+    // The name beside it is taken now: svc does not write over it, its own copy or a file of yours.
+    writeFileSync(out, 'edited by hand\n');
+    const again = await runSvc(['redact', join(project, 'config', 'app.json'), '--json'], env);
+    expect(again.code).toBe(1);
+    expect(again.json()).toMatchObject({ error: 'conflict' });
+    expect(readFileSync(out, 'utf8')).toBe('edited by hand\n');
+  });
+
+  it("refuses svc's own data dir: its key files are never copied", async () => {
+    const keys = join(tmp.dir, 'svc', 'keys');
+    expect(existsSync(keys)).toBe(true);
+    const out = join(tmp.dir, 'kc');
+    const run = await runSvc(['redact', keys, '--out', out, '--json'], env);
+    expect(run.code).toBe(1);
+    expect(run.json()).toMatchObject({ error: 'forbidden' });
+    expect(run.stderr).toContain("svc's own data dir");
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('reads only what the read gate lets it: a denied file is not read or copied', async () => {
+    const ruled = join(tmp.dir, 'ruled');
+    mkdirSync(join(ruled, '.svc'), { recursive: true });
+    mkdirSync(join(ruled, '.git'));
+    writeFileSync(
+      join(ruled, '.svc', 'rules.json'),
+      JSON.stringify([{ effect: 'deny', paths: ['secret.json'] }]),
+    );
+    writeFileSync(join(ruled, 'secret.json'), JSON.stringify({ key: awsKey }));
+    writeFileSync(join(ruled, 'open.md'), `# contact ${email}\n`);
+    const run = await runSvc(['redact', ruled, '--json'], env, 30_000, ruled);
+    expect(run.code, run.stderr).toBe(0);
+    const report = run.json() as Report;
+    expect(report.skipped).toContainEqual({ file: 'secret.json', reason: 'protected' });
+    expect(report.files.map((f) => f.file)).toContain('open.md');
+    expect(existsSync(join(`${ruled}.clean`, 'secret.json'))).toBe(false);
   });
 
   it('refuses a copy inside the source (exit 1, the error as JSON), and a path that is not there', async () => {
@@ -178,6 +213,35 @@ describe('svc redact', () => {
       const confirmed = await runSvc(['redact', 'reverse', copyId, copy, '--out', out, '--yes'], env);
       expect(confirmed.code, confirmed.stderr).toBe(0);
       expect(readFileSync(out, 'utf8')).toBe(original);
+    });
+
+    it('never writes over an existing --out, and asks the read gate to write the new file', async () => {
+      rules([{ effect: 'deny', paths: ['locked/'], actions: ['write'], reason: 'read-only folder' }]);
+      mkdirSync(join(guarded, 'locked'), { recursive: true });
+      const { copyId, copy } = await keptCopy();
+      const taken = join(tmp.dir, 'taken.json');
+      writeFileSync(taken, 'mine\n');
+      const over = await runSvc(
+        ['redact', 'reverse', copyId, copy, '--out', taken, '--json'],
+        env,
+        30_000,
+        guarded,
+      );
+      expect(over.code).toBe(1);
+      expect(over.json()).toMatchObject({ error: 'conflict', receipt_id: expect.stringMatching(/^rcpt_/) });
+      expect(readFileSync(taken, 'utf8')).toBe('mine\n');
+      const locked = join(guarded, 'locked', 'app.json');
+      const refused = await runSvc(
+        ['redact', 'reverse', copyId, copy, '--out', locked, '--json'],
+        env,
+        30_000,
+        guarded,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.json()).toMatchObject({ error: 'forbidden', outcome: 'denied' });
+      expect(refused.stderr).toContain('read-only folder');
+      expect(existsSync(locked)).toBe(false);
+      expect(refused.stdout + refused.stderr).not.toContain(awsKey);
     });
 
     it('says when no copy keeps a mapping by that id, and never writes over the source', async () => {
