@@ -287,12 +287,14 @@ async function insertAiGrant(
   // Checked and written under one write lock: a revoke by another process cannot slip between.
   return ctx.store.write(async () => {
     await loadCapsule(ctx, caller, id, asked, true);
-    const agent = await ctx.store.get<{ id: string; org_id: string; status: string }>(
-      'SELECT id, org_id, status FROM agents WHERE handle = ?',
+    // Handles are unique within an organization only: another organization's agent is not found,
+    // and refused as unknown: the receipt says no more than the answer.
+    const agent = await ctx.store.get<{ id: string; status: string }>(
+      'SELECT id, status FROM agents WHERE org_id = ? AND handle = ?',
+      caller.orgId,
       input.agent,
     );
-    // Another organization's agent is refused as unknown: the receipt says no more than the answer.
-    if (!agent || agent.org_id !== caller.orgId) {
+    if (!agent) {
       throw refusal(
         caller,
         id,

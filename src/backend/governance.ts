@@ -185,7 +185,7 @@ async function grant(ctx: Context, caller: OrgCaller, input: GrantInput): Promis
   const agentId = newId('agt');
 
   return ctx.store.write(async () => {
-    const handle = await uniqueHandle(ctx, handleFromLabel(input.agent));
+    const handle = await uniqueHandle(ctx, caller.orgId, handleFromLabel(input.agent));
     await ctx.store.run(
       'INSERT INTO agents (id, org_id, handle, name, status, created_at) VALUES (?, ?, ?, ?, ?, ?)',
       agentId,
@@ -239,10 +239,20 @@ async function grant(ctx: Context, caller: OrgCaller, input: GrantInput): Promis
   });
 }
 
-async function uniqueHandle(ctx: Context, base: string): Promise<string> {
+/**
+ * A handle free in the organization: the base, else `-2`, `-3` and so on. Only the organization's
+ * own agents are looked at, so the handle it gets says nothing of any other organization's. Its
+ * paths need no more: an agent's token names it, and the handle in a path must be that agent's.
+ */
+async function uniqueHandle(ctx: Context, orgId: string, base: string): Promise<string> {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? base : `${base}-${n}`;
-    if (!(await ctx.store.get('SELECT 1 AS x FROM agents WHERE handle = ?', candidate))) return candidate;
+    const taken = await ctx.store.get(
+      'SELECT 1 AS x FROM agents WHERE org_id = ? AND handle = ?',
+      orgId,
+      candidate,
+    );
+    if (!taken) return candidate;
   }
 }
 

@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterEach, expect, it } from 'vitest';
 import { Store } from '../../src/backend/store/db.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
-import { tempDir } from '../helpers.ts';
+import { storeBefore, tempDir } from '../helpers.ts';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => cleanups.splice(0).forEach((c) => c()));
@@ -224,4 +224,40 @@ it('allArrays answers each row as its values in select order, beside `all` on th
   ]);
   expect(await store.all(sql, 2)).toEqual([{ text: 'two', id: 2 }]);
   expect(await store.allArrays(sql, 2)).toEqual([['two', 2]]);
+});
+
+it('migration 023 keeps every agent and what refers to it, and lets two organizations hold one handle', () => {
+  const home = tempDir();
+  cleanups.push(home.cleanup);
+  const file = join(home.dir, 'svc.db');
+  const old = storeBefore(file, 23);
+  old.exec(
+    `INSERT INTO agents (id, org_id, handle, name, status, created_at, fabric_kid, last_read_id)
+     VALUES ('agt_1', 'org_1', 'bot', 'Bot', 'active', 'then', 'aaaaaaaaaaaaaaaa', 'aud_1')`,
+  );
+  old.exec(
+    `INSERT INTO agent_grants (jti, agent_id, org_id, token_hash, table_name, columns, created_at, expires_at)
+     VALUES ('jti_1', 'agt_1', 'org_1', 'hash_1', 't', '[]', 'then', 'then')`,
+  );
+  old.close();
+
+  const store = new Store(file);
+  cleanups.unshift(() => store.close());
+  expect(store.db.prepare('SELECT id, handle, fabric_kid, last_read_id FROM agents').all()).toEqual([
+    { id: 'agt_1', handle: 'bot', fabric_kid: 'aaaaaaaaaaaaaaaa', last_read_id: 'aud_1' },
+  ]);
+  expect(store.db.prepare('PRAGMA foreign_key_check').all()).toEqual([]);
+  store.db.exec("INSERT INTO orgs VALUES ('org_2', 'Globex', 'now')");
+  const insert = store.db.prepare(
+    "INSERT INTO agents (id, org_id, handle, name, status, created_at) VALUES (?, ?, 'bot', 'Bot', 'active', 'now')",
+  );
+  insert.run('agt_2', 'org_2');
+  // Within one organization a handle is still one agent's; references are still checked.
+  expect(() => insert.run('agt_3', 'org_2')).toThrow(/UNIQUE/);
+  expect(() =>
+    store.db.exec(
+      `INSERT INTO agent_grants (jti, agent_id, org_id, token_hash, table_name, columns, created_at, expires_at)
+       VALUES ('jti_2', 'agt_none', 'org_1', 'hash_2', 't', '[]', 'then', 'then')`,
+    ),
+  ).toThrow(/FOREIGN KEY/);
 });

@@ -121,6 +121,63 @@ describe('POST /api/v1/governance/grant', () => {
     expect(again.body.handle).toBe('support-bot-2');
   });
 
+  it('a handle is unique within its organization only: another organization’s agents change nothing', async () => {
+    const a = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+    const b = await h.service.invoke(ops.createOrg, undefined, { name: 'Globex' });
+    const grant = (org: typeof a) =>
+      h.request('POST', '/api/v1/governance/grant', {
+        token: org.api_key,
+        body: { agent: 'Support Bot', columns: ['id'] },
+      });
+    const first = await grant(a);
+    const second = await grant(a);
+    // Organization B is answered as if A did not exist: the same handle, no suffix that would tell.
+    const other = await grant(b);
+    expect([first.body.handle, second.body.handle, other.body.handle]).toEqual([
+      'support-bot',
+      'support-bot-2',
+      'support-bot',
+    ]);
+    expect(other.body.read_url).toBe('http://127.0.0.1/api/agents/support-bot/read');
+    // The same path serves each organization's agent its own rows, the token saying whose they are.
+    const readAs = (token: string) =>
+      h.request('POST', '/api/agents/support-bot/read', {
+        token,
+        body: { table: 'agent_demo_records', columns: ['id'], limit: 1 },
+      });
+    const [mine, theirs] = [await readAs(first.body.grant_token), await readAs(other.body.grant_token)];
+    expect([mine.status, theirs.status]).toEqual([200, 200]);
+    const audited = async (id: string) =>
+      (await h.service.invoke(ops.getProof, undefined, { id })).payload as Record<string, unknown>;
+    expect(await audited(mine.body.audit.id)).toMatchObject({
+      org_id: a.org_id,
+      agent_id: first.body.agent_id,
+    });
+    expect(await audited(theirs.body.audit.id)).toMatchObject({
+      org_id: b.org_id,
+      agent_id: other.body.agent_id,
+    });
+    // A capsule's AI grant names the organization's own agent by handle too.
+    const capsule = await h.request('POST', '/v1/capsules', {
+      token: b.api_key,
+      body: { name: 'Deal room' },
+    });
+    const aiGrant = await h.request('POST', `/v1/capsules/${capsule.body.id}/ai-grants`, {
+      token: b.api_key,
+      body: { agent: 'support-bot' },
+    });
+    expect(aiGrant.status).toBe(201);
+    expect(aiGrant.body).toMatchObject({ agent_id: other.body.agent_id });
+    // Revoking by handle reaches the caller's own agent, never the other organization's.
+    const revoked = await h.request('POST', '/api/v1/governance/revoke', {
+      token: b.api_key,
+      body: { target: 'support-bot' },
+    });
+    expect(revoked.body).toMatchObject({ target: 'agent', agent_id: other.body.agent_id });
+    expect((await readAs(first.body.grant_token)).status).toBe(200);
+    expect((await readAs(other.body.grant_token)).status).toBe(401);
+  });
+
   it.each([
     ['missing agent', { columns: ['id'] }],
     ['missing columns', { agent: 'a' }],
