@@ -806,7 +806,9 @@ export const GATE_CONDITIONS = [
 ] as const;
 
 export async function fetchEnvelope(ctx: Context, agent: AgentPrincipal, blobId: string) {
-  return await receiptRefusals(ctx, () => fetchOnce(ctx, agent, blobId));
+  // Envelope ids are issued in lower case (randomUUID); a UUID names the same envelope in any case.
+  const id = blobId.toLowerCase();
+  return await receiptRefusals(ctx, () => fetchOnce(ctx, agent, id));
 }
 
 async function fetchOnce(ctx: Context, agent: AgentPrincipal, blobId: string) {

@@ -621,16 +621,30 @@ describe('Fabric', () => {
 
     const fetch = (token: string, handle: string, blob_id: string) =>
       h.request('POST', `/api/agents/${handle}/fabric/fetch`, { token, body: { blob_id } });
-    const fetched = await fetch(recipient.token, recipient.handle, sendBody.id);
-    expect(fetched.status).toBe(200);
-    expect(shape(FetchResponse, fetched.body).decision.outcome).toBe('allow');
+    // A UUID names the same envelope in either case: the upper-case form of the id fetches it.
+    const fetched = await fetch(recipient.token, recipient.handle, sendBody.id.toUpperCase());
+    expect(fetched.status, JSON.stringify(fetched.body)).toBe(200);
+    expect(shape(FetchResponse, fetched.body)).toMatchObject({
+      id: sendBody.id,
+      decision: { outcome: 'allow' },
+    });
     expectError(await fetch(recipient.token, recipient.handle, sendBody.id), 410, 'gone');
-    expectError(
-      await fetch(recipient.token, recipient.handle, '00000000-0000-4000-8000-000000000000'),
-      404,
-      'not_found',
-    );
-    expectError(await fetch(recipient.token, recipient.handle, 'not-a-uuid'), 400, 'invalid_request');
+    // Any UUID in the 8-4-4-4-12 form is one (as the document's `format: uuid` says), whatever its
+    // version and variant: an unknown one is 404, not 400.
+    for (const unknown of [
+      '00000000-0000-4000-8000-000000000000',
+      '00000000-0000-0000-0000-000000000001',
+      'ABCDEF01-2345-0789-0BCD-EF0123456789',
+    ]) {
+      expectError(await fetch(recipient.token, recipient.handle, unknown), 404, 'not_found');
+    }
+    for (const malformed of [
+      'not-a-uuid',
+      '00000000000000000000000000000000',
+      '{00000000-0000-4000-8000-000000000000}',
+    ]) {
+      expectError(await fetch(recipient.token, recipient.handle, malformed), 400, 'invalid_request');
+    }
 
     const second = await h.request('POST', `/api/agents/${sender.handle}/fabric/send`, {
       token: sender.token,

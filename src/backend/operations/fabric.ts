@@ -174,7 +174,9 @@ export const InboxResponse = z
   .register(apiDoc, { id: 'Inbox' });
 
 export const FetchRequest = z
-  .object({ blob_id: z.uuid('blob_id must be a UUID') })
+  // Any UUID in its 8-4-4-4-12 form, in either case, as the document's `format: uuid` says: the
+  // core looks the envelope up in lower case, as its id was issued.
+  .object({ blob_id: z.guid() })
   .strict()
   .register(apiDoc, { id: 'FetchRequest' });
 
