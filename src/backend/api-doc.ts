@@ -11,6 +11,11 @@ export interface ApiDocMeta {
   example?: unknown;
   /** Where a request parameter goes, for path and query parameter schemas. */
   param?: { name: string; in: 'path' | 'query' };
+  /**
+   * A bound zod can check only in a refinement, which the document cannot see (an object's number of
+   * keys): stated here beside that refinement, from the same constant, so the document states it too.
+   */
+  maxProperties?: number;
 }
 
 /** Every schema given documentation, in declaration order, so the HTTP adapter can walk them. */

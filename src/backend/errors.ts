@@ -70,7 +70,11 @@ export function errorFromBody(status: number, body: Record<string, unknown>): Se
   return new ServiceError(known, typeof message === 'string' ? message : `HTTP ${status}`, details);
 }
 
-/** A zod failure as the one invalid_request error: the first issues in the message, all in details. */
+/**
+ * A zod failure as the one invalid_request error: the first issues in the message, all in details.
+ * A message that names its field already (those of input-messages.ts start with it in backticks),
+ * or is about the whole body, is given as it is; any other is prefixed with the field's path.
+ */
 export function invalidInput(error: { issues: { path: PropertyKey[]; message: string }[] }): ServiceError {
   const issues = error.issues.map((issue) => ({
     path: issue.path.length ? issue.path.map(String).join('.') : '(body)',
@@ -78,7 +82,9 @@ export function invalidInput(error: { issues: { path: PropertyKey[]; message: st
   }));
   const message = issues
     .slice(0, 5)
-    .map((i) => `${i.path}: ${i.message}`)
+    .map((i) =>
+      i.path === '(body)' || i.message.startsWith(`\`${i.path}\``) ? i.message : `${i.path}: ${i.message}`,
+    )
     .join('; ');
   return new ServiceError('invalid_request', `invalid request: ${message}`, { issues });
 }

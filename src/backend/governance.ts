@@ -538,15 +538,47 @@ export async function read(ctx: Context, agent: AgentPrincipal, input: ReadInput
   return { rows, count: rows.length, audit: row };
 }
 
+/**
+ * The audit row of a read refused before it ran: bad input, or a token used under another agent's
+ * handle. It records what was asked as far as it is valid (`asked` holds only the fields that passed
+ * their schemas; `table` and `limit` are null otherwise) and why: the refusal's error code.
+ */
+export async function auditRefusedRead(
+  ctx: Context,
+  agent: AgentPrincipal,
+  asked: Partial<ReadInput> & { handle?: string | undefined },
+  reason: string,
+): Promise<{ id: string; chain_index: number }> {
+  const columns = [...new Set(asked.columns ?? [])];
+  return await auditRead(
+    ctx,
+    agent,
+    {
+      table: asked.table ?? null,
+      columns,
+      where: asked.where ?? {},
+      limit: asked.limit ?? null,
+      purpose: asked.purpose,
+    },
+    'deny',
+    {
+      reason,
+      denied_columns: [],
+      row_count: 0,
+      ...(asked.handle !== undefined && asked.handle !== agent.handle ? { asked_handle: asked.handle } : {}),
+    },
+  );
+}
+
 /** One read attempt's signed row on the audit chain, allowed or refused. */
 async function auditRead(
   ctx: Context,
   agent: AgentPrincipal,
   asked: {
-    table: string;
+    table: string | null;
     columns: string[];
     where: Record<string, WhereValue>;
-    limit: number;
+    limit: number | null;
     purpose?: string | undefined;
   },
   outcome: string,

@@ -3,6 +3,7 @@
 import { nowIso, type Context } from './context.ts';
 import { authenticate, type Principal } from './credentials.ts';
 import { ServiceError, errorFromBody, invalidInput } from './errors.ts';
+import { inputErrorMap } from './input-messages.ts';
 import { checkJsonShape } from './json-shape.ts';
 import { callerFor, takesCredential, type Operation } from './operation.ts';
 import { requestOf, routeOf } from './routes.ts';
@@ -38,23 +39,36 @@ export async function runAs<I, R>(
     const caller = await callerFor(ctx, operation.caller, principal);
     return await operation.run(ctx, caller as never, input);
   } catch (error) {
-    throw await receipted(ctx, operation, principal, error);
+    throw await recordRefusal(ctx, operation, principal, input, error);
   }
 }
 
-/** Refusals that concern what was sent, not who sent it or what is stored: no record. */
-const INPUT_REFUSALS = new Set(['invalid_request', 'invalid_json', 'unauthorized']);
+/** Refusals that concern what was sent, not who sent it or what is stored: no receipt. */
+const INPUT_REFUSALS = new Set([
+  'invalid_request',
+  'invalid_json',
+  'unsupported_media_type',
+  'payload_too_large',
+  'unauthorized',
+]);
 
 /**
- * Every refusal of an authenticated caller leaves a signed receipt. Most are receipted where they
- * are decided, with what was asked; any other (a credential of the wrong kind or scope, another
+ * Every refusal of an authenticated caller leaves one record, and this is where a refusal that has
+ * none yet gets it. Most are receipted where they are decided, with what was asked. An operation
+ * that keeps its own record of refusals (`recordRefusal`: a read of table rows, on the audit chain)
+ * records the rest, bad input included. Any other (a credential of the wrong kind or scope, another
  * agent's handle) is receipted here, naming the caller, the operation and the reason, so that a new
- * operation cannot refuse without a record.
+ * operation cannot refuse without a record. Bad input to other operations leaves none.
+ *
+ * Adapters call it for refusals they decide before `runAs` (the HTTP adapter's validation), with
+ * the input as sent. A refusal that carries its record already is answered as it is, so calling it
+ * twice for one refusal records it once.
  */
-async function receipted(
+export async function recordRefusal(
   ctx: Context,
   operation: Operation,
   principal: Principal | undefined,
+  input: unknown,
   error: unknown,
 ): Promise<unknown> {
   if (
@@ -62,13 +76,15 @@ async function receipted(
     !(error instanceof ServiceError) ||
     error.status < 400 ||
     error.status >= 500 ||
-    INPUT_REFUSALS.has(error.code) ||
     // Recorded where it was decided: a receipt, or (for reads of table rows) an audit row.
     'receipt_id' in error.details ||
     'audit' in error.details
   ) {
     return error;
   }
+  const own = await operation.recordRefusal?.(ctx, principal, input, error);
+  if (own) return new ServiceError(error.code, error.message, { ...error.details, ...own });
+  if (INPUT_REFUSALS.has(error.code)) return error;
   const receipt = await ctx.chains.append('service', {
     kind: 'operation.refused',
     org_id: principal.orgId,
@@ -86,12 +102,13 @@ async function receipted(
 }
 
 /**
- * Parses an input against the operation's schema; a bad input is invalid_request. The input's
- * shape is checked first (see json-shape.ts): a schema would drop a `__proto__` key unseen.
+ * Parses an input against the operation's schema; a bad input is invalid_request, its messages
+ * saying what each field takes (input-messages.ts). The input's shape is checked first (see
+ * json-shape.ts): a schema would drop a `__proto__` key unseen.
  */
 export function parseInput<I>(operation: Operation<I>, input: unknown): I {
   checkJsonShape(input);
-  const parsed = operation.input.safeParse(input);
+  const parsed = operation.input.safeParse(input, { error: inputErrorMap });
   if (!parsed.success) throw invalidInput(parsed.error);
   return parsed.data;
 }
@@ -102,7 +119,13 @@ export function localInvoker(ctx: Context, location: Extract<ServiceLocation, { 
     location,
     async invoke(operation, bearer, input) {
       const principal = takesCredential(operation.caller) ? await authenticate(ctx, bearer) : undefined;
-      return (await runAs(ctx, operation, principal, parseInput(operation, input))) as never;
+      let valid: unknown;
+      try {
+        valid = parseInput(operation, input);
+      } catch (error) {
+        throw await recordRefusal(ctx, operation, principal, input, error);
+      }
+      return (await runAs(ctx, operation, principal, valid)) as never;
     },
   };
 }

@@ -2,6 +2,7 @@
 // runs. Routes, MCP tools, CLI commands, the remote backend and the tests all derive from these.
 import type { z } from 'zod';
 import type { Context } from './context.ts';
+import type { ServiceError } from './errors.ts';
 import {
   authenticate,
   requireAgent,
@@ -42,6 +43,18 @@ export interface Operation<I = unknown, R = unknown> {
   /** What `run` answers: the HTTP response schema and the basis of the tools' output schemas. */
   output: z.ZodType;
   run(ctx: Context, caller: never, input: I): R | Promise<R>;
+  /**
+   * Records a refusal of an authenticated caller where this operation keeps its record, instead of
+   * the invoker's `operation.refused` receipt (invoke.ts): reads of table rows on the audit chain.
+   * Called with the input as sent (it may be invalid) once a refusal has no record yet; answers the
+   * details the refused answer then carries (`{audit}`), or undefined to leave it to the invoker.
+   */
+  recordRefusal?(
+    ctx: Context,
+    principal: Principal,
+    input: unknown,
+    error: ServiceError,
+  ): Promise<Record<string, unknown> | undefined>;
 }
 
 export type InputOf<Op> = Op extends Operation<infer I, unknown> ? I : never;
@@ -55,6 +68,7 @@ export function defineOperation<C extends CallerSpec, I extends z.ZodType, R>(op
   input: I;
   output: z.ZodType;
   run(ctx: Context, caller: CallerOf<C>, input: z.output<I>): R | Promise<R>;
+  recordRefusal?: Operation['recordRefusal'];
 }): Operation<z.output<I>, R> {
   return op as unknown as Operation<z.output<I>, R>;
 }

@@ -9,10 +9,11 @@ import { bodyLimit } from 'hono/body-limit';
 import { ServiceError, invalidInput } from '../backend/errors.ts';
 import type { Service } from '../backend/service.ts';
 import { authenticate, type Principal } from '../backend/credentials.ts';
-import type { CallerSpec } from '../backend/operation.ts';
-import { runAs } from '../backend/invoke.ts';
+import type { CallerSpec, Operation } from '../backend/operation.ts';
+import { recordRefusal, runAs } from '../backend/invoke.ts';
+import { inputErrorMap } from '../backend/input-messages.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
-import { ROUTES, inputOf } from '../backend/routes.ts';
+import { ROUTES, inputOf, type Route, type RouteRequest } from '../backend/routes.ts';
 import { documented } from '../backend/api-doc.ts';
 import { ErrorBody } from '../backend/operations/common.ts';
 import { Buckets, clientOf, type Rate } from './limits.ts';
@@ -28,7 +29,17 @@ const LARGE_BODY_PATHS = [
   /^\/api\/v1\/tables\/[^/]+\/rows$/,
 ];
 
-type Env = { Variables: { principal: Principal } };
+type Env = {
+  Variables: {
+    principal: Principal;
+    /** The operation a route runs, set once its caller is authenticated (for `onError`). */
+    operation: Operation;
+    /** The request's parameters and body as sent, gathered as they are read (for `onError`). */
+    sent: Record<string, unknown>;
+    /** The request's pieces, validated against the route's schemas. */
+    request: RouteRequest;
+  };
+};
 
 /** Adds routes of another part to the app (the MCP transports, the approval page). */
 export type Mount = (app: Hono) => void;
@@ -48,8 +59,16 @@ export interface AppOptions {
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
-/** The content types the validator parses as JSON. */
-const JSON_TYPE = /^application\/([a-z0-9.+-]+\+)?json\s*(;|$)/i;
+/**
+ * The one check of what is JSON (docs/API.md, Content type): the media type, before any parameters
+ * and without the white space around it, is `application/json` or `application/<name>+json`, the
+ * name in RFC 6838's restricted-name characters (letters, digits, `!#$&-^_.+`).
+ */
+const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/;
+
+function isJsonContentType(contentType: string): boolean {
+  return JSON_MEDIA_TYPE.test(contentType.split(';')[0]!.trim().toLowerCase());
+}
 
 function hostnameOf(hostHeader: string): string {
   return hostHeader.startsWith('[')
@@ -117,6 +136,72 @@ function limitFor(path: string): number {
   return LARGE_BODY_PATHS.some((p) => p.test(path)) ? LARGE_BODY_LIMIT_BYTES : BODY_LIMIT_BYTES;
 }
 
+/** One piece of a request, parsed with the messages that say what each field takes. */
+function parsePiece<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value, { error: inputErrorMap });
+  if (!parsed.success) throw invalidInput(parsed.error);
+  return parsed.data;
+}
+
+/**
+ * The query as the route's schema sees it: each parameter it declares, once. A parameter given twice
+ * is refused here, by name, rather than handed on as a list its schema would misread.
+ */
+function queryOf(c: Context<Env>, schema: z.ZodObject): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if (!Object.hasOwn(schema.shape, name)) continue;
+    if (values.length > 1) {
+      const message = `query parameter \`${name}\` is given ${values.length} times: give it once`;
+      throw new ServiceError('invalid_request', `invalid request: ${message}`, {
+        issues: [{ path: name, message }],
+      });
+    }
+    query[name] = values[0]!;
+  }
+  return query;
+}
+
+/** A request's JSON body: 415 unless sent as JSON (`isJsonContentType`), 400 unless it parses. */
+async function jsonBodyOf(c: Context<Env>): Promise<unknown> {
+  const contentType = c.req.header('content-type');
+  if (contentType === undefined) {
+    // No type and no body is validated as an empty body; a body without a type is not JSON.
+    if ((await c.req.text()).length === 0) return {};
+    throw unsupportedMediaType();
+  }
+  if (!isJsonContentType(contentType)) throw unsupportedMediaType();
+  try {
+    return await c.req.json();
+  } catch {
+    throw new ServiceError('invalid_json', 'request body is not valid JSON');
+  }
+}
+
+/**
+ * Validates a request against its route's schemas in the documented order (docs/API.md): query and
+ * path parameters, then the content type, the JSON text, its shape (json-shape.ts) and the body
+ * schema. What was sent is kept as it is read, so a refusal can record what was asked.
+ */
+function validated(r: Route): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const sent: Record<string, unknown> = {};
+    c.set('sent', sent);
+    const request: RouteRequest = { params: {}, query: {}, body: undefined };
+    if (r.query) request.query = parsePiece(r.query, Object.assign(sent, queryOf(c, r.query)));
+    if (r.params) request.params = parsePiece(r.params, Object.assign(sent, c.req.param()));
+    if (r.body) {
+      const body = await jsonBodyOf(c);
+      // The path's parameters name the request: a body cannot stand in for them.
+      c.set('sent', { ...(typeof body === 'object' && body !== null ? body : {}), ...sent });
+      checkJsonShape(body);
+      request.body = parsePiece(r.body, body);
+    }
+    c.set('request', request);
+    await next();
+  };
+}
+
 const json = (schema: z.ZodType, description: string) => ({
   content: { 'application/json': { schema } },
   description,
@@ -157,11 +242,9 @@ function loadDocumentation(): void {
 export function createApp(options: AppOptions): OpenAPIHono<Env> {
   const { service } = options;
   loadDocumentation();
-  const app = new OpenAPIHono<Env>({
-    defaultHook: (result) => {
-      if (!result.success) throw invalidInput(result.error);
-    },
-  });
+  // Routes are validated by `validated` below, not by the generator's own validators: one check
+  // decides what is JSON, and every message says what a field takes.
+  const app = new OpenAPIHono<Env>();
   const allowed = new Set([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
 
   app.use(
@@ -190,24 +273,17 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     return bodyLimit({ maxSize, onError: tooLarge })(c, next);
   });
 
-  /** Authenticates before any validation: a bad bearer is 401 whatever the body holds. */
-  const authenticated: MiddlewareHandler<Env> = async (c, next) => {
-    c.set('principal', await authenticate(service.ctx, c.req.header('authorization')));
-    await next();
-  };
-
   /**
-   * Refuses a JSON body whose shape no schema should see (lone surrogates, deep nesting,
-   * `__proto__` keys; see json-shape.ts), before validation. A body that is not JSON, or not sent
-   * as JSON, is left to the validator, which answers 400 invalid_json or 415.
+   * Authenticates before any validation: a bad bearer is 401 whatever the body holds. From here on
+   * a refusal is of a known caller, so `onError` hands it to the core to record.
    */
-  const shaped: MiddlewareHandler<Env> = async (c, next) => {
-    if (JSON_TYPE.test(c.req.header('content-type') ?? '')) {
-      const body: unknown = await c.req.json().catch(() => undefined);
-      checkJsonShape(body);
-    }
-    await next();
-  };
+  const authenticated =
+    (operation: Operation): MiddlewareHandler<Env> =>
+    async (c, next) => {
+      c.set('principal', await authenticate(service.ctx, c.req.header('authorization')));
+      c.set('operation', operation);
+      await next();
+    };
 
   /** A route's per-address limit (docs/API.md): 429 with Retry-After once a client has used it up. */
   const perClient = (r: (typeof ROUTES)[number], rate: Rate): MiddlewareHandler<Env> => {
@@ -231,44 +307,49 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     const middleware = [
       ...(r.perClient ? [perClient(r, r.perClient)] : []),
       // Authentication first: a bad bearer is 401 whatever the body holds.
-      ...(operation.caller.kind === 'none' ? [] : [authenticated]),
-      ...(r.body ? [shaped] : []),
+      ...(operation.caller.kind === 'none' ? [] : [authenticated(operation)]),
+      validated(r),
     ];
-    const route = createRoute({
-      operationId: r.operationId ?? operation.name,
-      method: r.method,
-      path: r.path,
-      tags: [r.tag],
-      summary: operation.summary,
-      ...(r.extension ? { 'x-svc-extension': true } : {}),
-      security: SECURITY[operation.caller.kind],
-      ...(middleware.length ? { middleware } : {}),
-      request: {
-        ...(r.params ? { params: r.params } : {}),
-        ...(r.query ? { query: r.query } : {}),
-        ...(r.body ? { body: { content: { 'application/json': { schema: r.body } }, required: true } } : {}),
-      },
-      responses: {
-        [r.ok.status]: json(r.response ?? operation.output, r.ok.description),
-        // Every body can be too large or not JSON; every request can name a foreign Host.
-        ...errors(...r.errors, ...(r.body ? [413, 415] : [])),
-        ...Object.fromEntries(
-          Object.entries(r.errorBodies ?? {}).map(([s, b]) => [s, json(b.schema, b.description)]),
-        ),
-      },
-    });
-    const validated = (c: Context<Env>, target: 'json' | 'query' | 'param') =>
-      (c.req.valid as (t: string) => unknown)(target) as Record<string, unknown>;
-    app.openapi(route, async (c) => {
+    // The document's entry: served below by the same schemas `validated` applies.
+    app.openAPIRegistry.registerPath(
+      createRoute({
+        operationId: r.operationId ?? operation.name,
+        method: r.method,
+        path: r.path,
+        tags: [r.tag],
+        summary: operation.summary,
+        ...(r.extension ? { 'x-svc-extension': true } : {}),
+        security: SECURITY[operation.caller.kind],
+        request: {
+          ...(r.params ? { params: r.params } : {}),
+          ...(r.query ? { query: r.query } : {}),
+          ...(r.body
+            ? { body: { content: { 'application/json': { schema: r.body } }, required: true } }
+            : {}),
+        },
+        responses: {
+          [r.ok.status]: json(r.response ?? operation.output, r.ok.description),
+          // A route that validates parameters, a query or a body answers 400 when they are wrong;
+          // every body can be too large or not JSON.
+          ...errors(
+            ...new Set([
+              ...(r.params || r.query || r.body ? [400] : []),
+              ...r.errors,
+              ...(r.body ? [413, 415] : []),
+            ]),
+          ),
+          ...Object.fromEntries(
+            Object.entries(r.errorBodies ?? {}).map(([s, b]) => [s, json(b.schema, b.description)]),
+          ),
+        },
+      }),
+    );
+    app.on([r.method.toUpperCase()], [r.path.replaceAll(/\{(\w+)\}/g, ':$1')], ...middleware, async (c) => {
       // The pieces were validated against the route's schemas: the operation runs on them as they are.
-      const input = await inputOf(r, {
-        params: r.params ? validated(c, 'param') : {},
-        query: r.query ? validated(c, 'query') : {},
-        body: r.body ? validated(c, 'json') : undefined,
-      });
+      const input = await inputOf(r, c.get('request'));
       const result = await runAs(service.ctx, operation, c.get('principal'), input);
       const answer = r.present ? r.present(result, new URL(c.req.url).origin) : result;
-      return c.json(answer as object, r.ok.status) as never;
+      return c.json(answer as object, r.ok.status);
     });
   }
 
@@ -293,8 +374,20 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     ),
   );
 
-  app.onError((error, c) => {
-    const serviceError = toServiceError(error);
+  app.onError(async (error, c) => {
+    let serviceError = toServiceError(error);
+    // A refusal of a known caller decided here, before the operation ran (its validation, say), is
+    // recorded as the core records its own; one the operation answered carries its record already.
+    const operation = c.get('operation');
+    if (operation) {
+      try {
+        serviceError = toServiceError(
+          await recordRefusal(service.ctx, operation, c.get('principal'), c.get('sent') ?? {}, serviceError),
+        );
+      } catch (failure) {
+        serviceError = toServiceError(failure);
+      }
+    }
     if (serviceError.code === 'internal')
       console.error(`[svc] internal error on ${c.req.method} ${c.req.path}:`, error);
     const wait = serviceError.details.retry_after_seconds;
@@ -305,24 +398,55 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
   return app;
 }
 
+function unsupportedMediaType(): ServiceError {
+  return new ServiceError(
+    'unsupported_media_type',
+    'send the body as JSON with `Content-Type: application/json` (or another `application/…+json` type)',
+  );
+}
+
 function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
   if (error instanceof HTTPException) {
     if (error.status === 400) return new ServiceError('invalid_json', 'request body is not valid JSON');
     if (error.status === 413) return new ServiceError('payload_too_large', 'request body is over the limit');
-    if (error.status === 415) {
-      return new ServiceError(
-        'unsupported_media_type',
-        'send the body as JSON with `Content-Type: application/json`',
-      );
-    }
+    if (error.status === 415) return unsupportedMediaType();
     return new ServiceError('invalid_request', error.message);
   }
   return new ServiceError('internal', 'the service failed to handle this request; it was logged');
 }
 
+/** Schema keywords that only describe (JSON Schema 2020-12 §9, OpenAPI 3.1's own), never constrain. */
+const ANNOTATIONS = new Set(['title', 'description', 'default', 'example', 'examples', 'deprecated']);
+
+/**
+ * The generator writes a nullable reference (`Receipt.nullable()`) as
+ * `allOf: [{$ref}, {type: ['object', 'null']}]`, which null can never satisfy: it must match the
+ * referenced schema too. Rewritten here, once for every such schema, as `anyOf: [{$ref}, {type: 'null'}]`,
+ * which is what `z.union([Receipt, z.null()])` gives, with any annotation kept beside it.
+ */
+function nullableRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(nullableRefs);
+  if (typeof node !== 'object' || node === null) return node;
+  const walked = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, nullableRefs(v)])) as Record<
+    string,
+    unknown
+  >;
+  const { allOf, ...outer } = walked;
+  if (!Array.isArray(allOf) || allOf.length !== 2) return walked;
+  const [ref, override] = allOf as [Record<string, unknown>, Record<string, unknown>];
+  const isRef = typeof ref.$ref === 'string' && Object.keys(ref).length === 1;
+  const { type, ...rest } = override;
+  if (!isRef || !Array.isArray(type) || !type.includes('null')) return walked;
+  const keep = (annotation: boolean) =>
+    Object.fromEntries(Object.entries(rest).filter(([k]) => ANNOTATIONS.has(k) === annotation));
+  const constraints = keep(false);
+  const branch = Object.keys(constraints).length ? { allOf: [ref, constraints] } : ref;
+  return { ...outer, ...keep(true), anyOf: [branch, { type: 'null' }] };
+}
+
 export function openApiDocument(app: OpenAPIHono<Env>) {
-  return app.getOpenAPI31Document({
+  const document = app.getOpenAPI31Document({
     openapi: '3.1.0',
     info: {
       title: 'svc governed access API',
@@ -352,4 +476,5 @@ export function openApiDocument(app: OpenAPIHono<Env>) {
       description: `${name} endpoints`,
     })),
   });
+  return nullableRefs(document) as typeof document;
 }

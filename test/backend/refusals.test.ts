@@ -4,15 +4,18 @@
 // registry without an entry here fails the first test.
 //
 // Outside this table: bad input (400 before anything is looked up) and bearers that prove nothing
-// (401) leave no record by design (see the last tests and docs/PROOFS.md). The caller check that
-// runs before an operation (credential kind, organization, scope, and the agent's own handle) is
-// receipted by the invoker itself (`operation.refused`): the last describe walks it.
+// (401) leave no record by design (see the last tests and docs/PROOFS.md), except that a read of
+// table rows by a known agent leaves its audit row whatever refused it, bad input included (its
+// entries here, and the describe that walks the operations keeping their own record over HTTP). The
+// caller check that runs before an operation (credential kind, organization, scope, and the agent's
+// own handle) is receipted by the invoker itself (`operation.refused`): the last describe walks it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
 import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
+import { ROUTES } from '../../src/backend/routes.ts';
 import { ServiceError, type ServiceErrorCode } from '../../src/backend/errors.ts';
 import type { GrantInput } from '../../src/backend/governance.ts';
 import {
@@ -450,6 +453,76 @@ const TABLE: Record<string, Entry> = {
           };
         },
       },
+      // Refused before the read runs, the agent being known: audited all the same, once.
+      {
+        name: 'a limit over 200 (bad input)',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.readRows, agent.bearer, {
+                table: 'agent_demo_records',
+                columns: ['id'],
+                limit: 500,
+              }),
+            record: {
+              ...agentNamed(agent),
+              outcome: 'deny',
+              reason: 'invalid_request',
+              table: 'agent_demo_records',
+              columns: ['id'],
+              limit: null,
+            },
+          };
+        },
+      },
+      {
+        name: 'a column name that is not one (bad input)',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () =>
+              h.service.invoke(ops.readRows, agent.bearer, {
+                table: 'agent_demo_records',
+                columns: ['email; DROP'],
+              }),
+            record: { ...agentNamed(agent), reason: 'invalid_request', columns: [] },
+          };
+        },
+      },
+      {
+        name: 'a token used under another agent’s handle',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'forbidden',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          const other = await newAgent(h, org, { agent: 'Other Bot' });
+          return {
+            call: () =>
+              h.service.invoke(ops.readRows, agent.bearer, {
+                handle: other.handle,
+                table: 'agent_demo_records',
+                columns: ['id'],
+              }),
+            record: {
+              ...agentNamed(agent),
+              reason: 'forbidden',
+              asked_handle: other.handle,
+              columns: ['id'],
+            },
+          };
+        },
+      },
     ],
   },
   retrieve: {
@@ -484,6 +557,20 @@ const TABLE: Record<string, Entry> = {
           return {
             call: () => h.service.invoke(ops.retrieve, agent.bearer, { table: 'ghosts' }),
             record: { ...agentNamed(agent), table: 'ghosts', reason: 'unknown_table' },
+          };
+        },
+      },
+      {
+        name: 'a retrieval with a limit over 200 (bad input)',
+        chain: 'audit',
+        kind: 'audit.read',
+        code: 'invalid_request',
+        arrange: async (h) => {
+          const org = await newOrg(h);
+          const agent = await newAgent(h, org);
+          return {
+            call: () => h.service.invoke(ops.retrieve, agent.bearer, { columns: ['id'], limit: 500 }),
+            record: { ...agentNamed(agent), reason: 'invalid_request', columns: ['id'] },
           };
         },
       },
@@ -2089,8 +2176,9 @@ describe('what leaves no record', () => {
     await expect(
       h.service.invoke(ops.revokeAgent, `Bearer ndp_${'x'.repeat(43)}`, { target: agent.handle }),
     ).rejects.toMatchObject({ code: 'unauthorized' });
+    // Bad input from an organization key to a read: an agent reads, so there is no read to audit.
     await expect(
-      h.service.invoke(ops.readRows, agent.bearer, {
+      h.service.invoke(ops.readRows, org.bearer, {
         table: 'agent_demo_records',
         columns: ['id'],
         limit: 0,
@@ -2142,6 +2230,81 @@ it('a call the source never answers went out, so it is receipted too (api.call, 
     path: '/api/contacts',
     status: null,
   });
+});
+
+describe('operations that keep their own record of refusals (reads), walked from the registry over HTTP', () => {
+  const own = ROUTES.filter((r) => r.operation.recordRefusal);
+  it('are the reads of table rows', () => {
+    expect([...new Set(own.map((r) => r.operation.name))].sort()).toEqual(['readRows', 'retrieve']);
+  });
+
+  it.each(own.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r] as const))(
+    '%s: each refusal of a known agent, the adapter’s own included, appends one audit row and no receipt',
+    async (_route, r) => {
+      const org = await newOrg(h);
+      const agent = await newAgent(h, org);
+      const other = await newAgent(h, org, { agent: 'Other Bot' });
+      const path = (handle: string) => r.path.replace('{handle}', handle);
+      const token = agent.grant_token;
+      const cases: { path: string; body: unknown; headers?: Record<string, string>; status: number }[] = [
+        {
+          path: path(agent.handle),
+          body: { table: 'agent_demo_records', columns: ['id'], limit: 500 },
+          status: 400,
+        },
+        {
+          path: path(agent.handle),
+          body: { table: 'agent_demo_records', columns: ['email; DROP'] },
+          status: 400,
+        },
+        { path: path(agent.handle), body: '{"table":', status: 400 },
+        {
+          path: path(agent.handle),
+          body: 'table=agent_demo_records',
+          headers: { 'content-type': 'text/plain' },
+          status: 415,
+        },
+      ];
+      if (r.params) {
+        cases.push(
+          { path: path('Bob_X'), body: { table: 'agent_demo_records', columns: ['id'] }, status: 400 },
+          { path: path(other.handle), body: { table: 'agent_demo_records', columns: ['id'] }, status: 403 },
+        );
+      }
+      for (const sent of cases) {
+        const before = await lengths();
+        const answer = await h.request(r.method.toUpperCase(), sent.path, {
+          token,
+          body: sent.body,
+          ...(sent.headers ? { headers: sent.headers } : {}),
+        });
+        expect(answer.status, JSON.stringify(answer.body)).toBe(sent.status);
+        expect(answer.body.audit, JSON.stringify(sent)).toMatchObject({ chain_index: before.audit + 1 });
+        expect(answer.body.receipt_id).toBeUndefined();
+        expect(await lengths()).toEqual({ ...before, audit: before.audit + 1 });
+        const row = await h.service.invoke(ops.getProof, undefined, { id: answer.body.audit.id });
+        expect(row.payload).toMatchObject({
+          kind: 'audit.read',
+          ...agentNamed(agent),
+          outcome: 'deny',
+          reason: answer.body.error,
+          row_count: 0,
+        });
+        expect(
+          await h.service.invoke(ops.verifyProof, undefined, { proof_id: answer.body.audit.id }),
+        ).toMatchObject({ authentic: true, unaltered: true, chain: 'audit' });
+      }
+      // An organization key is no reader: its refusal is the invoker's receipt, not an audit row.
+      const before = await lengths();
+      const byKey = await h.request(r.method.toUpperCase(), path(agent.handle), {
+        token: org.api_key,
+        body: { table: 'agent_demo_records', columns: ['id'] },
+      });
+      expect(byKey.status).toBe(403);
+      expect(byKey.body.receipt_id).toMatch(/^rcpt_/);
+      expect(await lengths()).toEqual({ ...before, service: before.service + 1 });
+    },
+  );
 });
 
 describe('the caller check before an operation, walked from the registry', () => {

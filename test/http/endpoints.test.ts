@@ -1159,6 +1159,56 @@ describe('transport-level errors', () => {
     ).toBe(200);
   });
 
+  it('one check decides what is JSON: any application/…+json, with parameters spaced either way, passes; other types are 415', async () => {
+    const org = await orgWithAgent(h);
+    const read = (contentType: string) =>
+      h.request('POST', `/api/agents/${org.agent.handle}/read`, {
+        token: org.agent.grant_token,
+        body: { table: 'agent_demo_records', columns: ['id'], limit: 1 },
+        headers: { 'content-type': contentType },
+      });
+    for (const json of [
+      'application/json',
+      'Application/JSON',
+      'application/json; charset=utf-8',
+      'application/json ; charset=utf-8',
+      'application/json;charset=utf-8',
+      'application/vnd.svc.v1+json',
+      'application/vnd.api+json',
+      'application/problem+json ; charset=utf-8',
+      ' application/json ',
+    ]) {
+      const r = await read(json);
+      expect(r.status, `${json}: ${JSON.stringify(r.body)}`).toBe(200);
+    }
+    for (const other of [
+      'text/plain',
+      'text/json',
+      'application/jsonx',
+      'application/x-www-form-urlencoded',
+      'application/+json',
+    ]) {
+      const r = await read(other);
+      expect(r.status, other).toBe(415);
+      expect(r.body.error).toBe('unsupported_media_type');
+    }
+  });
+
+  it('a query parameter given twice is refused by name; a bad value says what the parameter takes', async () => {
+    const org = await h.service.invoke(ops.createOrg, undefined, { name: 'Acme' });
+    const twice = await h.request('GET', '/api/v1/proofs?limit=1&limit=2', { token: org.api_key });
+    expectError(twice, 400, 'invalid_request');
+    expect(twice.body.message).toBe(
+      'invalid request: query parameter `limit` is given 2 times: give it once',
+    );
+    const word = await h.request('GET', '/api/v1/proofs?limit=ten', { token: org.api_key });
+    expectError(word, 400, 'invalid_request');
+    expect(word.body.message).toMatch(/`limit` must be an integer from 1 to 200/);
+    expect(word.body.message).not.toMatch(/NaN/);
+    // A parameter the route does not take is not looked at, however often it comes.
+    expect((await h.request('GET', '/api/v1/proofs?x=1&x=2', { token: org.api_key })).status).toBe(200);
+  });
+
   it('an extra host name behind a TLS proxy is accepted over https from its own origin, not from another port', async () => {
     const app = createApp({ service: h.service, allowedHosts: ['svc.example.test'] });
     const get = (origin: string) =>

@@ -1,6 +1,7 @@
 // Inputs whose shape passes a schema and then misleads or fails later: lone surrogates (nothing
-// could sign them, so a read left no audit row), deep nesting (a 500), `__proto__` keys (dropped
-// unseen, their value never checked). Each is refused up front, over HTTP and in process alike.
+// could sign them, so a read could not be audited with them), deep nesting (a 500), `__proto__` keys
+// (dropped unseen, their value never checked). Each is refused up front, over HTTP and in process
+// alike.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ops } from '../../src/backend/operations/index.ts';
 import { MAX_JSON_DEPTH, checkJsonShape } from '../../src/backend/json-shape.ts';
@@ -27,23 +28,33 @@ async function post(path: string, token: string, text: string) {
 }
 
 describe('lone surrogates', () => {
-  it('a lone surrogate in a read’s purpose or where value is refused before the read; every read that passes leaves its audit row', async () => {
+  it('a lone surrogate in a read’s purpose or where value is refused before the read, and audited without it; every read leaves its audit row', async () => {
     const org = await orgWithAgent(h);
     const read = `/api/agents/${org.agent.handle}/read`;
     const before = await chainCounts();
     for (const text of [
       `{"table":"agent_demo_records","columns":["id"],"purpose":"audit ${LONE}"}`,
       `{"table":"agent_demo_records","columns":["id"],"where":{"region":"eu${LONE}"}}`,
-      // Denied columns too: a refusal that would have been audited is refused before it.
+      // Denied columns too: refused as bad input before the grant is looked at.
       `{"table":"agent_demo_records","columns":["ssn"],"purpose":"${LONE}"}`,
     ]) {
       const r = await post(read, org.agent.grant_token, text);
       expect(r.status, JSON.stringify(r.body)).toBe(400);
       expect(r.body.error).toBe('invalid_request');
       expect(r.body.message).toMatch(/lone surrogate/);
+      // The attempt is audited with what could be signed: the malformed value is left out.
+      const row = await h.service.invoke(ops.getProof, undefined, { id: r.body.audit.id });
+      expect(row.payload).toMatchObject({
+        kind: 'audit.read',
+        outcome: 'deny',
+        reason: 'invalid_request',
+        table: 'agent_demo_records',
+        purpose: null,
+      });
+      expect(JSON.stringify(row.payload)).not.toMatch(/\\ud800|\ud800/);
     }
-    // Nothing was released, so there is nothing to audit; and nothing else was written either.
-    expect(await chainCounts()).toEqual(before);
+    // Nothing was released, and nothing but the three audit rows was written.
+    expect(await chainCounts()).toEqual({ ...before, audit: before.audit + 3 });
 
     const allowed = await post(
       read,
@@ -58,7 +69,7 @@ describe('lone surrogates', () => {
     );
     expect(denied.status).toBe(403);
     expect(denied.body.audit).toBeDefined();
-    expect((await chainCounts()).audit).toBe(before.audit + 2);
+    expect((await chainCounts()).audit).toBe(before.audit + 5);
   });
 
   it('a lone surrogate is refused in process too (the tools’ and the command line’s path), with the same answer', async () => {

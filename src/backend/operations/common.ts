@@ -58,5 +58,9 @@ export const HandleParam = z.object({
   handle: z
     .string()
     .regex(/^[a-z0-9-]{1,64}$/)
-    .register(apiDoc, { param: { name: 'handle', in: 'path' }, example: 'support-bot' }),
+    .register(apiDoc, {
+      param: { name: 'handle', in: 'path' },
+      description: "the agent's handle as its grant gave it: lower-case letters, digits and -",
+      example: 'support-bot',
+    }),
 });

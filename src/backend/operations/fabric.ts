@@ -122,14 +122,9 @@ export const SendRequest = z
   .object({
     recipient_kid: Kid,
     ciphertext_b64: Base64('ciphertext_b64'),
-    wrapped_key_b64: Base64('wrapped_key_b64').refine(
-      (s) => s.length <= 1024,
-      'wrapped_key_b64 is at most 1024 characters',
-    ),
-    payload_iv_b64: Base64('payload_iv_b64').refine(
-      (s) => s.length <= 64,
-      'payload_iv_b64 is at most 64 characters',
-    ),
+    // Limits as checks, not refinements, so the published schema states them (maxLength).
+    wrapped_key_b64: Base64('wrapped_key_b64').max(1024, 'wrapped_key_b64 is at most 1024 characters'),
+    payload_iv_b64: Base64('payload_iv_b64').max(64, 'payload_iv_b64 is at most 64 characters'),
     content_type_hint: ShortText(128).optional(),
     filename_hint: ShortText(255).optional(),
     ttl_hours: z.number().int().min(1).max(720).optional(),

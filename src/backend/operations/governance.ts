@@ -5,7 +5,10 @@ import { z } from 'zod';
 import { apiDoc } from '../api-doc.ts';
 import { defineOperation, lazily } from '../operation.ts';
 import { REASON_CODES } from '../policy.ts';
-import { requireAgent } from '../credentials.ts';
+import { requireAgent, type Principal } from '../credentials.ts';
+import type { Context } from '../context.ts';
+import type { ServiceError } from '../errors.ts';
+import { checkJsonShape } from '../json-shape.ts';
 import { Kid, ShortText, DateTime, ErrorBody, ReceiptSchema, HandleParam } from './common.ts';
 import { MAX_GRANT_TTL_SECONDS, READ_LIMIT_MAX, READ_METHODS, WRITE_METHODS } from '../vocabulary.ts';
 
@@ -16,16 +19,27 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 export const WhereValue = z.union([z.string().max(512), z.number(), z.boolean(), z.null()]);
 
+/** How many columns one `where` may filter on. */
+const WHERE_KEYS_MAX = 16;
+
 export const Where = z
   .record(z.string().regex(NAME, 'where keys are column names'), WhereValue)
-  .refine((w) => Object.keys(w).length <= 16, 'at most 16 where keys')
-  .register(apiDoc, { description: 'Equality filter on plaintext columns', example: { region: 'eu' } });
+  .refine((w) => Object.keys(w).length <= WHERE_KEYS_MAX, `at most ${WHERE_KEYS_MAX} where keys`)
+  .register(apiDoc, {
+    description: 'Equality filter on plaintext columns',
+    example: { region: 'eu' },
+    maxProperties: WHERE_KEYS_MAX,
+  });
 
 const ColumnName = z
   .string()
   .regex(NAME, 'column names are letters, digits and _, starting with a letter or _');
 
-const Columns = z.array(ColumnName).min(1).max(64);
+const Columns = z
+  .array(ColumnName)
+  .min(1)
+  .max(64)
+  .register(apiDoc, { description: 'column names', example: ['id', 'region', 'email'] });
 
 export const CapabilitySchema = z
   .object({
@@ -59,7 +73,7 @@ export const GrantRequest = z
       .max(80)
       .refine((s) => /[A-Za-z0-9]/.test(s), 'agent needs at least one letter or digit')
       .register(apiDoc, { example: 'Support Bot' }),
-    columns: Columns.register(apiDoc, { example: ['id', 'region', 'email'] }),
+    columns: Columns,
     table: z.string().regex(NAME).optional().register(apiDoc, { example: 'agent_demo_records' }),
     classifications: z.array(ShortText(64)).min(1).max(16).optional(),
     where: Where.optional(),
@@ -172,7 +186,7 @@ export const ReadRequest = z
     table: z.string().regex(NAME),
     columns: Columns,
     where: Where.optional(),
-    limit: z.number().int().min(1).max(READ_LIMIT_MAX, `limit is at most ${READ_LIMIT_MAX}`).optional(),
+    limit: z.number().int().min(1).max(READ_LIMIT_MAX).optional(),
     purpose: ShortText(512).optional(),
   })
   .strict()
@@ -378,6 +392,48 @@ export const computeDecision = defineOperation({
     (await governance()).compute(ctx, agent, input, receipt === 'true'),
 });
 
+/** What a refused read asked, as sent: each field kept only if it passes its schema and is plain JSON. */
+function askedRead(input: unknown) {
+  const sent = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  const valid = <T>(schema: z.ZodType<T>, value: unknown): T | undefined => {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) return undefined;
+    try {
+      // A value no receipt could sign (a lone surrogate, say) is left out, as any invalid one is.
+      checkJsonShape(parsed.data);
+      return parsed.data;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    handle: valid(HandleParam.shape.handle, sent.handle),
+    table: valid(ReadRequest.shape.table, sent.table),
+    columns: valid(ReadRequest.shape.columns, sent.columns),
+    where: valid(Where, sent.where),
+    limit: valid(ReadRequest.shape.limit, sent.limit),
+    purpose: valid(ReadRequest.shape.purpose, sent.purpose),
+  };
+}
+
+/**
+ * The spec: every read, successful or not, chains an audit row. So once an agent is authenticated,
+ * any refusal of a read (bad input, a token used under another agent's handle) leaves its audit row,
+ * with the error code as its reason; an organization key refused here is receipted by the invoker.
+ * The audit row is the refusal's one record, not a receipt besides it: the audit chain is where a
+ * read attempt is looked for (the policy board's last read included), and a second record on the
+ * service chain would count one attempt twice.
+ */
+async function auditRefusal(
+  ctx: Context,
+  principal: Principal,
+  input: unknown,
+  error: ServiceError,
+): Promise<Record<string, unknown> | undefined> {
+  if (principal.kind !== 'agent') return undefined;
+  return { audit: await (await governance()).auditRefusedRead(ctx, principal, askedRead(input), error.code) };
+}
+
 export const readRows = defineOperation({
   name: 'readRows',
   summary: 'Execute: release the granted columns; every attempt appends an audit row',
@@ -387,6 +443,7 @@ export const readRows = defineOperation({
   output: ReadResponse,
   run: async (ctx, agent, { handle, ...input }) =>
     (await governance()).read(ctx, requireAgent(agent, handle), input),
+  recordRefusal: auditRefusal,
 });
 
 export const retrieve = defineOperation({
@@ -396,6 +453,8 @@ export const retrieve = defineOperation({
   input: RetrieveRequest,
   output: RetrieveResponse,
   run: async (ctx, agent, input) => (await governance()).retrieve(ctx, agent, input),
+  // A retrieval is a read attempt: refused, it leaves the audit row a refused read does.
+  recordRefusal: auditRefusal,
 });
 
 export const getPolicyBoard = defineOperation({
