@@ -3,6 +3,7 @@
 // calls (in process or remote) only ever sees the public key, ciphertext and metadata.
 import { ServiceError } from './errors.ts';
 import type { Context } from './context.ts';
+import { refuseSealedContent } from './media-types.ts';
 import type { Invoker } from './invoke.ts';
 import { ops } from './operations/index.ts';
 import { sha256Hex } from './signer.ts';
@@ -232,6 +233,7 @@ export interface Outgoing {
  * sender needs an address of its own (the recipient's gate checks who sent it), not its private key.
  */
 export async function sealAndSend(agent: FabricAgent, outgoing: Outgoing) {
+  refuseSealedContent(outgoing.plaintext, outgoing.filename_hint);
   const who = await identity(agent);
   if (!who.address) throw notEnrolled(who);
   const recipient = await agent.invoker.invoke(ops.getFabricKey, agent.bearer, {

@@ -12,7 +12,7 @@ import type { Invoker } from './invoke.ts';
 import { ops } from './operations/index.ts';
 import { randomInt } from 'node:crypto';
 import { LINK_MAX_BYTES } from './vocabulary.ts';
-import { contentTypeOf } from './media-types.ts';
+import { contentTypeOf, refuseSealedContent } from './media-types.ts';
 
 /** Where the `svc serve` of a data dir says it listens, while it runs. */
 const SERVING_FILE = 'serving.json';
@@ -109,6 +109,7 @@ export async function sendLink(invoker: Invoker, ownerBearer: string | undefined
       { limit_bytes: LINK_MAX_BYTES },
     );
   }
+  refuseSealedContent(options.bytes, options.name);
   const code = options.code === true ? newAccessCode() : options.code || undefined;
   const { fragment, ...sealed } = await sealForLink(options.bytes, options.name);
   const made = await invoker.invoke(ops.createLink, ownerBearer, {

@@ -10,14 +10,16 @@ import { ServiceError } from '../backend/errors.ts';
 import { contentTypeOf, sealAndSend } from '../backend/fabric-inbox.ts';
 import { LINK_DEFAULT_MAX_OPENS, LINK_MAX_BYTES, LINK_MAX_OPENS } from '../backend/vocabulary.ts';
 import { ops } from '../backend/operations/index.ts';
+import { SendRequest } from '../backend/operations/fabric.ts';
+import { CreateLinkRequest } from '../backend/operations/links.ts';
 import { agentOf, ownerOf } from './credentials.ts';
 import { requireGate, cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The most svc_send seals into one envelope: its base64 must fit the service's 16 MiB send body. */
 export const SEND_MAX_BYTES = 8 * 1024 * 1024;
-/** An envelope may be fetched at most this many times (the service's max_fetches). */
-const ENVELOPE_MAX_FETCHES = 20;
+/** An envelope may be fetched at most this many times: the bound of the send operation's max_fetches. */
+const ENVELOPE_MAX_FETCHES = SendRequest.shape.max_fetches.unwrap().maxValue!;
 const PURPOSE_MAX = 512;
 
 const SendInput = z
@@ -49,14 +51,11 @@ const SendInput = z
       .max(720)
       .optional()
       .describe('hours until it can no longer be opened (default 24, at most 720)'),
-    max_opens: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        `how many times it may be opened: a link ${LINK_DEFAULT_MAX_OPENS} by default, at most ${LINK_MAX_OPENS}; an envelope 1 by default, at most ${ENVELOPE_MAX_FETCHES}`,
-      ),
+    // The link operation's own field, so its bounds (1 to LINK_MAX_OPENS) are the schema's: restated
+    // by hand, the schema said any safe integer while the operation refused more than 100.
+    max_opens: CreateLinkRequest.shape.max_opens.describe(
+      `how many times it may be opened: a link ${LINK_DEFAULT_MAX_OPENS} by default, at most ${LINK_MAX_OPENS}; an envelope 1 by default, at most ${ENVELOPE_MAX_FETCHES}`,
+    ),
     code: z.boolean().optional().describe('links only: the opener must also type a code'),
     view_only: z.boolean().optional().describe('links only: shown in the browser, not downloadable'),
     from: z

@@ -76,6 +76,25 @@ describe('svc send and svc deliver', () => {
     expect(((await runSvc(['links', '--json'], env)).json() as { count: number }).count).toBe(before);
   });
 
+  it('refuses a file sealed in place, pointing to svc open, and sends nothing', async () => {
+    // Outside the data dir (which protect leaves alone).
+    const files = tempDir('svc-share-cli-sealed-');
+    try {
+      const file = join(files.dir, 'sealed.txt');
+      writeFileSync(file, 'sealed\n');
+      const sealed = await runSvc(['protect', file, '--json'], env);
+      expect(sealed.json()).toMatchObject({ sealed: [{ path: file }] });
+      const before = ((await runSvc(['links', '--json'], env)).json() as { count: number }).count;
+      const refused = await runSvc(['send', file, '--json'], env);
+      expect(refused.code).toBe(1);
+      expect(refused.json()).toMatchObject({ error: 'invalid_request', sealed: true });
+      expect(refused.stderr).toContain('svc open');
+      expect(((await runSvc(['links', '--json'], env)).json() as { count: number }).count).toBe(before);
+    } finally {
+      files.cleanup();
+    }
+  });
+
   it('refuses a folder, and fails without a key or for an unknown link', async () => {
     expect((await runSvc(['send', home.dir], env)).code).toBe(2);
     const { SVC_API_KEY: _key, ...keyless } = env;

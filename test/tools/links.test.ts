@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ops } from '../../src/backend/operations/index.ts';
+import { protectPaths } from '../../src/backend/seal-files.ts';
 import { openFromLink } from '../../src/proofs/link-seal.ts';
 import { computer, type ToolAnswer } from './computer.ts';
 
@@ -57,6 +58,24 @@ describe('svc_send without `to`: a link', () => {
     const refused = await asOwner('svc_send', { path: 'private/salaries.csv', cwd: project });
     expect(refused.error).toBe(true);
     expect(refused.text).toMatch(/read gate|not allowed|denied/i);
+  });
+
+  it('refuses a file sealed in place, pointing to svc_open, and sends nothing', async () => {
+    writeFileSync(join(project, 'sealed.md'), '# sealed\n');
+    await protectPaths(service.ctx, [join(project, 'sealed.md')], { by: 'user:test' });
+    const before = (await asOwner('svc_link_status', {})).data.links.length as number;
+    const refused = await asOwner('svc_send', { path: 'sealed.md', cwd: project });
+    expect(refused.error).toBe(true);
+    expect(refused.text).toMatch(/^invalid_request: .*sealed\.md is a file sealed by svc_protect/);
+    expect(refused.text).toContain('svc_open');
+    expect((await asOwner('svc_link_status', {})).data.links).toHaveLength(before);
+  });
+
+  it('says in its schema how many opens a link may have, as the link operation does', async () => {
+    const refused = await asOwner('svc_send', { text: 'x', max_opens: 101 });
+    expect(refused.error).toBe(true);
+    expect(refused.text).toMatch(/max_opens/);
+    expect(refused.text).toMatch(/100/);
   });
 
   it('takes purpose for envelopes only', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ops } from '../../src/backend/operations/index.ts';
 import { fabricKeyStore } from '../../src/backend/fabric-inbox.ts';
+import { protectPaths } from '../../src/backend/seal-files.ts';
 import { generateFabricKeyPair } from '../../src/sdk/fabric.ts';
 import { enrollKey } from '../helpers.ts';
 import { computer, type ToolAnswer } from './computer.ts';
@@ -95,6 +96,15 @@ describe('svc_send: tool errors, before anything is sent', () => {
       expect(result.error).toBe(true);
       expect(result.text).toMatch(/SVC_AGENT_TOKEN/);
     }
+  });
+
+  it('a file sealed in place is refused before anything else, pointing to svc_open', async () => {
+    writeFileSync(join(project, 'sealed.txt'), 'sealed numbers: 42\n');
+    await protectPaths(service.ctx, [join(project, 'sealed.txt')], { by: 'user:test' });
+    const result = await asAlice('svc_send', { path: 'sealed.txt', cwd: project, to: 'aaaaaaaaaaaaaaaa' });
+    expect(result.error).toBe(true);
+    expect(result.text).toMatch(/^invalid_request: sealed\.txt is a file sealed by svc_protect/);
+    expect(result.text).toContain('svc_open');
   });
 
   it('a sender without an address is told to get one first', async () => {
