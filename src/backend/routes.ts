@@ -92,7 +92,10 @@ export interface Route<I = unknown, R = unknown> {
   ok: { status: 200 | 201; description: string };
   /** What the route answers when `present` changes the operation's result. */
   response?: z.ZodType;
-  /** Documented error statuses; 413 and 415 are added to every route with a body. */
+  /**
+   * Documented error statuses. The HTTP adapter adds 400 to every route that validates path
+   * parameters, a query or a body, and 413 and 415 to every route with a body.
+   */
   errors: number[];
   /** Error statuses whose body carries more than the common error fields. */
   errorBodies?: Record<number, { schema: z.ZodType; description: string }>;
