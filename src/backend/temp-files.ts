@@ -1,11 +1,15 @@
 // svc's own temporary files while they are being written: a sealed copy beside the file it seals,
 // a private folder of plaintext being released, an archive object not yet named. An interrupted
-// process (SIGINT, SIGTERM, SIGHUP) removes them before it ends, so no plaintext of a sealed file
-// outlives it; what a killed one leaves (SIGKILL, a power loss) the next operation in that folder
-// sweeps (`sweepLeftovers`, seal-files.ts). The handlers are installed only while something is held.
+// process (SIGINT, SIGTERM) removes them before it ends, so no plaintext of a sealed file outlives
+// it; what a killed one leaves (SIGKILL, a power loss) the next operation in that folder sweeps
+// (`sweepLeftovers`, seal-files.ts). The handlers are installed only while something is held.
 import { rmSync } from 'node:fs';
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/**
+ * Not SIGHUP: a command started under nohup ignores it, and a listener would end that command when
+ * its terminal closes (Node cannot tell an ignored signal from one left to its default).
+ */
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 const held = new Set<string>();
 
