@@ -299,7 +299,7 @@ const shellBlocked: [string, 'deny' | 'ask'][] = [
   ['echo [] > .svc/rules.json', 'deny'],
   ['echo "cat .env" | bash', 'ask'],
   ['bash -s <<< "cat .env"', 'ask'],
-  ['python3 -c "print(open(\'.e\' + \'nv\').read())"', 'ask'],
+  ["python3 -c \"print(open('.e' + 'nv').read())\"", 'ask'],
   ['cd "$(echo secrets)"; cat key.txt', 'ask'],
   ['cat /*/*/*/*/q1', 'ask'],
   ['cat exports/orders.csv', 'ask'],
