@@ -31,7 +31,8 @@ export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' |
  * Scans a folder, or one file (as the only file of its folder's scan), leaves out the findings a
  * verdict of its project or organization silenced, and keeps the scan for feedback and the plan.
  * Finding paths are relative to the folder scanned (a file's own folder, for one file). A path
- * that is not there is refused with what to do.
+ * that is not there is refused with what to do, and so is a scan that could read nothing it was
+ * given (`nothingReadable`): kept, but never answered as "nothing found".
  */
 export async function scanPath(ctx: Context, path: string, options: ScanPathOptions): Promise<StoredScan> {
   const target = resolve(path);
@@ -51,7 +52,7 @@ export async function scanPath(ctx: Context, path: string, options: ScanPathOpti
   });
   const project = projectRootOf(root);
   const { findings, silenced } = applyVerdicts(scan.findings, await verdictsFor(ctx, project));
-  return await recordScan(ctx, {
+  const kept = await recordScan(ctx, {
     project,
     root,
     scanned_by: scannedBy,
@@ -61,6 +62,9 @@ export async function scanPath(ctx: Context, path: string, options: ScanPathOpti
     silenced,
     skipped: scan.skipped,
   });
+  const failed = nothingReadable(path, kept);
+  if (failed) throw failed;
+  return kept;
 }
 
 /**
@@ -81,3 +85,26 @@ export function finderOf(ctx: Context) {
 }
 
 export type Finder = ReturnType<typeof finderOf>;
+
+/** How many files the first lines of a message name. */
+const NAMED = 5;
+
+/**
+ * The failure of a scan that read nothing because svc could not read what it was given: the one
+ * file, the folder itself, or every file in it. Undefined when anything was scanned, or nothing
+ * was unreadable (an empty folder, a binary file).
+ */
+export function nothingReadable(path: string, scan: StoredScan): ServiceError | undefined {
+  const unreadable = scan.skipped.filter((s) => s.reason === 'unreadable');
+  if (scan.files_scanned > 0 || unreadable.length === 0) return undefined;
+  const named = unreadable.map((s) => (s.file === '.' ? path : s.file));
+  const which =
+    unreadable.length === 1
+      ? named[0]
+      : `${unreadable.length} files in ${path} (${named.slice(0, NAMED).join(', ')}${unreadable.length > NAMED ? ', …' : ''})`;
+  return new ServiceError(
+    'invalid_request',
+    `nothing was scanned: svc cannot read ${which}; give a folder or a regular file that this user can read`,
+    { scan_id: scan.scan_id, files_scanned: 0, skipped: scan.skipped },
+  );
+}

@@ -35,7 +35,7 @@ import {
 import { addAgeCommands } from './age-commands.ts';
 import { addShareCommands } from './share-commands.ts';
 import { addExposeCommands } from './expose-commands.ts';
-import { nothingReadable, scanJson, scanText } from './scan-report.ts';
+import { scanJson, scanText } from './scan-report.ts';
 
 /**
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
@@ -889,8 +889,6 @@ export function buildProgram(): Command {
           if (live) process.stderr.write('\n');
         }
       });
-      const failed = nothingReadable(path, kept);
-      if (failed) throw failed;
       print(options, scanJson(kept), scanText(kept));
       if (kept.findings.length > 0) process.exitCode = EXIT.found;
     });
@@ -1008,7 +1006,10 @@ export function buildProgram(): Command {
     )
     .argument('[path]', 'a folder of the project (default: the current one)')
     .option('--scan <scan_id>', 'the scan whose plan to apply (default: the latest)')
-    .option('--items <ids>', 'the rule items to apply, separated by commas (default: all)')
+    .option(
+      '--items <ids>',
+      "the plan's items to apply (rules, seals, vault moves) by id, separated by commas (default: all)",
+    )
     .option(
       '--to <where>',
       'project (the rules file, default) or organization (needs SVC_API_KEY)',

@@ -1,7 +1,6 @@
 // What `svc scan` prints (docs/CLI.md): the findings, the files it did not scan and why, and the
 // failure of a scan that could read nothing it was given, so that "nothing found" is never said
 // of files nobody read.
-import { ServiceError } from '../backend/errors.ts';
 import type { StoredScan } from '../backend/scan-store.ts';
 import type { Skipped } from '../backend/scan-files.ts';
 
@@ -12,9 +11,6 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   unreadable: 'svc cannot read it',
   protected: 'the read gate does not let svc read it',
 };
-
-/** How many files the first lines of a message name. */
-const NAMED = 5;
 
 /** The `--json` object: the scan, with every file it did not scan and why. */
 export function scanJson(scan: StoredScan) {
@@ -45,24 +41,4 @@ export function scanText(scan: StoredScan): string {
       .map((s) => `${s.file}: not scanned (${NOT_SCANNED[s.reason]})`),
     `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes${notScanned}${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${scan_id})`,
   ].join('\n');
-}
-
-/**
- * The failure of a scan that read nothing because svc could not read what it was given: the one
- * file, the folder itself, or every file in it. Undefined when anything was scanned, or nothing
- * was unreadable (an empty folder, a binary file).
- */
-export function nothingReadable(path: string, scan: StoredScan): ServiceError | undefined {
-  const unreadable = scan.skipped.filter((s) => s.reason === 'unreadable');
-  if (scan.files_scanned > 0 || unreadable.length === 0) return undefined;
-  const named = unreadable.map((s) => (s.file === '.' ? path : s.file));
-  const which =
-    unreadable.length === 1
-      ? named[0]
-      : `${unreadable.length} files in ${path} (${named.slice(0, NAMED).join(', ')}${unreadable.length > NAMED ? ', …' : ''})`;
-  return new ServiceError(
-    'invalid_request',
-    `nothing was scanned: svc cannot read ${which}; give a folder or a regular file that this user can read`,
-    { scan_id: scan.scan_id, files_scanned: 0, skipped: scan.skipped },
-  );
 }

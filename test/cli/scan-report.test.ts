@@ -1,7 +1,8 @@
 // What `svc scan` prints of the files it did not scan, and when a scan that read nothing is a
 // failure: cases a test running as root cannot make on disk (a file this user may not open).
 import { describe, expect, it } from 'vitest';
-import { nothingReadable, scanJson, scanText } from '../../src/cli/scan-report.ts';
+import { nothingReadable } from '../../src/backend/scan.ts';
+import { scanJson, scanText } from '../../src/cli/scan-report.ts';
 import type { StoredScan } from '../../src/backend/scan-store.ts';
 
 function scanOf(files_scanned: number, skipped: StoredScan['skipped']): StoredScan {

@@ -1,7 +1,8 @@
 // svc_scan_folder through a real MCP client: findings without their values, progress notifications
 // while it scans, and a file the read gate protects counted, never read (its decision on the
 // audit chain).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
@@ -54,6 +55,17 @@ describe('svc_scan_folder', () => {
     const result = await mcp('svc_scan_folder', { path: 'nope', cwd: project });
     expect(result.error).toBe(true);
     expect(result.text).toContain('nothing to scan at');
+  });
+
+  it('a path svc cannot read at all (a named pipe) is a tool error, never "nothing found"', async () => {
+    execFileSync('mkfifo', [join(project, 'pipe')]);
+    try {
+      const result = await mcp('svc_scan_folder', { path: 'pipe', cwd: project });
+      expect(result.error, result.text).toBe(true);
+      expect(result.text).toContain('nothing was scanned: svc cannot read');
+    } finally {
+      rmSync(join(project, 'pipe'));
+    }
   });
 });
 
