@@ -143,7 +143,7 @@ export async function protectPaths(
     report('skipped', path);
   };
   for (const given of paths) {
-    for await (const found of walk(resolve(given), dataDir, { systemFolders: true })) {
+    for await (const found of walk(resolve(given), dataDir)) {
       if ('reason' in found) {
         skip(found.path, found.reason);
         continue;
@@ -189,26 +189,22 @@ export async function protectPaths(
 export type Found =
   { path: string } | { path: string; reason: SkipReason } | { path: string; failure: string };
 
-export interface WalkOptions {
-  /** Skip the operating system's folders (system-folders.ts): what is sealed in place there breaks the computer. */
-  systemFolders?: boolean;
-}
-
 /**
  * Files under `root` (or `root` itself), in name order, without following symbolic links. A path
  * that cannot be looked at (gone, or a folder svc may not list) is answered as a failure, never
- * thrown: the caller goes on with the rest and reports it.
+ * thrown: the caller goes on with the rest and reports it. The operating system's folders
+ * (system-folders.ts) are left alone: what is sealed there, or wrapped and removed, breaks the computer.
  */
-export async function* walk(root: string, dataDir: string, options: WalkOptions = {}): AsyncGenerator<Found> {
-  yield* walkFrom(root, options.systemFolders ? realPlaceOf(root) : null, dataDir);
+export async function* walk(root: string, dataDir: string): AsyncGenerator<Found> {
+  yield* walkFrom(root, realPlaceOf(root), dataDir);
 }
 
-async function* walkFrom(path: string, real: string | null, dataDir: string): AsyncGenerator<Found> {
+async function* walkFrom(path: string, real: string, dataDir: string): AsyncGenerator<Found> {
   if (path === dataDir || path.startsWith(dataDir + sep)) {
     yield { path, reason: 'svc_data' };
     return;
   }
-  const place = real === null ? null : systemPlaceOf(real);
+  const place = systemPlaceOf(real);
   if (place === 'system') {
     yield { path, reason: 'system_folder' };
     return;
@@ -247,7 +243,7 @@ async function* walkFrom(path: string, real: string | null, dataDir: string): As
       const inner = join(path, entry.name);
       // A repository's own files are its history: sealing them would break the repository.
       if (entry.isDirectory() && entry.name === '.git') yield { path: inner, reason: 'version_control' };
-      else yield* walkFrom(inner, real === null ? null : join(real, entry.name), dataDir);
+      else yield* walkFrom(inner, join(real, entry.name), dataDir);
     }
   }
 }

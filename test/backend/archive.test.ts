@@ -197,6 +197,13 @@ describe('the archive', () => {
     expect((await listArchive(service.ctx)).find((e) => e.path === file)!.original_removed_at).not.toBeNull();
   });
 
+  it("never wraps (or removes) the operating system's files", async () => {
+    // A path that is not there: if the rule failed, nothing of this computer would be touched.
+    const result = await wrapPaths(service.ctx, ['/etc/svc-test-not-there'], { by, remove: true });
+    expect(result.skipped).toEqual([{ path: '/etc/svc-test-not-there', reason: 'system_folder' }]);
+    expect(result.wrapped).toEqual([]);
+  });
+
   it('a path that is not there is a failure of its own, receipted; the others are wrapped and removed, and said so', async () => {
     const first = join(home.dir, 'first-to-remove.txt');
     const last = join(home.dir, 'last-to-remove.txt');
