@@ -1,7 +1,8 @@
 // Documentation metadata for the API's zod schemas: component names, descriptions and examples
 // for the OpenAPI document. It lives in a registry of its own, not zod's global one, because MCP
 // clients get tool schemas from zod too, and a named schema there becomes a `$ref` they cannot
-// follow. Schemas stay plain zod; only the HTTP adapter reads this registry.
+// follow. Schemas stay plain zod; the HTTP adapter reads this registry for the document, and the
+// input messages (input-messages.ts) for a field's description.
 import { z } from 'zod';
 
 export interface ApiDocMeta {

@@ -69,6 +69,8 @@ export const LINK_DEFAULT_TTL_HOURS = 24;
 export const LINK_MAX_TTL_HOURS = 720;
 export const LINK_DEFAULT_MAX_OPENS = 5;
 export const LINK_MAX_OPENS = 100;
+/** How many times a Fabric envelope may be fetched, at most (the send's `max_fetches`). */
+export const ENVELOPE_MAX_FETCHES = 20;
 /** Wrong access codes a link takes; the one that reaches this destroys it. */
 export const LINK_WRONG_CODES_MAX = 5;
 export const LINK_CODE_MIN_CHARS = 4;

@@ -1,6 +1,6 @@
-// What `svc scan` prints (docs/CLI.md): the findings, the files it did not scan and why, and the
-// failure of a scan that could read nothing it was given, so that "nothing found" is never said
-// of files nobody read.
+// What `svc scan` prints (docs/CLI.md): the findings, and the files it did not scan and why, so
+// that "nothing found" is never said of files nobody read (a scan that read nothing it was given
+// is refused in the core: nothingReadable, backend/scan.ts).
 import type { StoredScan } from '../backend/scan-store.ts';
 import type { Skipped } from '../backend/scan-files.ts';
 

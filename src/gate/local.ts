@@ -114,10 +114,8 @@ export async function computerRules(options: {
     ...(options.organization ?? []),
   ];
   const files: PlacedRule[] = [];
-  const [own, ...outer] = projectRuleFiles(options.projectRoot);
   // The file's path names its rules, so two projects' rule 1 never share a daily count.
-  if (existsSync(own!.file)) files.push(...(await readRuleFile(own!.file, own!.file)));
-  for (const { file, root } of outer) {
+  for (const { file, root } of projectRuleFiles(options.projectRoot)) {
     if (existsSync(file)) files.push(...(await readRuleFile(file, file, root)));
   }
   // A file named on purpose and missing is an error, not "no rules".

@@ -8,9 +8,13 @@ import { basename, resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { contentTypeOf, sealAndSend } from '../backend/fabric-inbox.ts';
-import { LINK_DEFAULT_MAX_OPENS, LINK_MAX_BYTES, LINK_MAX_OPENS } from '../backend/vocabulary.ts';
+import {
+  ENVELOPE_MAX_FETCHES,
+  LINK_DEFAULT_MAX_OPENS,
+  LINK_MAX_BYTES,
+  LINK_MAX_OPENS,
+} from '../backend/vocabulary.ts';
 import { ops } from '../backend/operations/index.ts';
-import { SendRequest } from '../backend/operations/fabric.ts';
 import { CreateLinkRequest } from '../backend/operations/links.ts';
 import { agentOf, ownerOf } from './credentials.ts';
 import { requireGate, cwdField } from './gate.ts';
@@ -18,8 +22,6 @@ import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The most svc_send seals into one envelope: its base64 must fit the service's 16 MiB send body. */
 export const SEND_MAX_BYTES = 8 * 1024 * 1024;
-/** An envelope may be fetched at most this many times: the bound of the send operation's max_fetches. */
-const ENVELOPE_MAX_FETCHES = SendRequest.shape.max_fetches.unwrap().maxValue!;
 const PURPOSE_MAX = 512;
 
 const SendInput = z

@@ -5,6 +5,7 @@ import { apiDoc } from '../api-doc.ts';
 import { defineOperation, lazily } from '../operation.ts';
 import { requireAgent } from '../credentials.ts';
 import { ServiceError } from '../errors.ts';
+import { ENVELOPE_MAX_FETCHES } from '../vocabulary.ts';
 import { Kid, Base64, ShortText, DateTime, ErrorBody, ReceiptSchema, HandleParam } from './common.ts';
 
 const fabric = lazily(() => import('../fabric.ts'));
@@ -128,7 +129,7 @@ export const SendRequest = z
     content_type_hint: ShortText(128).optional(),
     filename_hint: ShortText(255).optional(),
     ttl_hours: z.number().int().min(1).max(720).optional(),
-    max_fetches: z.number().int().min(1).max(20).optional(),
+    max_fetches: z.number().int().min(1).max(ENVELOPE_MAX_FETCHES).optional(),
     purpose: ShortText(512).optional(),
   })
   .strict()
