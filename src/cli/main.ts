@@ -2,14 +2,13 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
-import { fileURLToPath } from 'node:url';
 import { dirname, extname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import type { FabricAgent } from '../backend/fabric-inbox.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { resolveDataDir } from '../config/paths.ts';
-import { storeEnvironment, svcCommand } from '../config/command.ts';
+import { storeEnvironment, svcArgv, svcCommand } from '../config/command.ts';
 import { SCOPES, type Scope } from '../backend/credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ACTIONS, type Action, type Rule } from '../gate/rules.ts';
@@ -1958,9 +1957,10 @@ export function buildProgram(): Command {
         const client = options.client as InstallClient;
         const where = { home: homedir(), project: process.cwd(), env: process.env };
         const file = settingsFile(client, options.scope, where);
+        const [runtime, svcBin] = svcArgv();
         const command = hookCommand(
-          process.execPath,
-          fileURLToPath(new URL('../../bin/svc.js', import.meta.url)),
+          runtime!,
+          svcBin!,
           client,
           // The hook runs in the client's environment: it is told the store this install used.
           storeEnvironment(),

@@ -1,19 +1,14 @@
 // `svc mcp --print-config`: ready-to-paste client configuration with absolute paths and the store
 // variables set here, so the server starts the same, on the same store, from any shell and folder.
-import { fileURLToPath } from 'node:url';
-import { storeEnvironment } from '../config/command.ts';
+import { shellQuote, storeEnvironment, svcArgv } from '../config/command.ts';
 
 export const MCP_CLIENTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode', 'codex', 'gemini'] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
 
 export function mcpLaunch(): { command: string; args: string[] } {
-  return {
-    command: process.execPath,
-    args: [fileURLToPath(new URL('../../bin/svc.js', import.meta.url)), 'mcp'],
-  };
+  const [command, ...args] = svcArgv('mcp');
+  return { command: command!, args };
 }
-
-const quote = (s: string) => (/^[\w./@:=+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
 
 /**
  * The configuration text for one client, in that client's own format. The store variables set
@@ -30,9 +25,9 @@ export function mcpConfig(client: McpClient, env: NodeJS.ProcessEnv = process.en
     case 'claude-code':
       return [
         'claude mcp add --scope user svc',
-        ...Object.entries(variables).map(([name, value]) => `-e ${quote(`${name}=${value}`)}`),
+        ...Object.entries(variables).map(([name, value]) => `-e ${shellQuote(`${name}=${value}`)}`),
         '--',
-        ...[command, ...args].map(quote),
+        ...[command, ...args].map(shellQuote),
       ].join(' ');
     case 'vscode':
       return JSON.stringify({ servers: { svc: { type: 'stdio', ...entry } } }, null, 2);

@@ -4,12 +4,19 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const quote = (s: string) => (/^[\w./@:=+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+/** A word as a POSIX shell reads it back: as it is when plain, else in single quotes. */
+export const shellQuote = (s: string) => (/^[\w./@:=+-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+
+/** `svc ARGS` as the words to start it: this runtime and bin/svc.js, by absolute path. */
+export function svcArgv(...args: string[]): string[] {
+  return [process.execPath, fileURLToPath(new URL('../../bin/svc.js', import.meta.url)), ...args];
+}
 
 /** `svc ARGS` as a shell command line, for instructions in messages. */
 export function svcCommand(...args: string[]): string {
-  const bin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
-  return [process.execPath, bin, ...args].map(quote).join(' ');
+  return svcArgv(...args)
+    .map(shellQuote)
+    .join(' ');
 }
 
 /** The variables that choose which store svc uses: its data dir, and where its keys live. */
