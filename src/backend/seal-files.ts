@@ -4,7 +4,18 @@
 // and every open (released or refused) and every revocation is receipted on the service chain.
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
+import {
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  stat,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { deriveKey } from '../vault/derive.ts';
 import { open as unwrap, seal as wrap } from '../vault/seal.ts';
@@ -611,8 +622,18 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
     if (where !== null && (await exists(where))) {
       throw refuse(
         'conflict',
-        `${where} already exists: name a file that does not, or remove it first`,
+        (await isFolder(where))
+          ? `${where} is a folder: name a file in it that does not exist yet`
+          : `${where} already exists: name a file that does not, or remove it first`,
         'out_exists',
+      );
+    }
+    // The plaintext is written beside its destination, then moved in: the folder must be there.
+    if (where !== null && !(await isFolder(dirname(where)))) {
+      throw refuse(
+        'not_found',
+        `there is no folder ${dirname(where)} to open into: make it first, or name a file in a folder that exists`,
+        'out_folder_missing',
       );
     }
     let source: FileHandle;
@@ -628,6 +649,13 @@ export async function openSealed(ctx: Context, path: string, options: OpenOption
     }
     try {
       const stat = await source.stat();
+      if (!stat.isFile()) {
+        throw refuse(
+          'invalid_request',
+          `${target} is not a file: open takes one sealed file (svc seal list, or svc_seal_list, lists them)`,
+          'not_a_file',
+        );
+      }
       const first = Buffer.alloc(HEADER_BYTES);
       const { bytesRead } = await source.read(first, 0, HEADER_BYTES, 0);
       let header: SealedHeader;
@@ -865,6 +893,14 @@ export async function exists(path: string): Promise<boolean> {
   try {
     await lstat(path);
     return true;
+  } catch {
+    return false;
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
   } catch {
     return false;
   }

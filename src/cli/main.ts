@@ -1254,7 +1254,6 @@ export function buildProgram(): Command {
           '--json and --out - both write to stdout: choose one',
         );
       }
-      refuseFolder(path, 'svc open opens one sealed file (`svc seal list` lists them)');
       const service = await openService();
       let opened;
       try {
@@ -1277,14 +1276,11 @@ export function buildProgram(): Command {
             const read = await gateAdmission(service, target, 'read');
             if (role === 'sealed_as') return read;
             if (!read.allowed || options.out === '-') return read;
-            const write = await gateAdmission(
+            return await gateAdmission(
               service,
               options.out === undefined ? target : resolve(options.out),
               'write',
             );
-            // After the gate, so that its refusal (receipted) comes first whatever the destination.
-            if (write.allowed) refuseOutFile(options.out);
-            return write;
           },
         });
       } catch (error) {

@@ -96,7 +96,7 @@ describe('failures exit 1 with what to do', () => {
   });
 
   it.each([
-    ['svc open of a folder', ['open', folder], /folder is a folder: svc open opens one sealed file/],
+    ['svc open of a folder', ['open', folder], /folder is not a file: open takes one sealed file/],
     [
       'svc seal revoke of a folder',
       ['seal', 'revoke', folder],
@@ -105,13 +105,9 @@ describe('failures exit 1 with what to do', () => {
     [
       'svc open --out in no folder',
       () => ['open', sealed, '--out', join(dir, 'nodir', 'x.txt')],
-      /--out .*x\.txt: there is no folder .*nodir; make it first/,
+      /there is no folder .*nodir to open into: make it first/,
     ],
-    [
-      'svc open --out a folder',
-      () => ['open', sealed, '--out', folder],
-      /is a folder: give --out a file name in it/,
-    ],
+    ['svc open --out a folder', () => ['open', sealed, '--out', folder], /is a folder: name a file in it/],
     [
       'svc wrap restore --out in no folder',
       () => ['wrap', 'restore', archived, '--out', join(dir, 'nodir', 'y')],
@@ -121,7 +117,9 @@ describe('failures exit 1 with what to do', () => {
     const args = typeof argsOf === 'function' ? argsOf() : argsOf;
     const run = await runSvc([...args, '--json'], env);
     expect(run.code).toBe(1);
-    expect(run.json()).toMatchObject({ error: expect.stringMatching(/^(invalid_request|not_found)$/) });
+    expect(run.json()).toMatchObject({
+      error: expect.stringMatching(/^(invalid_request|not_found|conflict)$/),
+    });
     expect(ownLine(run.stderr)).toMatch(message);
   });
 
