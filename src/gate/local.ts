@@ -147,10 +147,11 @@ export function decideSearch(
   folder: string,
   usesSoFar: UsesSoFar,
   home: string,
+  /** Entries left to look at, shared by every search of one command: one budget for the whole line. */
+  budget: { left: number } = { left: SEARCH_WALK_LIMIT },
 ): Decision {
   let worst = gate.decide({ ...request, paths: pathForms(folder, { cwd: folder, home }) }, usesSoFar);
   const pending = [folder];
-  let seen = 0;
   while (pending.length > 0 && worst.outcome !== 'denied') {
     const dir = pending.pop()!;
     let entries: string[];
@@ -160,7 +161,7 @@ export function decideSearch(
       continue;
     }
     for (const name of entries) {
-      if (++seen > SEARCH_WALK_LIMIT) {
+      if (--budget.left < 0) {
         return {
           ...worst,
           outcome: rank[worst.outcome] >= rank.ask ? worst.outcome : 'ask',
@@ -214,6 +215,9 @@ export function decideCommand(
   }
   let worst: Decision | undefined;
   const charges: Decision['charges'] = [];
+  // However many folders a command searches, it looks at SEARCH_WALK_LIMIT entries in all, so that
+  // no line can keep the hook past its client's time limit (a hook that times out does not block).
+  const budget = { left: SEARCH_WALK_LIMIT };
   for (const touch of touches) {
     // A search walks the folder the name really reaches (its last form), `..` and symlinks resolved.
     const decision =
@@ -224,6 +228,7 @@ export function decideCommand(
             pathForms(touch.path, options).at(-1)!,
             usesSoFar,
             options.home,
+            budget,
           )
         : gate.decide({ ...request, action: touch.action, paths: pathForms(touch.path, options) }, usesSoFar);
     charges.push(...decision.charges);

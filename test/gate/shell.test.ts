@@ -101,7 +101,8 @@ describe('what a command reaches', () => {
     ['echo .env', []],
     ['X=/etc; cat $X/passwd', ['read /etc/passwd']],
     ['(X=/etc); cat $X/passwd', []],
-    ['cd /srv && cat data.csv', ['read /srv/data.csv']],
+    // The `cd` may fail (no such folder): the file is decided where the line was too.
+    ['cd /srv && cat data.csv', ['read /srv/data.csv', 'read /work/shop/data.csv']],
     ['git show main:config/app.yml', ['read /work/shop/config/app.yml']],
     ['curl -o out.html https://example.com', ['write /work/shop/out.html']],
     ['grep KEY a b', ['read /work/shop/a', 'read /work/shop/b']],

@@ -26,10 +26,24 @@ interface Scope {
   vars: Map<string, string>;
   /** `pushd`'s stack of folders, the last pushed at the end. */
   dirs: string[];
+  /**
+   * Other folders the line may be working in: the ones before each `cd`, and where a relative `cd`
+   * would have led from them. A `cd` may not run (after `||`, in `if`, sent to the background, to a
+   * folder that is not there), so a relative path is decided in each of them too.
+   */
+  also: string[];
 }
 
 /** A scope of its own for a subshell or a substitution: its `cd` and variables stay inside it. */
-const fork = (scope: Scope): Scope => ({ ...scope, vars: new Map(scope.vars), dirs: [...scope.dirs] });
+const fork = (scope: Scope): Scope => ({
+  ...scope,
+  vars: new Map(scope.vars),
+  dirs: [...scope.dirs],
+  also: [...scope.also],
+});
+
+/** Folders a line may be working in beyond its last `cd`'s, before it is taken as unknowable. */
+const MAX_FOLDERS = 16;
 
 /** A word's value, when it is known before the command runs. */
 interface Value {
@@ -139,7 +153,6 @@ const HARMLESS = new Set([
   'return',
   'shift',
   'sleep',
-  'date',
   'whoami',
   'id',
   'uname',
@@ -149,7 +162,6 @@ const HARMLESS = new Set([
   'realpath',
   'readlink',
   'stat',
-  'du',
   'df',
   'ps',
   'kill',
@@ -158,7 +170,6 @@ const HARMLESS = new Set([
   'read',
   'local',
   'declare',
-  'alias',
   'npm',
   'npx',
   'pnpm',
@@ -170,7 +181,6 @@ const HARMLESS = new Set([
   'cargo',
   'go',
   'docker',
-  'history',
   'clear',
 ]);
 /** Programs that change or remove every path given to them (a mode or an owner first is harmless to check too). */
@@ -194,7 +204,21 @@ const CODE_RUNNERS = new Set(['script', 'su', 'runuser', 'flock']);
 const COPIERS = new Set(['cp', 'mv', 'rsync', 'scp', 'install', 'ln', 'link']);
 /** Prefixes that run the rest of the line as a command. */
 const WRAPPERS = new Set(['sudo', 'nice', 'nohup', 'exec', 'builtin', 'stdbuf', 'doas']);
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh']);
+const SHELLS = new Set([
+  'sh',
+  'bash',
+  'rbash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'yash',
+  'posh',
+  'fish',
+  'csh',
+  'tcsh',
+]);
 /**
  * The words inline interpreter code may hold and still reach no file and run no program: printing,
  * arithmetic and text, in the languages of INTERPRETERS. Any other word (`open`, `require`,
@@ -219,7 +243,40 @@ const INTERPRETERS: Record<string, string[]> = {
   php: ['-r'],
   deno: ['eval'],
   bun: ['-e', '--eval'],
+  lua: ['-e'],
+  Rscript: ['-e'],
+  julia: ['-e'],
+  pwsh: ['-c', '-Command'],
+  tclsh: [],
+  wish: [],
+  osascript: ['-e'],
 };
+
+/** Programs a wrapper or an unknown program may hand the rest of its words to (`strace -o x sh -c …`). */
+const LAUNCHED = (name: string) =>
+  SHELLS.has(name) ||
+  name in INTERPRETERS ||
+  READERS.has(name) ||
+  SEARCHERS.has(name) ||
+  SCRIPTED_READERS.has(name) ||
+  COPIERS.has(name) ||
+  WRITERS.has(name) ||
+  CODE_RUNNERS.has(name) ||
+  WRAPPERS.has(name) ||
+  [
+    'env',
+    'xargs',
+    'find',
+    'git',
+    'tar',
+    'dd',
+    'curl',
+    'wget',
+    'eval',
+    'command',
+    'timeout',
+    'watch',
+  ].includes(name);
 
 /** What `text` reaches when a shell in `cwd` runs it; throws ShellSyntaxError when it cannot be parsed. */
 export function reachOf(text: string, options: { cwd: string; home: string }): CommandReach {
@@ -232,6 +289,7 @@ export function reachOf(text: string, options: { cwd: string; home: string }): C
       ['PWD', options.cwd],
     ]),
     dirs: [],
+    also: [],
   };
   script(parse(text), scope, reach, 0);
   return reach;
@@ -276,12 +334,17 @@ function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): 
         if (text !== undefined) text += part.value;
         break;
       case 'tilde':
-        if (part.user === '' && text !== undefined) text += scope.home;
+        // `~` is $HOME, which the line may have set.
+        if (part.user === '' && text !== undefined) text += scope.vars.get('HOME') ?? scope.home;
         else text = undefined;
         break;
       case 'param': {
         const known = scope.vars.get(part.name);
-        if (known !== undefined && text !== undefined) text += known;
+        // Unquoted, a value is split into words and globbed: one holding a space or a wildcard (or
+        // any value, once the line sets IFS) is several words only the run knows.
+        const splits =
+          !part.quoted && (scope.vars.has('IFS') || (known !== undefined && /[\s*?[]/.test(known)));
+        if (known !== undefined && text !== undefined && !splits) text += known;
         else text = undefined;
         break;
       }
@@ -315,8 +378,18 @@ function pathsOf(value: Value, scope: Scope, reach: CommandReach): string[] {
   return texts.flatMap((text) => globbed({ text, glob: value.glob }, scope, reach));
 }
 
-/** The paths one word names: its glob expanded against the file system. */
+/** Matches one pattern may expand to before the command is taken as reaching what only its run knows. */
+const MAX_GLOB_MATCHES = 1000;
+
+/** The paths one word names, in every folder the line may be working in. */
 function globbed(value: Value, scope: Scope, reach: CommandReach): string[] {
+  if (value.text === undefined || value.text === '') return [];
+  const folders = isAbsolute(value.text) ? [scope.cwd] : [scope.cwd, ...scope.also];
+  return [...new Set(folders.flatMap((cwd) => globbedIn(value, cwd, reach)))];
+}
+
+/** The paths one word names from `cwd`: its glob expanded against the file system. */
+function globbedIn(value: Value, cwd: string, reach: CommandReach): string[] {
   if (value.text === undefined || value.text === '') return [];
   if (value.glob) {
     // Without bash's `globstar` (off unless a script turns it on) `**` is `*`: one folder deep, not
@@ -327,15 +400,19 @@ function globbed(value: Value, scope: Scope, reach: CommandReach): string[] {
     } else {
       let found: string[];
       try {
-        found = globSync(pattern, { cwd: scope.cwd });
+        found = globSync(pattern, { cwd });
       } catch {
         found = [];
       }
+      if (found.length > MAX_GLOB_MATCHES) {
+        reach.dynamic.push(`a pattern matching more than ${MAX_GLOB_MATCHES} paths (${value.text})`);
+        found = [];
+      }
       // No match: the shell passes the pattern on as it is.
-      if (found.length) return found.map((f) => named(f, scope));
+      if (found.length) return found.map((f) => named(f, cwd));
     }
   }
-  return [named(value.text, scope)];
+  return [named(value.text, cwd)];
 }
 
 /**
@@ -368,20 +445,25 @@ function changeFolder(program: string, args: Value[], scope: Scope, reach: Comma
   if (program === 'popd') target = scope.dirs.pop();
   else if (!arg) {
     // `cd` alone goes home; `pushd` alone swaps the working folder with the last one pushed.
-    if (program === 'cd') target = scope.home;
+    if (program === 'cd') target = scope.vars.get('HOME') ?? scope.home;
     else {
       target = scope.dirs.pop();
       if (target !== undefined) scope.dirs.push(scope.cwd);
     }
   } else if (arg.text === '-') target = scope.vars.get('OLDPWD');
-  else if (arg.text !== undefined && !arg.glob && !/^[+-]\d+$/.test(arg.text)) {
+  else if (arg.text !== undefined && !arg.glob && !/^[+-]\d+$/.test(arg.text) && !scope.vars.has('CDPATH')) {
     if (program === 'pushd') scope.dirs.push(scope.cwd);
     target = absolute(arg.text, scope);
+    // From any other folder the line may be in, the same relative `cd` leads elsewhere.
+    if (!isAbsolute(arg.text)) scope.also.push(...scope.also.map((folder) => resolve(folder, arg.text!)));
   }
   if (target === undefined) {
     reach.dynamic.push(`${program} to a folder known only when it runs`);
     return;
   }
+  // The `cd` may not happen: where the line was stays a place it may be.
+  scope.also = [...new Set([...scope.also, scope.cwd])].filter((folder) => folder !== target);
+  if (scope.also.length > MAX_FOLDERS) reach.dynamic.push(`${program} too many times to follow`);
   scope.vars.set('OLDPWD', scope.cwd);
   scope.vars.set('PWD', target);
   scope.cwd = target;
@@ -389,11 +471,15 @@ function changeFolder(program: string, args: Value[], scope: Scope, reach: Comma
 
 /** Whether inline code holds only INERT_CODE_WORDS, its plain string literals and perl's `s///` aside. */
 function inertCode(code: string): boolean {
+  // Letters past ASCII may be another spelling of a word (Python reads `ｏｐｅｎ` as `open`).
+  if (/[^ -~\t\n\r]/.test(code)) return false;
   const bare = code
-    // Literals with no interpolation in them (`{`, `$`, `@`, backquotes can run code inside).
-    .replace(/(["'])(?:(?!\1)[^\\{}$@`]|\\[^{}$@`])*\1/g, ' ')
-    // perl's substitutions and transliterations with any delimiter: `s/a/b/g`, `tr{a}{b}`.
-    .replace(/\b(?:s|y|tr)([^\w\s])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[a-z]*/g, ' ');
+    // One-line literals with no interpolation in them (`{`, `$`, `@`, backquotes can run code
+    // inside; a literal across lines may be a comment's quote pairing with code's).
+    .replace(/(["'])(?:(?!\1)[^\\{}$@`\n]|\\[^{}$@`\n])*\1/g, ' ')
+    // perl's substitutions and transliterations with any delimiter: `s/a/b/g`, `tr{a}{b}`; not
+    // with `e`, which runs the replacement as code.
+    .replace(/\b(?:s|y|tr)([^\w\s])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1(?![a-z]*e)[a-z]*/g, ' ');
   if (/`/.test(bare)) return false;
   return (bare.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).every((word) => INERT_CODE_WORDS.has(word));
 }
@@ -414,8 +500,8 @@ const absolute = (path: string, scope: Scope) =>
  * A path a program is given, absolute but `..` left as written: the system follows a symlink
  * before it goes up from it, so the gate resolves it (resolve.ts) as the system will.
  */
-function named(path: string, scope: Scope): string {
-  const full = isAbsolute(path) ? path : `${scope.cwd}/${path}`;
+function named(path: string, cwd: string): string {
+  const full = isAbsolute(path) ? path : `${cwd}/${path}`;
   return full.split('/').includes('..') ? full : resolve(full);
 }
 
@@ -462,12 +548,15 @@ function simple(
     }
     return;
   }
-  run(
-    words.map((w) => w.value),
-    scope,
-    reach,
-    depth,
-  );
+  // Braces make words before anything else: `{cat,.env}` is `cat .env`.
+  const values = words[0]!.value.braces
+    ? words.flatMap(({ value }) =>
+        value.braces && value.text !== undefined
+          ? expand(value.text, { max: MAX_BRACE_WORDS }).map((text) => ({ text, glob: value.glob }))
+          : [value],
+      )
+    : words.map((w) => w.value);
+  run(values, scope, reach, depth);
 }
 
 /** A command's words (after reserved words), run. */
@@ -480,7 +569,7 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   const program = name.split('/').at(-1)!;
   const args = words.slice(1);
   // A program named by its path is a file the command runs.
-  if (name.includes('/')) reach.touches.push({ action: 'run', path: named(name, scope), via: name });
+  if (name.includes('/')) reach.touches.push({ action: 'run', path: named(name, scope.cwd), via: name });
   const read = (value: Value, via = program, action: Touch['action'] = 'read') => {
     if (value.text === undefined) {
       reach.dynamic.push(`${via} on a path known only when it runs`);
@@ -493,6 +582,17 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   };
   const operands = (list: Value[]) => list.filter((v) => !(v.text ?? '').startsWith('-') || v.text === '-');
   if (program === 'for' || program === 'case' || program === 'esac' || program === 'select') return;
+  // `--from-file=.env`, `--files0-from=list`: a path given as an option's value may be read.
+  if (!HARMLESS.has(program)) {
+    for (const a of args) {
+      const m = a.text && /^--?[\w-]+=(.*[./].*)$/s.exec(a.text);
+      if (m && !/^[a-z][a-z0-9+.-]*:\/\//i.test(m[1]!)) read({ text: m[1]!, glob: false }, program);
+    }
+  }
+  if (program === 'alias' && args.length) {
+    reach.dynamic.push('an alias, whose commands run when it is used');
+    return;
+  }
   if (program === 'cd' || program === 'pushd' || program === 'popd') {
     changeFolder(program, operands(args), scope, reach);
     return;
@@ -511,19 +611,33 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     }
     return;
   }
-  if (WRAPPERS.has(program)) {
-    const rest = args.filter((a, i) => !(a.text ?? '').startsWith('-') || i > 0);
-    if (rest.length) run(rest, scope, reach, depth);
-    return;
-  }
-  if (program === 'env') {
-    const at = args.findIndex((a) => a.text === undefined || !/^-|^[A-Za-z_][A-Za-z0-9_]*=/.test(a.text));
+  if (WRAPPERS.has(program) || program === 'timeout') {
+    // Options may take values (`nice -n 5`, `timeout -s KILL 5`): the command starts at the first
+    // word naming a program svc knows, else after the options.
+    const known = args.findIndex((a) => a.text !== undefined && LAUNCHED(a.text.split('/').at(-1)!));
+    const at =
+      known >= 0
+        ? known
+        : args.findIndex((a, i) => !(a.text ?? '').startsWith('-') && (program !== 'timeout' || i > 0));
     if (at >= 0) run(args.slice(at), scope, reach, depth);
     return;
   }
-  if (program === 'timeout') {
-    const at = args.findIndex((a, i) => i > 0 && !(a.text ?? '-').startsWith('-'));
-    if (at > 0) run(args.slice(at), scope, reach, depth);
+  if (program === 'env') {
+    // `env -S 'cmd args'` splits its value into the command.
+    const split = args.findIndex(
+      (a) => a.text === '-S' || a.text === '--split-string' || /^(-S|--split-string=)./.test(a.text ?? ''),
+    );
+    if (split >= 0) {
+      const a = args[split]!.text!;
+      const text =
+        a === '-S' || a === '--split-string' ? args[split + 1]?.text : a.replace(/^(-S|--split-string=)/, '');
+      if (text === undefined || depth >= MAX_NESTING)
+        reach.dynamic.push('env -S running code known only when it runs');
+      else script(parse(text), fork(scope), reach, depth + 1);
+      return;
+    }
+    const at = args.findIndex((a) => a.text === undefined || !/^-|^[A-Za-z_][A-Za-z0-9_]*=/.test(a.text));
+    if (at >= 0) run(args.slice(at), scope, reach, depth);
     return;
   }
   const shellCode =
@@ -531,7 +645,8 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       ? args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text ?? '') || a.text === '--command')
       : -1;
   if (program === 'eval' || shellCode >= 0) {
-    const code = program === 'eval' ? args : [args[shellCode + 1]];
+    const codeAt = args.findIndex((a, i) => i > shellCode && !/^-/.test(a.text ?? ''));
+    const code = program === 'eval' ? args : [codeAt >= 0 ? args[codeAt] : undefined];
     const text = code.every((c) => c?.text !== undefined) ? code.map((c) => c!.text).join(' ') : undefined;
     if (text === undefined || depth >= MAX_NESTING) {
       reach.dynamic.push(`${program} running code known only when it runs`);
@@ -582,6 +697,13 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     const roots = firstExpression === -1 ? args : args.slice(0, firstExpression);
     for (const root of roots.length ? roots : [{ text: '.', glob: false }]) read(root, 'find', 'search');
     const exec = args.findIndex((a) => a.text === '-exec' || a.text === '-execdir' || a.text === '-ok');
+    // `-delete` removes what it finds, and a command run on each may change it: writes of the roots.
+    if (exec >= 0 || args.some((a) => a.text === '-delete')) {
+      for (const root of roots.length ? roots : [{ text: '.', glob: false }]) read(root, 'find', 'write');
+    }
+    // `-fprint FILE`, `-fls FILE`: the list goes into a file.
+    for (const [i, a] of args.entries())
+      if (/^-f(print0?|printf|ls)$/.test(args[i - 1]?.text ?? '')) read(a, 'find', 'write');
     if (exec >= 0) {
       const end = args.findIndex((a, i) => i > exec && (a.text === ';' || a.text === '+'));
       const inner = args.slice(exec + 1, end === -1 ? undefined : end).filter((a) => a.text !== '{}');
@@ -634,7 +756,24 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   if (SCRIPTED_READERS.has(program)) {
     const scriptFile = args.findIndex((a) => a.text === '-f');
     if (scriptFile >= 0 && args[scriptFile + 1]) read(args[scriptFile + 1]!, program);
-    const explicitProgram = args.some((a) => a.text === '-e' || a.text === '--expression' || a.text === '-f');
+    // `-e`, bundled (`-nep`) or as `--expression=…`: the program text comes with an option.
+    const explicitProgram = args.some(
+      (a) => /^-[a-zA-Z]*[ef]/.test(a.text ?? '') || /^--(expression|file)(=|$)/.test(a.text ?? ''),
+    );
+    // Program texts that open files or run commands by names of their own (awk's getline, system
+    // and pipes; sed's r, w and e) reach what only the run knows.
+    const texts = args.filter((a) => !(a.text ?? '').startsWith('-') || /^-[a-zA-Z]*e./.test(a.text ?? ''));
+    const opens =
+      program === 'sed'
+        ? /(^|[;{}\n\s\d$/])[rRwWe](\s|$)|\/[gpIiMm\d]*[ew]/
+        : /getline|system|close|fflush|[|>]|"\s*<|\bprint[^;]*>/;
+    if (
+      program !== 'jq' &&
+      program !== 'yq' &&
+      texts.some((a) => a.text === undefined || opens.test(a.text))
+    ) {
+      reach.dynamic.push(`${program} with a program that may open files or run commands`);
+    }
     const rest = operands(
       args.filter(
         (_, i) =>
@@ -648,21 +787,53 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (READERS.has(program)) {
+    // An editor's `+cmd`, `-c cmd` or script runs editor commands, which read and write files.
+    if (
+      ['vi', 'vim', 'view', 'nano', 'emacs'].includes(program) &&
+      args.some((a) => /^\+.|^-[cSs]$|^--cmd$|^--eval|^-l$|^--load/.test(a.text ?? ''))
+    ) {
+      reach.dynamic.push(`${program} running editor commands`);
+    }
     for (const f of operands(args)) if (f.text !== '-') read(f, program);
+    return;
+  }
+  if (['npm', 'npx', 'pnpm', 'yarn'].includes(program)) {
+    // `npx -c 'cmd'`, `npm exec -c 'cmd'` run a command line.
+    const call = args.findIndex((a) => a.text === '-c' || a.text === '--call');
+    if (call >= 0) {
+      const text = args[call + 1]?.text;
+      if (text === undefined || depth >= MAX_NESTING)
+        reach.dynamic.push(`${program} running code known only when it runs`);
+      else script(parse(text), fork(scope), reach, depth + 1);
+    }
+    return;
+  }
+  if (program === 'make') {
+    // A makefile runs its recipes; one given by name is read, one given as text is unknowable.
+    if (args.some((a) => /^--eval/.test(a.text ?? '')))
+      reach.dynamic.push('make running recipes given as text');
+    for (const [i, a] of args.entries()) {
+      if (['-f', '--file', '--makefile'].includes(args[i - 1]?.text ?? '')) read(a, program);
+    }
     return;
   }
   if (COPIERS.has(program)) {
     // A link is a lasting second name for its source: made, it reads the same content by another
     // path, so making one is a read of the source. A move also takes the source away: a write.
-    const files = operands(args);
-    for (const f of files.slice(0, -1)) {
+    const targetAt = args.findIndex((a) => a.text === '-t' || a.text === '--target-directory');
+    const target =
+      targetAt >= 0 ? args[targetAt + 1] : args.find((a) => /^--target-directory=/.test(a.text ?? ''));
+    const files = operands(args.filter((a) => a !== target));
+    const sources = target ? files : files.slice(0, -1);
+    for (const f of sources) {
       if (/^[^/]*:/.test(f.text ?? '')) continue;
       read(f, program);
       if (program === 'mv') read(f, program, 'write');
     }
-    if (files.length > 1) read(files.at(-1)!, program, 'write');
+    if (target) read({ ...target, text: target.text?.replace(/^--target-directory=/, '') }, program, 'write');
+    else if (files.length > 1) read(files.at(-1)!, program, 'write');
     // `ln FILE` alone names FILE again in the working folder.
-    else if (files.length === 1 && (program === 'ln' || program === 'link')) read(files[0]!, program);
+    if (!target && files.length === 1 && (program === 'ln' || program === 'link')) read(files[0]!, program);
     return;
   }
   if (program === 'tee') {
@@ -670,13 +841,24 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (program === 'tar') {
-    const mode = args[0]?.text ?? '';
+    // The mode may be in any bundle of letters (`tar -h -cf`), the first word's without a dash.
+    const bundles = args.filter(
+      (a, i) => /^-[a-zA-Z]+$/.test(a.text ?? '') || (i === 0 && /^[a-zA-Z]+$/.test(a.text ?? '')),
+    );
+    const modes = bundles.map((a) => a.text!.replace(/^-/, '').replace(/f.*$/, '')).join('');
+    const has = (mode: string, long: string) => modes.includes(mode) || args.some((a) => a.text === long);
+    if (has('x', '--extract') || has('x', '--get')) {
+      // What an archive holds is known only when it runs; where it goes (-C) is written.
+      reach.dynamic.push('tar extracting files an archive names');
+      const dir = args.findIndex((a) => a.text === '-C' || a.text === '--directory');
+      read(dir >= 0 && args[dir + 1] ? args[dir + 1]! : { text: '.', glob: false }, 'tar', 'write');
+    }
     const creating =
-      /c|r|u/.test(mode.replace(/^-/, '').replace(/f.*$/, '')) || args.some((a) => a.text === '--create');
+      /[cru]/.test(modes) || ['--create', '--append', '--update'].some((l) => args.some((a) => a.text === l));
     if (!creating) return;
     const fileFlag = args.findIndex((a) => /^-?[a-zA-Z]*f$/.test(a.text ?? '') || a.text === '--file');
     for (const [i, f] of args.entries()) {
-      if (i === 0 || i === fileFlag + 1 || (f.text ?? '').startsWith('-')) continue;
+      if (bundles.includes(f) || i === fileFlag + 1 || (f.text ?? '').startsWith('-')) continue;
       read(f, 'tar');
     }
     return;
@@ -692,6 +874,9 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     for (const [i, a] of args.entries()) {
       const text = a.text ?? '';
       const prev = args[i - 1]?.text ?? '';
+      // A file:// URL is a read of that file.
+      const local = /^file:\/\/(?:localhost)?(\/.*)$/i.exec(text);
+      if (local) read({ text: decodeURIComponent(local[1]!), glob: false }, program);
       const at = /@([^;]+)/.exec(text);
       if (
         at &&
@@ -717,7 +902,30 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (program === 'git') {
-    const sub = args.find((a) => !(a.text ?? '').startsWith('-'))?.text;
+    // Global options before the subcommand, with their values: `-C path`, `-c name=value`.
+    let at = 0;
+    while (at < args.length && (args[at]!.text ?? '').startsWith('-')) {
+      const option = args[at]!.text!;
+      const value = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(option)
+        ? args[++at]
+        : undefined;
+      // An alias that starts with `!` runs a shell command.
+      if (option === '-c' && (value?.text === undefined || /^alias\..*=\s*!/i.test(value.text)))
+        reach.dynamic.push('git running a command an alias gives');
+      at++;
+    }
+    const sub = args[at]?.text;
+    if (sub === 'add') {
+      // What is added is read into the repository (and from there, shown by any git command).
+      for (const f of operands(args.slice(at + 1))) read(f, 'git add');
+    }
+    if (sub === 'clean' || sub === 'checkout' || sub === 'restore' || sub === 'reset') {
+      // These remove or overwrite files of the working tree: the paths given, or all of it.
+      const paths = operands(args.slice(at + 1)).filter((a) => a.text !== '--');
+      if (paths.length) for (const p of paths) read(p, `git ${sub}`, 'write');
+      else if (sub === 'clean' || args.some((a) => a.text === '--hard' || a.text === '-f' || a.text === '.'))
+        reach.dynamic.push(`git ${sub} changing files of the working tree`);
+    }
     if (sub === 'show' || sub === 'cat-file') {
       for (const a of args) {
         const m = a.text && /^[^:\s]*:(.+)$/.exec(a.text);
@@ -745,8 +953,10 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     const bundled = (text: string) =>
       flags.some((f) => /^-[a-zA-Z]$/.test(f) && new RegExp(`^-[a-zA-Z]+${f[1]}$`).test(text));
     const at = args.findIndex((a) => flags.includes(a.text ?? '') || bundled(a.text ?? ''));
-    if (at >= 0) {
-      const code = args[at + 1]?.text;
+    // `--eval=code`, `--print=code`: the code is the option's value.
+    const joined = args.find((a) => /^--(eval|print)=/.test(a.text ?? ''));
+    if (at >= 0 || joined) {
+      const code = joined ? joined.text!.replace(/^--(eval|print)=/, '') : args[at + 1]?.text;
       if (code === undefined) {
         reach.dynamic.push(`${program} running code known only when it runs`);
         return;
@@ -766,18 +976,41 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       // or run a program: what it reaches is known only when it runs.
       if (!inertCode(code)) reach.dynamic.push(`${program} inline code that may open files or run programs`);
       // perl and ruby read their remaining arguments as input files (`perl -ne print .env`).
-      if (program === 'perl' || program === 'ruby')
+      if ((program === 'perl' || program === 'ruby') && at >= 0)
         for (const f of operands(args.slice(at + 2))) read(f, program);
       return;
     }
+    // `python -m module args`: a module of its own, given files as its arguments.
+    const module = args.findIndex((a) => a.text === '-m');
+    if (module >= 0) {
+      for (const f of operands(args.slice(module + 2))) read(f, program);
+      return;
+    }
     // `python script.py args`: the script is run (read), its arguments are its own business.
+    // Without one (or with `-`) it runs what comes on its input.
     const file = operands(args)[0];
-    if (file) read(file, program);
+    if (!file || file.text === '-') reach.dynamic.push(`${program} running code it reads from its input`);
+    else read(file, program);
     return;
   }
   if (HARMLESS.has(program)) return;
-  // A program svc knows nothing of: a file given to it may be read.
-  for (const f of operands(args)) {
-    if (f.text !== undefined && /[./]/.test(f.text)) read(f, program);
+  // A program svc knows nothing of: a file given to it may be read (a name that looks like a path,
+  // a pattern, or one that is there), and a program it names may be run with the words after it.
+  const launched = args.findIndex((a) => a.text !== undefined && LAUNCHED(a.text.split('/').at(-1)!));
+  if (launched >= 0) run(args.slice(launched), scope, reach, depth);
+  for (const f of operands(launched >= 0 ? args.slice(0, launched) : args)) {
+    const text = f.text?.replace(/^file:\/\//, '');
+    if (text === undefined) continue;
+    if (/[./]/.test(text) || f.glob || globbed(f, scope, reach).some(existsPath))
+      read({ ...f, text }, program);
+  }
+}
+
+function existsPath(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
   }
 }
