@@ -53,14 +53,32 @@ const MCP_PATH_ARGUMENTS = [
   'dir',
 ];
 
-/** An MCP tool call's file arguments, decided as reads. */
+/** Strings an MCP call holds, at most this deep and this many, looked at for paths. */
+const MCP_DEPTH = 4;
+const MCP_STRINGS = 256;
+
+/**
+ * An MCP tool call's file arguments, decided as reads: under the names servers use for them, and
+ * any other string, at any depth, that is written as a path (`/…`, `./…`, `../…`, `~/…`) or a
+ * `file://` URL, or sits under a name that says path, file, dir or uri (`relative_path`, `filePath`).
+ */
 export function mcpAsk(input: Record<string, unknown>): ToolAsk {
-  const paths = MCP_PATH_ARGUMENTS.flatMap((name) => {
-    const value = input[name];
-    if (typeof value === 'string' && value) return [value];
-    if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string' && v.length > 0);
-    return [];
-  });
+  const found = new Set<string>();
+  let seen = 0;
+  const visit = (value: unknown, name: string, depth: number): void => {
+    if (depth > MCP_DEPTH || ++seen > MCP_STRINGS) return;
+    if (typeof value === 'string') {
+      const local = value.replace(/^file:\/\/(?:localhost)?(?=\/)/i, '');
+      const named = MCP_PATH_ARGUMENTS.includes(name) || /path|file|dir|uri|folder/i.test(name);
+      if (local && (named || local !== value || /^(?:\/|\.{1,2}\/|~\/)/.test(local))) found.add(local);
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item, name, depth + 1);
+    } else if (isRecord(value)) {
+      for (const [key, item] of Object.entries(value)) visit(item, key, depth + 1);
+    }
+  };
+  visit(input, '', 0);
+  const paths = [...found];
   return paths.length
     ? { kind: 'paths', action: 'read', paths }
     : { kind: 'ungated', why: 'no file argument' };

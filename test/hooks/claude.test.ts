@@ -177,6 +177,16 @@ const blocked: [string, ReturnType<typeof event>, 'deny' | 'ask'][] = [
     'deny',
   ],
   [
+    "another MCP server's argument under a name of its own",
+    event('mcp__serena__read', { relative_path: '.env' }),
+    'deny',
+  ],
+  [
+    "another MCP server's file:// URI, nested in an object",
+    event('mcp__docs__fetch', { request: { uri: `file://${join(project, 'secrets/key.txt')}` } }),
+    'deny',
+  ],
+  [
     'Read a clean-copy-only file (denied; its clean copy is named instead)',
     event('Read', { file_path: 'customers/list.txt' }),
     'deny',
