@@ -38,12 +38,23 @@ const stringsOf = (input: Record<string, unknown>, names: string[]) =>
 /** Characters that make a path segment a glob pattern for Gemini's matcher. */
 const GLOB_MAGIC = /[*?[\]{}]/;
 
-/** The folder before a pattern's first glob segment (`src` for `src/**` patterns), or null for a plain path. */
+/**
+ * The folder a pattern can reach files in: the one before its first glob segment (`src` for
+ * `src/**` patterns), and above it as far as the `..` after it climb (`src/*\/../../x` reaches the
+ * folder above `src`); null for a plain path.
+ */
 function globFolder(pattern: string): string | null {
   const segments = pattern.replaceAll('\\', '/').split('/');
   const first = segments.findIndex((segment) => GLOB_MAGIC.test(segment));
   if (first < 0) return null;
-  const folder = segments.slice(0, first).join('/');
+  let level = 0;
+  let lowest = 0;
+  for (const segment of segments.slice(first)) {
+    if (segment === '..') level--;
+    else if (segment !== '.' && segment !== '') level++;
+    lowest = Math.min(lowest, level);
+  }
+  const folder = [...segments.slice(0, first), ...Array<string>(-lowest).fill('..')].join('/');
   return folder || (pattern.startsWith('/') ? '/' : '.');
 }
 

@@ -43,6 +43,10 @@ const denied: [string, ReturnType<typeof event>][] = [
   ['read_many_files naming .env', event('read_many_files', { include: ['src/app.ts', '.env'] })],
   ['read_many_files with a glob in secrets/', event('read_many_files', { include: ['secrets/*'] })],
   ['read_many_files with a glob matching .env', event('read_many_files', { include: ['.e*'] })],
+  [
+    'read_many_files climbing out of its glob with ..',
+    event('read_many_files', { include: ['src/*/../../secrets/key.txt'] }),
+  ],
   ['grep_search over secrets/', event('grep_search', { pattern: 'KEY', dir_path: 'secrets' })],
   ['grep_search with no folder (the project holds .env)', event('grep_search', { pattern: 'KEY' })],
   [
