@@ -408,6 +408,39 @@ const passing: [string, ReturnType<typeof event>][] = [
   ['Bash without a command', event('Bash', {})],
 ];
 
+// A real repository: git shows the files it tracks, so an untracked, ignored .env beside them does
+// not make every git command a read of it; naming it, or asking for untracked files, does.
+const repo = join(tmp.dir, 'repo');
+file(join(repo, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['.env'] }]));
+file(join(repo, '.gitignore'), '.env\n');
+file(join(repo, 'src', 'app.ts'), 'export {};\n');
+file(join(repo, '.env'), 'TOKEN=x\n');
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo });
+git('init', '-q');
+git('add', '.gitignore', 'src/app.ts', '.svc/rules.json');
+git('commit', '-qm', 'start');
+
+describe('git in a real repository', () => {
+  it.concurrent.each([
+    ['git diff', 'allow'],
+    ['git log --oneline -5', 'allow'],
+    ['git log -p src/app.ts', 'allow'],
+    ['git grep TODO', 'allow'],
+    ['git stash', 'allow'],
+    // History may hold any file ever committed: a search of the whole folder.
+    ['git show', 'deny'],
+    ['git log -p', 'deny'],
+    ['git diff HEAD~1', 'deny'],
+    ['git diff --no-index .env src/app.ts', 'deny'],
+    ['git stash -u', 'deny'],
+    ['git show HEAD:.env', 'deny'],
+  ])('%s: %s', async (command, expected) => {
+    const answer = await hook(event('Bash', { command }, repo));
+    expect(answer.decision, answer.reason).toBe(expected);
+  });
+});
+
 describe('svc hook claude', () => {
   it.each(blocked)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);

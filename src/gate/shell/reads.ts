@@ -926,23 +926,34 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       else if (sub === 'clean' || args.some((a) => a.text === '--hard' || a.text === '-f' || a.text === '.'))
         reach.dynamic.push(`git ${sub} changing files of the working tree`);
     }
-    if (sub === 'show' || sub === 'cat-file') {
-      for (const a of args) {
-        const m = a.text && /^[^:\s]*:(.+)$/.exec(a.text);
-        if (m) read({ text: m[1]!, glob: false }, `git ${sub}`);
-      }
+    const revisionPaths = args.filter((a) => a.text && /^[^:\s-][^:\s]*:(.+)$/.test(a.text));
+    if (sub === 'cat-file' || (sub === 'show' && revisionPaths.length)) {
+      for (const a of revisionPaths) read({ text: /:(.+)$/.exec(a.text!)![1]!, glob: false }, `git ${sub}`);
       if (sub === 'cat-file') reach.dynamic.push('git cat-file reading an object by id');
-    } else if (
-      sub === 'diff' ||
-      sub === 'log' ||
-      sub === 'grep' ||
-      sub === 'blame' ||
-      sub === 'archive' ||
-      sub === 'stash'
-    ) {
+    } else if (['diff', 'log', 'grep', 'blame', 'archive', 'stash', 'show'].includes(sub ?? '')) {
+      // The paths named (after `--`, or words after the subcommand that are there; the others are
+      // revisions). Without any: a log without patches shows no content; what shows only the
+      // working tree (diff and grep without revisions, stash) shows the files git tracks, never an
+      // untracked .env beside them; what shows history (show, archive, log -p, revisions) may show
+      // any file ever committed, so it is a search of the whole folder.
       const after = args.findIndex((a) => a.text === '--');
-      const paths = after >= 0 ? args.slice(after + 1) : [];
+      const given = operands(args.slice(at + 1, after >= 0 ? after : undefined));
+      // git grep's first word is its pattern, unless an option gives it.
+      const patternGiven = args.some((a) => /^(-e|-f|--regexp|--file)$/.test(a.text ?? ''));
+      const words = sub === 'grep' && !patternGiven ? given.slice(1) : given;
+      const there = words.filter((a) => globbed(a, scope, reach).some(existsPath));
+      const paths = after >= 0 ? args.slice(after + 1) : there;
+      const revisions = words.length > there.length && sub !== 'stash';
+      const patches = args.some((a) => /^(-p|-u|--patch|--full-diff|-L.*|--follow)$/.test(a.text ?? ''));
+      if (sub === 'log' && !patches) return;
+      const history = sub === 'show' || sub === 'archive' || sub === 'log' || revisions;
+      const untracked = args.some((a) =>
+        /^(-u|-a|--all|--include-untracked|--untracked|--no-index)$/.test(a.text ?? ''),
+      );
+      const tracked = paths.length || history || untracked ? null : trackedFiles(scope.cwd);
       if (paths.length) for (const p of paths) read(p, `git ${sub}`, sub === 'blame' ? 'read' : 'search');
+      else if (tracked)
+        for (const path of tracked) reach.touches.push({ action: 'read', path, via: `git ${sub}` });
       else read({ text: '.', glob: false }, `git ${sub}`, 'search');
     }
     return;
@@ -1004,6 +1015,33 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     if (/[./]/.test(text) || f.glob || globbed(f, scope, reach).some(existsPath))
       read({ ...f, text }, program);
   }
+}
+
+/** Files a repository tracks, at most this many: beyond, a git command is decided as a search. */
+const MAX_TRACKED = 20_000;
+
+/**
+ * The files the repository around `cwd` tracks, by absolute path; null outside one, over
+ * MAX_TRACKED, or when git cannot say. git runs with no monitor of its own (core.fsmonitor names a
+ * program a repository's config could set to anything).
+ */
+function trackedFiles(cwd: string): string[] | null {
+  const spawnSync = process.getBuiltinModule('node:child_process').spawnSync;
+  const run = (args: string[]) =>
+    spawnSync('git', ['-c', 'core.fsmonitor=false', ...args], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 2000,
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  const top = run(['rev-parse', '--show-toplevel']);
+  if (top.status !== 0 || !top.stdout.trim()) return null;
+  const root = top.stdout.trim();
+  const listed = run(['-C', root, 'ls-files', '-z']);
+  if (listed.status !== 0) return null;
+  const files = listed.stdout.split('\0').filter(Boolean);
+  return files.length > MAX_TRACKED ? null : files.map((file) => `${root}/${file}`);
 }
 
 function existsPath(path: string): boolean {
