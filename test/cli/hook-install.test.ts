@@ -294,16 +294,19 @@ it('installed with SVC_HOME and SVC_VAULT set, the hook runs on that store where
   const p = project(clients[0]!);
   writeFileSync(join(p.dir, 'ledger.txt'), 'private');
   // Relative, as a person may set it: the command names it absolutely.
-  const run = svcWith(
-    { SVC_HOME: 'chosen-store', SVC_VAULT: 'file' },
-    tmp.dir,
-    'hook',
-    'install',
-    '--client',
-    'claude',
-    '--scope',
-    'user',
-  );
+  const install = (...extra: string[]) =>
+    svcWith(
+      { SVC_HOME: 'chosen-store', SVC_VAULT: 'file' },
+      tmp.dir,
+      'hook',
+      'install',
+      '--client',
+      'claude',
+      '--scope',
+      'user',
+      ...extra,
+    );
+  const run = install();
   expect(run.code, run.stderr).toBe(0);
   const settings = JSON.parse(readFileSync(join(home, '.claude', 'settings.json'), 'utf8'));
   const command = settings.hooks.PreToolUse.at(-1).hooks[0].command as string;
@@ -324,17 +327,7 @@ it('installed with SVC_HOME and SVC_VAULT set, the hook runs on that store where
   });
   expect(clients[0]!.isDenial(out), out).toBe(true);
   // Installing again with the same store changes nothing; uninstalling finds the entry by its end.
-  const again = svcWith(
-    { SVC_HOME: 'chosen-store', SVC_VAULT: 'file' },
-    tmp.dir,
-    'hook',
-    'install',
-    '--client',
-    'claude',
-    '--scope',
-    'user',
-    '--json',
-  );
+  const again = install('--json');
   expect(JSON.parse(again.stdout)).toMatchObject({ changed: false });
   expect(svc(tmp.dir, 'claude', '--scope', 'user', '--uninstall').code).toBe(0);
 });
