@@ -101,8 +101,10 @@ describe('what a command reaches', () => {
     ['echo .env', []],
     ['X=/etc; cat $X/passwd', ['read /etc/passwd']],
     ['(X=/etc); cat $X/passwd', []],
-    // The `cd` may fail (no such folder): the file is decided where the line was too.
-    ['cd /srv && cat data.csv', ['read /srv/data.csv', 'read /work/shop/data.csv']],
+    // After `&&` the `cd` happened; after `;` it may have failed, so where the line was counts too.
+    ['cd /srv && cat data.csv', ['read /srv/data.csv']],
+    ['cd /srv; cat data.csv', ['read /srv/data.csv', 'read /work/shop/data.csv']],
+    ['cd /srv && cat a; cat b', ['read /srv/a', 'read /srv/b', 'read /work/shop/b']],
     ['git show main:config/app.yml', ['read /work/shop/config/app.yml']],
     ['curl -o out.html https://example.com', ['write /work/shop/out.html']],
     ['grep KEY a b', ['read /work/shop/a', 'read /work/shop/b']],

@@ -307,10 +307,22 @@ function visit(node: Node, scope: Scope, reach: CommandReach, depth: number): vo
     case 'pipeline':
       for (const c of node.commands) visit(c, scope, reach, depth);
       return;
-    case 'and_or':
+    case 'and_or': {
+      const cwd = scope.cwd;
+      const also = scope.also;
       visit(node.left, scope, reach, depth);
+      if (node.op !== '&&' || scope.cwd === cwd) {
+        visit(node.right, scope, reach, depth);
+        return;
+      }
+      // After `&&` the right side runs only if the left did, `cd` included: not where it was. What
+      // follows the whole may run either way.
+      const after = scope.also;
+      scope.also = after.filter((folder) => folder !== cwd || also.includes(cwd));
       visit(node.right, scope, reach, depth);
+      scope.also = [...new Set([...scope.also, ...after])].filter((folder) => folder !== scope.cwd);
       return;
+    }
     case 'subshell':
       script(node.body, fork(scope), reach, depth);
       return;
