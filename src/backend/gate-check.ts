@@ -7,10 +7,17 @@ import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { decideWith, gateFor, type Asker, type GateAsk, type GateSetting } from '../gate/check.ts';
+import {
+  decideWith,
+  gateFor,
+  touchedFolders,
+  type Asker,
+  type GateAsk,
+  type GateSetting,
+} from '../gate/check.ts';
 import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
 import type { RuleSet } from '../gate/local.ts';
-import { projectRootOf, projectRuleFiles } from '../gate/local.ts';
+import { commandReach, otherRuleFiles, projectRootOf, projectRuleFiles } from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
 import type { Action, Rule } from '../gate/rules.ts';
 import type { Context } from './context.ts';
@@ -151,10 +158,15 @@ export class GateCheck {
    */
   async check(ask: GateAsk, asker: Asker): Promise<RecordedDecision> {
     const setting = this.setting();
-    const { gate, ruleSet } = await this.compiled(setting, asker.cwd);
+    const cached = await this.compiled(setting, asker.cwd);
+    const where = { cwd: asker.cwd, home: setting.home };
+    const reach = ask.kind === 'shell' ? commandReach(ask.command, where) : undefined;
+    // Files of another project are decided under its rules too: such a call gets a gate of its own.
+    const others = otherRuleFiles(cached.projectRoot, touchedFolders(ask, reach, where));
+    const { gate, ruleSet } = others.length ? await gateFor(setting, asker.cwd, ask, reach) : cached;
     const now = new Date();
     const decide = (usesSoFar: UsesSoFar) =>
-      decideWith({ gate, ruleSet, setting }, ask, asker, now, usesSoFar);
+      decideWith({ gate, ruleSet, setting, reach }, ask, asker, now, usesSoFar);
     const first = decide(() => 0);
     if (!first.rule && first.charges.length === 0) return { decision: first, receipt_id: null };
     return decideAndRecord(this.options.core(), decide, asker);

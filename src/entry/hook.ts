@@ -60,7 +60,8 @@ export async function runHook(client: string, input: string, env: NodeJS.Process
       organization: readOrganizationRules(join(dataDir, 'svc.db')),
     };
     const now = new Date();
-    const compiled = { ...(await gateFor(setting, cwd)), setting };
+    // With the rules of other projects whose files the call touches, as well as the asker's own.
+    const compiled = { ...(await gateFor(setting, cwd, ask)), setting };
     const decide = (usesSoFar: UsesSoFar): Decision =>
       decideWith(compiled, ask, { cwd, client: format.client }, now, usesSoFar);
     let decision: HookDecision = decide(() => 0);

@@ -2,17 +2,21 @@
 // (files, a search over a folder, a shell command), for whom, under which rules. It composes the
 // rules of this computer for the asker's project and decides; counting and recording belong to
 // the caller (the store is not the gate's).
+import { dirname } from 'node:path';
 import { Gate, type Decision, type UsesSoFar } from './engine.ts';
 import {
   DYNAMIC_POLICIES,
   computerRules,
+  commandReach,
   decideCommand,
   decideSearch,
+  otherRuleFiles,
   projectRootOf,
   type DynamicPolicy,
   type RuleSet,
 } from './local.ts';
 import { pathForms } from './resolve.ts';
+import type { CommandReach } from './shell/reads.ts';
 import type { Action, PlacedRule } from './rules.ts';
 
 /**
@@ -63,14 +67,52 @@ export function dynamicPolicy(env: NodeJS.ProcessEnv): DynamicPolicy {
   return dynamic;
 }
 
-/** The rules for the asker's project, and the gate over them. Rule files that cannot be read throw. */
+/** A gate over the rules that hold for a call, and what its command reaches when it is one. */
+export interface CompiledGate {
+  gate: Gate;
+  ruleSet: RuleSet;
+  projectRoot: string;
+  /** A shell ask's reach, read once here and decided with (decideWith). */
+  reach?: CommandReach;
+}
+
+/**
+ * The rules for the asker's project, and the gate over them; with `ask`, also the rules of other
+ * projects whose files it touches. Rule files that cannot be read throw.
+ */
 export async function gateFor(
   setting: GateSetting,
   cwd: string,
-): Promise<{ gate: Gate; ruleSet: RuleSet; projectRoot: string }> {
+  ask?: GateAsk,
+  /** The shell ask's reach, when the caller read it already. */
+  known?: CommandReach,
+): Promise<CompiledGate> {
   const projectRoot = projectRootOf(cwd);
-  const ruleSet = await computerRules({ ...setting, projectRoot });
-  return { gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }), ruleSet, projectRoot };
+  const where = { cwd, home: setting.home };
+  const reach = known ?? (ask?.kind === 'shell' ? commandReach(ask.command, where) : undefined);
+  const others = ask ? otherRuleFiles(projectRoot, touchedFolders(ask, reach, where)) : [];
+  const ruleSet = await computerRules({ ...setting, projectRoot, others });
+  return {
+    gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }),
+    ruleSet,
+    projectRoot,
+    ...(reach ? { reach } : {}),
+  };
+}
+
+/** The folders holding what `ask` touches (by their real paths): other projects' rules may cover them. */
+export function touchedFolders(
+  ask: GateAsk,
+  reach: CommandReach | undefined,
+  where: { cwd: string; home: string },
+): string[] {
+  const paths =
+    ask.kind === 'paths'
+      ? ask.paths
+      : ask.kind === 'folder'
+        ? [`${ask.folder}/x`]
+        : (reach?.touches ?? []).map((t) => (t.action === 'search' ? `${t.path}/x` : t.path));
+  return [...new Set(paths.flatMap((p) => pathForms(p, where).map((form) => dirname(form))))];
 }
 
 /** Decides what is asked, the most restrictive outcome over everything it reaches. */
@@ -81,13 +123,12 @@ export async function decideAsk(
   now: Date,
   usesSoFar: UsesSoFar,
 ): Promise<Decision> {
-  const { gate, ruleSet } = await gateFor(setting, asker.cwd);
-  return decideWith({ gate, ruleSet, setting }, ask, asker, now, usesSoFar);
+  return decideWith({ ...(await gateFor(setting, asker.cwd, ask)), setting }, ask, asker, now, usesSoFar);
 }
 
 /** `decideAsk` over rules already compiled (a long-running process keeps them). */
 export function decideWith(
-  compiled: { gate: Gate; ruleSet: RuleSet; setting: GateSetting },
+  compiled: { gate: Gate; ruleSet: RuleSet; setting: GateSetting; reach?: CommandReach | undefined },
   ask: GateAsk,
   asker: Asker,
   now: Date,
@@ -110,7 +151,7 @@ export function decideWith(
       return decideCommand(
         gate,
         base,
-        ask.command,
+        compiled.reach ?? commandReach(ask.command, { cwd: asker.cwd, home }),
         { cwd: asker.cwd, home, dynamic, ownerRules: ruleSet.rules.some((r) => r.level !== 'builtin') },
         usesSoFar,
       );

@@ -9,7 +9,7 @@ import { Gate, loosenings, type Decision, type GateRequest, type UsesSoFar } fro
 import { validRules, type PlacedRule } from './rules.ts';
 import { pathForms } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
-import { reachOf } from './shell/reads.ts';
+import { reachOf, type CommandReach } from './shell/reads.ts';
 
 const rank = { allowed: 0, limited: 1, clean_copy: 2, ask: 3, denied: 4 } as const;
 
@@ -28,6 +28,29 @@ export function projectRootOf(cwd: string): string {
     if (existsSync(join(at, '.svc')) || existsSync(join(at, '.git'))) return at;
     if (dirname(at) === at) return resolve(cwd);
   }
+}
+
+/**
+ * The rule files that hold over paths outside the asker's project: those of the folders above each
+ * of `folders` that exist and are not the asker's own (`projectRuleFiles(projectRoot)`). A file of
+ * another project is protected by that project's rules, wherever the agent works.
+ */
+export function otherRuleFiles(
+  projectRoot: string,
+  folders: readonly string[],
+): { file: string; root: string }[] {
+  const own = new Set(projectRuleFiles(projectRoot).map((f) => f.file));
+  const found = new Map<string, { file: string; root: string }>();
+  const looked = new Set<string>();
+  for (const folder of folders) {
+    for (const candidate of projectRuleFiles(folder)) {
+      // Folders above one already looked at were looked at with it.
+      if (looked.has(candidate.root)) break;
+      looked.add(candidate.root);
+      if (!own.has(candidate.file) && existsSync(candidate.file)) found.set(candidate.file, candidate);
+    }
+  }
+  return [...found.values()];
 }
 
 /**
@@ -107,6 +130,8 @@ export async function computerRules(options: {
   home: string;
   env: NodeJS.ProcessEnv;
   organization?: readonly PlacedRule[];
+  /** Rule files of other projects that hold too (otherRuleFiles). */
+  others?: readonly { file: string; root: string }[];
 }): Promise<RuleSet> {
   const named = options.env.SVC_RULES_FILE?.trim();
   const above = [
@@ -115,7 +140,7 @@ export async function computerRules(options: {
   ];
   const files: PlacedRule[] = [];
   // The file's path names its rules, so two projects' rule 1 never share a daily count.
-  for (const { file, root } of projectRuleFiles(options.projectRoot)) {
+  for (const { file, root } of [...projectRuleFiles(options.projectRoot), ...(options.others ?? [])]) {
     if (existsSync(file)) files.push(...(await readRuleFile(file, file, root)));
   }
   // A file named on purpose and missing is an error, not "no rules".
@@ -188,6 +213,16 @@ export function decideSearch(
   return worst;
 }
 
+/** What a command line reaches (shell/reads.ts); one svc cannot parse reaches what only its run knows. */
+export function commandReach(command: string, where: { cwd: string; home: string }): CommandReach {
+  try {
+    return reachOf(command, where);
+  } catch (error) {
+    if (!(error instanceof ShellSyntaxError)) throw error;
+    return { touches: [], dynamic: [`a command svc cannot read (${error.message})`] };
+  }
+}
+
 /** What the gate does with a command that reaches paths known only when it runs (docs/HOOKS.md). */
 export const DYNAMIC_POLICIES = ['ask', 'deny', 'allow'] as const;
 export type DynamicPolicy = (typeof DYNAMIC_POLICIES)[number];
@@ -201,18 +236,11 @@ export type DynamicPolicy = (typeof DYNAMIC_POLICIES)[number];
 export function decideCommand(
   gate: Gate,
   request: Omit<GateRequest, 'paths' | 'action'>,
-  command: string,
+  reach: CommandReach,
   options: { cwd: string; home: string; dynamic: DynamicPolicy; ownerRules: boolean },
   usesSoFar: UsesSoFar,
 ): Decision {
-  let touches: ReturnType<typeof reachOf>['touches'] = [];
-  let dynamic: string[];
-  try {
-    ({ touches, dynamic } = reachOf(command, options));
-  } catch (error) {
-    if (!(error instanceof ShellSyntaxError)) throw error;
-    dynamic = [`a command svc cannot read (${error.message})`];
-  }
+  const { touches, dynamic } = reach;
   let worst: Decision | undefined;
   const charges: Decision['charges'] = [];
   // However many folders a command searches, it looks at SEARCH_WALK_LIMIT entries in all, so that

@@ -421,6 +421,24 @@ git('init', '-q');
 git('add', '.gitignore', 'src/app.ts', '.svc/rules.json');
 git('commit', '-qm', 'start');
 
+// Another project beside the agent's, with rules of its own: its files are decided under them.
+const neighbour = join(tmp.dir, 'neighbour');
+file(join(neighbour, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['./ledger.txt'] }]));
+file(join(neighbour, 'ledger.txt'), 'private');
+file(join(neighbour, 'menu.txt'), 'public');
+
+describe("another project's rules", () => {
+  it.concurrent.each([
+    ['Read of its protected file', event('Read', { file_path: join(neighbour, 'ledger.txt') }), 'deny'],
+    ['cat of its protected file', event('Bash', { command: 'cat ../neighbour/ledger.txt' }), 'deny'],
+    ['Grep over it', event('Grep', { pattern: 'x', path: neighbour }), 'deny'],
+    ['Read of its other file', event('Read', { file_path: join(neighbour, 'menu.txt') }), 'allow'],
+  ] as const)('%s: %s', async (_name, input, expected) => {
+    const answer = await hook(input);
+    expect(answer.decision, answer.reason).toBe(expected);
+  });
+});
+
 describe('git in a real repository', () => {
   it.concurrent.each([
     ['git diff', 'allow'],

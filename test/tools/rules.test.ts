@@ -159,6 +159,34 @@ describe('svc_rules', () => {
   });
 });
 
+describe("another project's rules, in a running server", () => {
+  it('decide its files, for a read and for a command, although the asker works elsewhere', async () => {
+    const neighbour = join(home.dir, 'neighbour');
+    mkdirSync(join(neighbour, '.svc'), { recursive: true });
+    writeFileSync(
+      join(neighbour, '.svc', 'rules.json'),
+      JSON.stringify([{ effect: 'deny', paths: ['ledger.txt'] }]),
+    );
+    writeFileSync(join(neighbour, 'ledger.txt'), 'private');
+    const away = join(home.dir, 'away');
+    mkdirSync(join(away, '.git'), { recursive: true });
+    const asker = { cwd: away, client: 'svc' };
+    const read = await gate.check(
+      { kind: 'paths', action: 'read', paths: [join(neighbour, 'ledger.txt')] },
+      asker,
+    );
+    expect(read.decision.outcome).toBe('denied');
+    const shell = await gate.check({ kind: 'shell', command: 'cat ../neighbour/ledger.txt' }, asker);
+    expect(shell.decision.outcome).toBe('denied');
+    // The asker's own project is still decided from its cached rules.
+    const own = await gate.check(
+      { kind: 'paths', action: 'read', paths: [join(away, 'notes.md')] },
+      asker,
+    );
+    expect(own.decision.outcome).toBe('allowed');
+  });
+});
+
 describe('what svc tells a model to run', () => {
   it('works from any folder: the command in the missing-key message creates an organization', async () => {
     const server = createMcpServer(() => ({
