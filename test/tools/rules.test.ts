@@ -179,10 +179,7 @@ describe("another project's rules, in a running server", () => {
     const shell = await gate.check({ kind: 'shell', command: 'cat ../neighbour/ledger.txt' }, asker);
     expect(shell.decision.outcome).toBe('denied');
     // The asker's own project is still decided from its cached rules.
-    const own = await gate.check(
-      { kind: 'paths', action: 'read', paths: [join(away, 'notes.md')] },
-      asker,
-    );
+    const own = await gate.check({ kind: 'paths', action: 'read', paths: [join(away, 'notes.md')] }, asker);
     expect(own.decision.outcome).toBe('allowed');
   });
 });
