@@ -12,10 +12,13 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   protected: 'the read gate does not let svc read it',
 };
 
+/** Findings a verdict left out, of either kind. */
+const silencedOf = (scan: StoredScan) => scan.silenced.false_positive + scan.silenced.accepted_risk;
+
 /** The `--json` object: the scan, with every file it did not scan and why. */
 export function scanJson(scan: StoredScan) {
   const { findings, files_scanned, bytes_scanned, scan_id, skipped } = scan;
-  const silenced = scan.silenced.false_positive + scan.silenced.accepted_risk;
+  const silenced = silencedOf(scan);
   return { findings, files_scanned, bytes_scanned, scan_id, silenced, skipped };
 }
 
@@ -25,7 +28,7 @@ export function scanJson(scan: StoredScan) {
  */
 export function scanText(scan: StoredScan): string {
   const { findings, files_scanned, bytes_scanned, scan_id, skipped } = scan;
-  const silenced = scan.silenced.false_positive + scan.silenced.accepted_risk;
+  const silenced = silencedOf(scan);
   const counts = new Map<string, number>();
   for (const { reason } of skipped) counts.set(reason, (counts.get(reason) ?? 0) + 1);
   const notScanned = skipped.length

@@ -364,7 +364,9 @@ export function createApp(options: AppOptions): OpenAPIHono<Env> {
     description: 'Agent grant token, prefix ndca-',
   });
 
-  app.get('/openapi.json', (c) => c.json(openApiDocument(app)));
+  // Built once: the routes do not change while the app serves.
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get('/openapi.json', (c) => c.json((document ??= openApiDocument(app))));
   for (const mount of options.mounts ?? []) mount(app as unknown as Hono);
 
   app.notFound((c) =>

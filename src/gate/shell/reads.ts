@@ -1039,21 +1039,17 @@ const MAX_TRACKED = 20_000;
  */
 function trackedFiles(cwd: string): string[] | null {
   const spawnSync = process.getBuiltinModule('node:child_process').spawnSync;
-  const run = (args: string[]) =>
-    spawnSync('git', ['-c', 'core.fsmonitor=false', ...args], {
-      cwd,
-      encoding: 'utf8',
-      timeout: 2000,
-      maxBuffer: 64 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-  const top = run(['rev-parse', '--show-toplevel']);
-  if (top.status !== 0 || !top.stdout.trim()) return null;
-  const root = top.stdout.trim();
-  const listed = run(['-C', root, 'ls-files', '-z']);
+  // `:/` is the whole repository, wherever in it `cwd` is; its files come relative to `cwd`.
+  const listed = spawnSync('git', ['-c', 'core.fsmonitor=false', 'ls-files', '-z', ':/'], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 2000,
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   if (listed.status !== 0) return null;
   const files = listed.stdout.split('\0').filter(Boolean);
-  return files.length > MAX_TRACKED ? null : files.map((file) => `${root}/${file}`);
+  return files.length > MAX_TRACKED ? null : files.map((file) => resolve(cwd, file));
 }
 
 function existsPath(path: string): boolean {
