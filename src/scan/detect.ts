@@ -8,8 +8,13 @@ export type Category = 'secret' | 'pii';
 
 /** What a rule's `check` sees beside the value: the line it is on and the file's name. */
 export interface Context {
-  /** The whole line the value is on. */
+  /** The whole line the value is on (at most LINE_WINDOW characters either side of the value). */
   line: string;
+  /**
+   * The text on the value's line just before it, at most `chars` characters (LINE_WINDOW when
+   * not given): where a label such as `phone:` sits.
+   */
+  before(chars?: number): string;
   /** The file's path as the scan names it (relative to the scanned folder), or '' for loose text. */
   file: string;
 }
@@ -111,6 +116,8 @@ interface Reach {
   before: number;
   after: number;
   reads: number;
+  /** The most characters past a match's start its locator reads (0 without one). */
+  locatorReads: number;
 }
 
 function reachOf(rule: DetectionRule): Reach {
@@ -119,7 +126,12 @@ function reachOf(rule: DetectionRule): Reach {
   const longest = Math.max(0, ...rule.keywords.map((k) => k.length));
   // A match holding a keyword starts before the keyword's end, at most its own length (or its
   // lead) before the keyword; a match beside its keyword starts up to `near` further either way.
-  return { before: longest + near + (rule.lead ?? extent.length), after: near, reads: extent.reads };
+  return {
+    before: longest + near + (rule.lead ?? extent.length),
+    after: near,
+    reads: extent.reads,
+    locatorReads: rule.locator ? patternExtent(rule.locator).reads : 0,
+  };
 }
 
 /** Builds a detector over `rules`: each rule's keywords index it, so a text runs only the rules it may match. */
@@ -154,7 +166,7 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
       // In the rules' own order: of two equally good matches the rule listed first wins, always.
       rules.forEach((rule, index) => {
         const spans = windows[index];
-        if (spans) runRule(rule, sticky[index], text, spans, reaches[index]!.reads, file, found);
+        if (spans) runRule(rule, sticky[index], text, spans, reaches[index]!, file, found);
       });
       for (const reader of readers) {
         if (!reader.applies(file)) continue;
@@ -220,7 +232,7 @@ function runRule(
   sticky: RegExp | undefined,
   text: string,
   spans: readonly number[],
-  reads: number,
+  { reads, locatorReads }: Reach,
   file: string,
   found: Match[],
 ): void {
@@ -239,9 +251,14 @@ function runRule(
       // matches: those places are tried in order (the locator's matches found overlapping too), and
       // the first where the pattern holds is its next match.
       const lead = rule.lead ?? 0;
+      // The locator's own search ends where its last useful match (one starting before
+      // `to + lead`) could end: searching on to the pattern's reach read every window's tail
+      // again for nothing.
+      const located = Math.min(text.length, to + lead + locatorReads + 1);
+      const places = located >= subject.length ? subject : subject.slice(0, located);
       let untried = Math.max(from, resume);
       locator.lastIndex = untried;
-      for (let at = locator.exec(subject); at !== null && at.index - lead < to; at = locator.exec(subject)) {
+      for (let at = locator.exec(places); at !== null && at.index - lead < to; at = locator.exec(places)) {
         const last = Math.min(at.index, to - 1);
         for (let p = Math.max(untried, at.index - lead); p <= last;) {
           sticky.lastIndex = p;
@@ -284,6 +301,7 @@ function accept(rule: DetectionRule, text: string, m: RegExpExecArray, file: str
       get line() {
         return lineAt(text, start);
       },
+      before: (chars = LINE_WINDOW) => textBefore(text, start, Math.min(chars, LINE_WINDOW)),
       file,
     });
     if (verdict === false) return;
@@ -335,6 +353,14 @@ function lineAt(text: string, offset: number): string {
   const before = text.slice(floor, offset).lastIndexOf('\n');
   const after = text.slice(offset, ceiling).indexOf('\n');
   return text.slice(before === -1 ? floor : floor + before + 1, after === -1 ? ceiling : offset + after);
+}
+
+/** Up to `chars` characters before `offset`, on its line. */
+function textBefore(text: string, offset: number, chars: number): string {
+  // Within the window only: on a long minified line a search back to the line's start would
+  // walk all of it for every match.
+  const window = text.slice(Math.max(0, offset - chars), offset);
+  return window.slice(window.lastIndexOf('\n') + 1);
 }
 
 /**

@@ -323,6 +323,22 @@ describe('checks', () => {
   );
 });
 
+describe('labels', () => {
+  it('are read before each place a value occurs, not only its first', () => {
+    // The same number twice on one line: unlabelled first, then after `phone:`.
+    const text = 'order (415) 555-2671 shipped; phone: (415) 555-2671';
+    const matches = pii.matches(text).filter((m) => m.rule.id === 'phone-national');
+    expect(matches.map((m) => m.start)).toEqual([text.lastIndexOf('(415)')]);
+  });
+
+  it('are read within 40 characters of a national number, however long its line', () => {
+    const far = `phone: ${'x'.repeat(60)} (415) 555-2671`;
+    expect(found(far).filter(([rule]) => rule === 'phone-national')).toEqual([]);
+    const minified = `${'a=1;'.repeat(5000)}tel:(415) 555-2671;${'b=2;'.repeat(5000)}`;
+    expect(found(minified)).toContainEqual(['phone-national', '(415) 555-2671']);
+  });
+});
+
 describe('csvColumnMatches', () => {
   const csv = [
     'id,full_name,email,date_of_birth,city',

@@ -3,7 +3,7 @@
 // documents, at a length that network issues. Pure.
 
 import type { DetectionRule } from '../detect.ts';
-import { isTestFile, textBefore } from './context.ts';
+import { isTestFile } from './context.ts';
 
 /**
  * Issuer identification ranges, as the networks publish them: the first digits (a prefix, or an
@@ -145,15 +145,15 @@ export const CARD_NUMBER: DetectionRule = {
   pattern:
     /(?<![\w.+-])(?<value>[2-6]\d{11,18}|[2-6]\d{3}([ -])\d{4}\2\d{4}\2\d{4}(?:\2\d{1,3})?|3\d{3}([ -])\d{6}\3\d{4,5})(?![\w]|[.-]\d)/g,
   confidence: 0.8,
-  check(value, { line, file }) {
+  check(value, { before, file }) {
     const digits = value.replace(/[ -]/g, '');
     if (!luhnValid(digits) || cardNetwork(digits) === undefined) return false;
     // The tail of an IBAN written in groups (`AT86 2541 7393 7047 9235`): its country and check digits come first.
-    if (/[A-Z]{2}\d{2} $/.test(line.slice(0, Math.max(0, line.indexOf(value))))) return false;
+    if (/[A-Z]{2}\d{2} $/.test(before(5))) return false;
     // Fewer than four distinct digits: a pattern someone typed (4111 1111 1111 1111), not an issued number.
     const placeholder = DOCUMENTED_TEST_CARDS.has(digits) || new Set(digits).size < 4;
     if (placeholder) return isTestFile(file) ? false : TEST_CARD_CONFIDENCE;
-    if (CARD_WORDS.test(textBefore(line, value))) return 0.95;
+    if (CARD_WORDS.test(before().toLowerCase())) return 0.95;
     return digits.length === value.length ? 0.8 : 0.9;
   },
 };

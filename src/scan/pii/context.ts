@@ -12,13 +12,6 @@ export function isTestFile(file: string): boolean {
   );
 }
 
-/** The text of `line` before `value` (its first occurrence), lowercased; '' when it is not there. */
-export function textBefore(line: string, value: string, chars = Infinity): string {
-  const at = line.indexOf(value);
-  if (at === -1) return '';
-  return line.slice(Math.max(0, at - chars), at).toLowerCase();
-}
-
 /** The file's name without its folders, lowercased. */
 export function baseName(file: string): string {
   return (file.split(/[/\\]/).pop() ?? '').toLowerCase();

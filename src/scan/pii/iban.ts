@@ -3,7 +3,7 @@
 // (ISO 7064 MOD 97-10) is 1. Pure.
 
 import type { DetectionRule } from '../detect.ts';
-import { isTestFile, textBefore } from './context.ts';
+import { isTestFile } from './context.ts';
 
 /** IBAN length by country, from the SWIFT IBAN registry (ISO 13616). */
 export const IBAN_LENGTHS: Readonly<Record<string, number>> = {
@@ -148,11 +148,11 @@ export const IBAN: DetectionRule = {
   // Whole, or in the groups of four that the standard prints (the last group shorter).
   pattern: /\b(?<value>[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?))\b/g,
   confidence: 0.85,
-  check(value, { line, file }) {
+  check(value, { before, file }) {
     if (!ibanValid(value)) return false;
     if (DOCUMENTED_EXAMPLE_IBANS.has(value.replace(/ /g, ''))) return false;
     // Test files: a valid IBAN is still a finding there (tests copy real exports), at a lower confidence.
     if (isTestFile(file)) return 0.6;
-    return /iban|account|bank|konto/.test(textBefore(line, value)) ? 0.95 : 0.85;
+    return /iban|account|bank|konto/.test(before().toLowerCase()) ? 0.95 : 0.85;
   },
 };

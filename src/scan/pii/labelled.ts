@@ -4,8 +4,8 @@
 // reads them. Pure.
 
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import { LINE_WINDOW, type DetectionRule, type Match } from '../detect.ts';
-import { baseName, isTestFile, textBefore } from './context.ts';
+import type { DetectionRule, Match } from '../detect.ts';
+import { baseName, isTestFile } from './context.ts';
 import { NATIONAL_PHONE_COUNTRIES, PHONE_NATIONAL, isFictional, validPhone } from './phone.ts';
 
 // ---- Person names
@@ -94,8 +94,8 @@ export const PERSON_NAME: DetectionRule = {
   locator: /(?:name|author|maintainer|owner)["']?\s{0,40}(?::|=>?)/gi,
   lead: 'account_holder_'.length,
   confidence: 0.85,
-  check(value, { line, file }) {
-    const label = textBefore(line, value, 40);
+  check(value, { before, file }) {
+    const label = before(40).toLowerCase();
     const strong = STRONG_LABEL_BEFORE.test(label);
     if (!readsAsName(value, strong)) return false;
     if (strong) return 0.85;
@@ -128,14 +128,14 @@ export const DATE_OF_BIRTH: DetectionRule = {
   category: 'pii',
   type: 'DATE_OF_BIRTH',
   keywords: ['birth', 'dob', 'd.o.b', 'born', 'geburt', 'née', 'nee le', 'né le', 'ne le', 'nacimiento'],
-  // The birth word is read before the date's first place on its line (its check's line reaches
-  // LINE_WINDOW back): that far, and 40 characters more, from the word.
-  near: LINE_WINDOW + 40,
+  // The birth word is read in the 40 characters before the date: a match starts at most that far
+  // after it.
+  near: 40,
   pattern: new RegExp(String.raw`(?<![\w./-])(?<value>${DATE})(?![\w]|[./-]\d)`, 'g'),
   confidence: 0.85,
-  check(value, { line, file }) {
+  check(value, { before, file }) {
     // Next to: a birth word in the 40 characters before the date.
-    if (!BIRTH_WORDS.test(textBefore(line, value, 40))) return false;
+    if (!BIRTH_WORDS.test(before(40).toLowerCase())) return false;
     if (!plausibleBirthYear(value)) return false;
     return isTestFile(file) ? 0.6 : 0.85;
   },

@@ -4,8 +4,7 @@
 // current by its maintainers. Pure: the library reads no files.
 
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import { LINE_WINDOW, type DetectionRule } from '../detect.ts';
-import { textBefore } from './context.ts';
+import type { DetectionRule } from '../detect.ts';
 
 /**
  * Countries whose national forms a labelled number is read in, in order: the first whose plan
@@ -53,11 +52,26 @@ export function isFictional(e164: string): boolean {
   return OFCOM_DRAMA_PREFIXES.some((p) => digits.startsWith(p));
 }
 
+/** Numbers already validated: the E.164 form, or '' for one that is not valid. */
+const validated = new Map<string, string>();
+const VALIDATED_MAX = 10_000;
+
 /** A number valid in the plan `country` (or, with a leading `+`, its own), in E.164; else undefined. */
 export function validPhone(value: string, country?: CountryCode): string | undefined {
+  const key = `${country ?? ''} ${value}`;
+  const known = validated.get(key);
+  if (known !== undefined) return known || undefined;
   const phone = parsePhoneNumberFromString(value, country ? { defaultCountry: country } : undefined);
-  return phone?.isValid() ? phone.number : undefined;
+  const e164 = phone?.isValid() ? phone.number : undefined;
+  // A parse costs tens of microseconds and a file repeats its numbers (a list of contacts, the
+  // same support line in every page): the answers are kept, a bounded number of them.
+  if (validated.size >= VALIDATED_MAX) validated.clear();
+  validated.set(key, e164 ?? '');
+  return e164;
 }
+
+/** How far before a national number its label may start. */
+const LABEL_CHARS = 40;
 
 /** Words that label a number as a telephone number. */
 const PHONE_WORDS =
@@ -78,13 +92,15 @@ export const PHONE_E164: DetectionRule = {
   id: 'phone-e164',
   category: 'pii',
   type: 'PHONE',
-  keywords: ['+'],
+  // A `+` and a digit start every match: `+` alone is in every line of code.
+  keywords: ['+0', '+1', '+2', '+3', '+4', '+5', '+6', '+7', '+8', '+9'],
+  lead: 0,
   pattern: new RegExp(String.raw`(?<![\w+])(?<value>${INTERNATIONAL})(?![\w]|[.-]\d)`, 'g'),
   confidence: 0.85,
-  check(value, { line }) {
+  check(value, { before }) {
     const e164 = validPhone(value);
     if (!e164 || isFictional(e164)) return false;
-    return PHONE_WORDS.test(textBefore(line, value)) ? 0.95 : 0.85;
+    return PHONE_WORDS.test(before().toLowerCase()) ? 0.95 : 0.85;
   },
 };
 
@@ -93,19 +109,19 @@ export const PHONE_NATIONAL: DetectionRule = {
   category: 'pii',
   type: 'PHONE',
   keywords: ['phone', 'tel', 'mobile', 'cell', 'fax', 'call', 'whatsapp', 'sms', 'contact', 'handy'],
-  // The label is read before the value's first place on its line (its check's line reaches
-  // LINE_WINDOW back): that far, and 40 characters more, from a phone word.
-  near: LINE_WINDOW + 40,
+  // The label is read in the 40 characters before the value: a match starts at most that far
+  // after a phone word.
+  near: LABEL_CHARS,
   // Seven characters a number is written with must follow where a match starts: fewer hold fewer
   // than the seven digits a national number has, and code is full of short numbers that would
   // each be a match for `check` to drop.
   pattern: new RegExp(String.raw`(?<![\w+.-])(?=[\d(][\d ().-]{6})(?<value>${NATIONAL})(?![\w]|[.-]\d)`, 'g'),
   confidence: 0.8,
-  check(value, { line }) {
+  check(value, { before }) {
     const digits = value.replace(/\D/g, '');
     if (digits.length < 7 || digits.length > 15 || DATE_SHAPE.test(value)) return false;
     // National numbers are digits like any other: only a label before it on the line makes one a phone number.
-    if (!PHONE_WORDS.test(textBefore(line, value, 40))) return false;
+    if (!PHONE_WORDS.test(before(LABEL_CHARS).toLowerCase())) return false;
     for (const country of NATIONAL_PHONE_COUNTRIES) {
       const e164 = validPhone(value, country);
       if (e164) return isFictional(e164) ? false : 0.8;

@@ -2,7 +2,6 @@
 // Social Security Administration issues. Pure.
 
 import type { DetectionRule } from '../detect.ts';
-import { textBefore } from './context.ts';
 
 /**
  * Numbers printed in advertising and the SSA's own examples, invalidated or never issued to a
@@ -35,12 +34,12 @@ export const US_SSN: DetectionRule = {
   keywords: [],
   pattern: /(?<![\w.-])(?<value>\d{3}([- ]?)\d{2}\2\d{4})(?![\w]|[.-]\d)/g,
   confidence: 0.6,
-  check(value, { line }) {
+  check(value, { before }) {
     const digits = value.replace(/[- ]/g, '');
     if (!ssnValid(digits) || PUBLISHED_SSNS.has(digits)) return false;
     // One digit repeated (111-11-1111) is a typed placeholder.
     if (new Set(digits).size === 1) return false;
-    const labelled = SSN_WORDS.test(textBefore(line, value));
+    const labelled = SSN_WORDS.test(before().toLowerCase());
     if (labelled) return 0.95;
     return value.includes('-') ? 0.6 : false;
   },

@@ -138,6 +138,11 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     keywords: ['://'],
     pattern:
       /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'`<>]{1,128}:(?<value>[^\s@/"'`<>]{3,256})@[A-Za-z0-9_.[\]-]{1,253}/gi,
+    // Addresses are everywhere in code, those with a password seldom: the pattern is tried only
+    // before a `://` that a user, a `:`, a password and an `@` follow, its scheme at most 21
+    // characters earlier.
+    locator: /:\/\/[^\s:/@"'`<>]{1,128}:[^\s@/"'`<>]{3,256}@/g,
+    lead: 21,
     confidence: 0.6,
     check: (value, context) => {
       if (isUserName(value, context.line)) return false;

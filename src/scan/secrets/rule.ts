@@ -11,6 +11,9 @@ export interface SecretFormat {
   keywords: readonly string[];
   pattern: RegExp;
   confidence: number;
+  /** As DetectionRule's: where the pattern may match, found cheaply. */
+  locator?: RegExp;
+  lead?: number;
   check?(value: string, context: Context): boolean | number;
 }
 
