@@ -193,7 +193,8 @@ const MAX_SPELLINGS = 64;
 const TEXT_PIECE_BYTES = 3 * 1024 * 1024;
 /** Pairs the walk writes before the search empties them. */
 const OUT_PAIRS = 16 * 1024;
-const ROW_BYTES = 256 * 4;
+/** Where the walk's byte classes sit in its memory (the table follows them). */
+const CLASSES_AT = 0;
 
 /**
  * The characters outside ASCII that fold to each of `chars` (`É` and `é` to `é`): the byte walk
@@ -240,7 +241,7 @@ interface KeywordScan {
   at: { value: number };
   row: { value: number };
   units: { value: number };
-  scan(text: number, length: number, table: number, out: number, cap: number): number;
+  scan(text: number, length: number, classes: number, table: number, out: number, cap: number): number;
 }
 
 /**
@@ -256,6 +257,10 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   const folds = foldingTo(outside);
   if (!folds) return null;
   const encoder = new TextEncoder();
+  // Upper-case ASCII letters move as their lower-case forms: the text is folded as it is read.
+  const folded = (byte: number) => (byte >= 65 && byte <= 90 ? byte + 32 : byte);
+  /** Every byte the keywords hold, folded: each gets a class of its own. */
+  const keywordBytes: number[] = [];
   // The trie: per state, its moves (-1: none) and the keywords that end there.
   const moves: Int32Array[] = [new Int32Array(256).fill(-1)];
   const ends: number[][] = [[]];
@@ -265,6 +270,7 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
     for (const form of forms) {
       let state = 0;
       for (const byte of encoder.encode(form)) {
+        keywordBytes.push(folded(byte));
         if (moves[state]![byte] === -1) {
           moves[state]![byte] = moves.length;
           moves.push(new Int32Array(256).fill(-1));
@@ -305,19 +311,31 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   );
   const exports = instance.exports as KeywordScan;
   const memory = exports.memory;
-  const table = 0;
-  const out = moves.length * ROW_BYTES;
+  // A class per byte some keyword holds; every other byte is class 0, which always leads back to
+  // the root (no keyword goes on with it).
+  const classOf = new Uint8Array(256);
+  const representative = [-1];
+  for (const byte of [...new Set(keywordBytes)].sort((a, b) => a - b)) {
+    classOf[byte] = representative.length;
+    representative.push(byte);
+  }
+  for (let byte = 65; byte <= 90; byte++) classOf[byte] = classOf[byte + 32]!;
+  const width = representative.length;
+  const rowBytes = width * 4;
+  const table = CLASSES_AT + 256;
+  const out = table + moves.length * rowBytes;
   const textAt = out + OUT_PAIRS * 8;
-  // The table, the pairs and one piece of text: all the memory the walk ever needs.
+  // The classes, the table, the pairs and one piece of text: all the memory the walk ever needs.
   memory.grow(Math.ceil((textAt + TEXT_PIECE_BYTES - memory.buffer.byteLength) / 65536));
+  new Uint8Array(memory.buffer, CLASSES_AT, 256).set(classOf);
   {
-    const rows = new Int32Array(memory.buffer, table, moves.length * 256);
+    const rows = new Int32Array(memory.buffer, table, moves.length * width);
     for (const [state, row] of moves.entries()) {
-      for (let byte = 0; byte < 256; byte++) {
-        // Upper-case ASCII letters move as their lower-case forms: the text is folded as it is read.
-        const to = row[byte >= 65 && byte <= 90 ? byte + 32 : byte]!;
-        rows[state * 256 + byte] = outputs[to]!.length > 0 ? ~(to * ROW_BYTES) : to * ROW_BYTES;
-      }
+      representative.forEach((byte, cls) => {
+        // Class 0's bytes are in no keyword: from every state they move to the root.
+        const to = byte === -1 ? 0 : row[byte]!;
+        rows[state * width + cls] = outputs[to]!.length > 0 ? ~(to * rowBytes) : to * rowBytes;
+      });
     }
   }
 
@@ -332,10 +350,10 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
       const walk = (length: number) => {
         exports.at.value = 0;
         for (;;) {
-          const pairs = exports.scan(textAt, length, table, out, OUT_PAIRS);
+          const pairs = exports.scan(textAt, length, CLASSES_AT, table, out, OUT_PAIRS);
           const found = new Int32Array(memory.buffer, out, pairs * 2);
           for (let p = 0; p < pairs; p++) {
-            const state = found[2 * p + 1]! / ROW_BYTES;
+            const state = found[2 * p + 1]! / rowBytes;
             const first = outputStart[state]!;
             const last = outputStart[state + 1]!;
             if (count + last - first > keyword.length) {
