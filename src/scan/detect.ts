@@ -27,8 +27,8 @@ export interface DetectionRule {
   type: string;
   /**
    * Lowercase text that every match holds (or lies `near`): the rule runs only in windows around
-   * where they occur (the prefilter). An empty list runs the rule on the whole of every text: keep
-   * such rules few and cheap.
+   * where they occur (the prefilter). A digit in a keyword stands for any digit (`000`: three in
+   * a row). An empty list runs the rule on the whole of every text: keep such rules few and cheap.
    */
   keywords: readonly string[];
   /**

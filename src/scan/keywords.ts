@@ -46,14 +46,16 @@ export class KeywordSet {
 
   /**
    * Keywords are matched as given against the text folded to lower case: give them in lower case
-   * for a search that ignores case.
+   * for a search that ignores case. A digit in a keyword stands for any digit (`000` is any three
+   * digits in a row): the search folds digits as it folds case.
    */
   constructor(keywords: readonly string[]) {
     this.keywords = [...new Set(keywords)];
     this.keywords.forEach((keyword, index) => {
       let state = 0;
-      for (let i = 0; i < keyword.length; i++) {
-        const code = keyword.charCodeAt(i);
+      const folded = foldDigits(keyword);
+      for (let i = 0; i < folded.length; i++) {
+        const code = folded.charCodeAt(i);
         let to = this.next[state]!.get(code);
         if (to === undefined) {
           to = this.next.length;
@@ -81,7 +83,8 @@ export class KeywordSet {
       }
     }
     // Rows are 128 wide and a state is kept as its row's offset, so a move is one lookup. Upper-case
-    // letters move as their lower-case forms: the text is folded as it is read, at no cost.
+    // letters move as their lower-case forms and digits as `0`: the text is folded as it is read,
+    // at no cost.
     this.ascii = new Int32Array(this.next.length * 128);
     // States in breadth-first order: a state's fail state is filled in before it.
     for (const state of [0, ...queue]) {
@@ -92,6 +95,7 @@ export class KeywordSet {
       }
       for (let code = 65; code <= 90; code++)
         this.ascii[state * 128 + code] = this.ascii[state * 128 + code + 32]!;
+      for (let code = 49; code <= 57; code++) this.ascii[state * 128 + code] = this.ascii[state * 128 + 48]!;
     }
     this.outputStart = new Int32Array(this.next.length + 1);
     this.output.forEach(
@@ -106,7 +110,7 @@ export class KeywordSet {
     }
   }
 
-  /** The indexes (in `keywords`) of the keywords `text` holds, its case ignored. */
+  /** The indexes (in `keywords`) of the keywords `text` holds, its case ignored (and digits, as the constructor says). */
   found(text: string): Set<number> {
     const hits = this.hits(text);
     return new Set(hits.keyword.subarray(0, hits.count));
@@ -177,6 +181,11 @@ export class KeywordSet {
     }
     return to ?? 0;
   }
+}
+
+/** `keyword` with every ASCII digit as `0`: how the search reads digits, in keywords and texts alike. */
+function foldDigits(keyword: string): string {
+  return keyword.replace(/[0-9]/g, '0');
 }
 
 function grow(array: Int32Array, least: number): Int32Array {
@@ -257,15 +266,17 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   const folds = foldingTo(outside);
   if (!folds) return null;
   const encoder = new TextEncoder();
-  // Upper-case ASCII letters move as their lower-case forms: the text is folded as it is read.
-  const folded = (byte: number) => (byte >= 65 && byte <= 90 ? byte + 32 : byte);
+  // Upper-case ASCII letters move as their lower-case forms, and every digit as `0`: the text is
+  // folded as it is read.
+  const folded = (byte: number) =>
+    byte >= 65 && byte <= 90 ? byte + 32 : byte >= 49 && byte <= 57 ? 48 : byte;
   /** Every byte the keywords hold, folded: each gets a class of its own. */
   const keywordBytes: number[] = [];
   // The trie: per state, its moves (-1: none) and the keywords that end there.
   const moves: Int32Array[] = [new Int32Array(256).fill(-1)];
   const ends: number[][] = [[]];
   for (const [index, keyword] of keywords.entries()) {
-    const forms = spellings(keyword, folds);
+    const forms = spellings(foldDigits(keyword), folds);
     if (!forms) return null;
     for (const form of forms) {
       let state = 0;
@@ -320,6 +331,7 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
     representative.push(byte);
   }
   for (let byte = 65; byte <= 90; byte++) classOf[byte] = classOf[byte + 32]!;
+  for (let byte = 49; byte <= 57; byte++) classOf[byte] = classOf[48]!;
   const width = representative.length;
   const rowBytes = width * 4;
   const table = CLASSES_AT + 256;

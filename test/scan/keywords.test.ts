@@ -32,6 +32,20 @@ it('keywords inside other keywords and at the very end of the text', () => {
   expect(found('nothing here')).toEqual([]);
 });
 
+it('a digit in a keyword stands for any digit, in the walk by characters and by bytes', () => {
+  const set = new KeywordSet(['000', '+1', 'ya29.']);
+  const found = (text: string) => [...set.found(text)].map((i) => set.keywords[i]).sort();
+  expect(found('card 4111')).toEqual(['000']);
+  expect(found('call +44 20')).toEqual(['+1']);
+  expect(found('ya31.x and 12 34')).toEqual(['ya29.']);
+  expect(found('no runs: 12 3.4 a1b2')).toEqual([]);
+  // Longer than the character walk takes: the bytes are walked, and fold digits the same way.
+  const long = `${'x'.repeat(400)} +7 ${'y'.repeat(400)} 987`;
+  expect(found(long)).toEqual(['+1', '000']);
+  const hits = set.hits(long, new TextEncoder().encode(long));
+  expect([...hits.end.subarray(0, hits.count)]).toEqual([403, long.length]);
+});
+
 // A long text is walked as UTF-8 bytes (keyword-scan.wat): its hits must be the character walk's,
 // offsets in UTF-16 units included, whatever the text holds: letters outside ASCII in either case,
 // astral characters, lone surrogates, the Kelvin sign (which folds to `k`).

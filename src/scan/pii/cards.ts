@@ -137,9 +137,10 @@ export const CARD_NUMBER: DetectionRule = {
   id: 'card-number',
   category: 'pii',
   type: 'CARD_NUMBER',
-  // Card numbers sit in data of any kind (a CSV of orders names no card), so no keyword gates
-  // the rule; the pattern only starts at a digit 2 to 6 that no word character or number precedes.
-  keywords: [],
+  // Card numbers sit in data of any kind (a CSV of orders names no card), so no word gates the
+  // rule: three digits in a row do (a keyword's digit stands for any), which every form starts with.
+  keywords: ['000'],
+  lead: 0,
   // Whole (12 to 19 digits), or grouped by spaces or dashes as cards print them: 4-4-4-4(-1..3),
   // 4-6-5 (Amex) and 4-6-4 (Diners).
   pattern:

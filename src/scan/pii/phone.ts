@@ -92,8 +92,9 @@ export const PHONE_E164: DetectionRule = {
   id: 'phone-e164',
   category: 'pii',
   type: 'PHONE',
-  // A `+` and a digit start every match: `+` alone is in every line of code.
-  keywords: ['+0', '+1', '+2', '+3', '+4', '+5', '+6', '+7', '+8', '+9'],
+  // A `+` and a digit start every match (a keyword's digit stands for any): `+` alone is in every
+  // line of code.
+  keywords: ['+0'],
   lead: 0,
   pattern: new RegExp(String.raw`(?<![\w+])(?<value>${INTERNATIONAL})(?![\w]|[.-]\d)`, 'g'),
   confidence: 0.85,

@@ -30,8 +30,10 @@ export const US_SSN: DetectionRule = {
   category: 'pii',
   type: 'US_SSN',
   // The dashed form stands alone (it is the way the number is written); bare nine digits need a
-  // label, which `check` reads on the line. The pattern is one short, anchored shape.
-  keywords: [],
+  // label, which `check` reads on the line. Both start with three digits in a row: the keyword
+  // (a keyword's digit stands for any).
+  keywords: ['000'],
+  lead: 0,
   pattern: /(?<![\w.-])(?<value>\d{3}([- ]?)\d{2}\2\d{4})(?![\w]|[.-]\d)/g,
   confidence: 0.6,
   check(value, { before }) {
