@@ -1,5 +1,8 @@
 // The shell parser's grammar, form by form, and what the analysis makes of the commands it reads.
-import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.ts';
 import { ShellSyntaxError, parse, type Node, type Word } from '../../src/gate/shell/parse.ts';
 import { reachOf } from '../../src/gate/shell/reads.ts';
 
@@ -113,6 +116,51 @@ describe('what a command reaches', () => {
     ['./deploy.sh', ['run /work/shop/deploy.sh']],
   ] as [string, string[]][])('%s', (text, expected) => {
     expect(reads(text)).toEqual(expected);
+  });
+
+  describe('scripts', () => {
+    const tmp = tempDir('svc-scripts-');
+    afterAll(tmp.cleanup);
+    const dir = tmp.dir;
+    const here = { cwd: dir, home: '/home/ann' };
+    writeFileSync(join(dir, 'leak.sh'), 'cat .env\n');
+    writeFileSync(join(dir, 'setup.sh'), '#!/usr/bin/env bash\ncd "$(dirname "$0")/conf"\ncat app.yml\n');
+    writeFileSync(join(dir, 'env.sh'), 'cd conf\n');
+    writeFileSync(join(dir, 'tool.py'), '#!/usr/bin/env python3\nprint(open(".env").read())\n');
+    writeFileSync(join(dir, 'cases.sh'), 'case "$1" in a) cat .env;; esac\n');
+    writeFileSync(join(dir, 'self.sh'), 'bash self.sh\nbash self.sh\n');
+    writeFileSync(join(dir, 'long.sh'), `${'echo hi\n'.repeat(10_000)}cat .env\n`);
+    writeFileSync(join(dir, 'program'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
+    const touched = (text: string) =>
+      reachOf(text, here).touches.map((t) => `${t.action} ${t.path.replace(dir, '.')}`);
+    const unknowable = (text: string) => reachOf(text, here).dynamic.join('; ').replaceAll(dir, '.');
+
+    it.each([
+      ['bash leak.sh', ['read ./leak.sh', 'read ./.env']],
+      ['sh ./leak.sh an-argument', ['read ./leak.sh', 'read ./.env']],
+      ['./leak.sh', ['run ./leak.sh', 'read ./.env']],
+      // `$0` is the script, and `$(dirname …)` of a known path is known (the `cd` may fail).
+      ['./setup.sh', ['run ./setup.sh', 'read ./conf/app.yml', 'read ./app.yml']],
+      // Sourced, it runs in this shell: its `cd` holds after it (or may have failed).
+      ['. ./env.sh; cat x', ['read ./env.sh', 'read ./conf/x', 'read ./x']],
+      ['bash $(pwd)/leak.sh', ['read ./leak.sh', 'read ./.env']],
+      // Another language's script run by its path, and a program, are not shell: not read through.
+      ['./tool.py', ['run ./tool.py']],
+      ['./program', ['run ./program']],
+    ] as [string, string[]][])('%s', (text, expected) => {
+      expect(touched(text)).toEqual(expected);
+      expect(unknowable(text)).toBe('');
+    });
+
+    it.each([
+      ['bash cases.sh', /a script svc cannot read through \(\.\/cases\.sh\)/],
+      ["echo 'cat .env' > new.sh; bash new.sh", /a script this line writes before it runs it/],
+      ['bash missing.sh', /a script that is not there before the line runs/],
+      ['bash long.sh', /a script too long to read through/],
+      ['bash self.sh', /scripts nested too deep, or too many, to follow/],
+    ])('%s reaches what only the run knows', (text, why) => {
+      expect(unknowable(text)).toMatch(why);
+    });
   });
 
   it.each([

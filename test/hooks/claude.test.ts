@@ -52,6 +52,10 @@ for (const path of [
 ]) {
   file(join(project, path));
 }
+// Scripts the agent may have written earlier and now runs: read through, as their lines would be.
+file(join(project, 'scripts', 'leak.sh'), 'cat .env\n');
+file(join(project, 'scripts', 'build.sh'), '#!/bin/sh\nset -e\ncd "$(dirname "$0")/.."\ncat src/app.ts\n');
+file(join(project, 'scripts', 'report.py'), '#!/usr/bin/env python3\nprint("report")\n');
 mkdirSync(join(project, 'links'));
 symlinkSync(join(project, '.env'), join(project, 'links', 'settings.txt'));
 symlinkSync(join(project, 'secrets'), join(project, 'links', 'vendor'));
@@ -356,6 +360,13 @@ const shellBlocked: [string, 'deny' | 'ask'][] = [
   ['cat $(ls)', 'ask'],
   ['cat "$UNKNOWN_VAR"', 'ask'],
   ['case x in a) cat .env;; esac', 'ask'],
+  // A script is read through: what its lines reach, it reaches.
+  ['bash scripts/leak.sh', 'deny'],
+  ['./scripts/leak.sh', 'deny'],
+  ['source scripts/leak.sh', 'deny'],
+  ['cd scripts && sh leak.sh', 'deny'],
+  // One the line itself writes is known only when it runs.
+  ["echo 'cat .env' > run.sh && bash run.sh", 'ask'],
 ];
 
 /** Shell commands that touch nothing protected: each must pass. */
@@ -383,6 +394,9 @@ const shellPassing = [
   'command -v node',
   'mkdir -p build/out',
   "perl -pe 's/a/b/' -i.bak docs/notes.md",
+  'bash scripts/build.sh',
+  './scripts/build.sh',
+  './scripts/report.py',
 ];
 
 const passing: [string, ReturnType<typeof event>][] = [

@@ -2,9 +2,9 @@
 // writes, from what common programs are known to do with their arguments and redirections. A path
 // that only exists when the command runs (a variable set elsewhere, a command's output, items fed
 // to xargs) cannot be known: it is reported as `dynamic`, for the policy of docs/HOOKS.md.
-import { globSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, globSync, openSync, readSync, statSync } from 'node:fs';
 import { expand } from 'brace-expansion';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ShellSyntaxError, parse, type Node, type Script, type Word } from './parse.ts';
 
 export interface Touch {
@@ -360,17 +360,122 @@ function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): 
         else text = undefined;
         break;
       }
-      case 'sub':
-        // The substitution runs: what it touches counts, and its output is not known.
+      case 'sub': {
+        // The substitution runs: what it touches counts, and its output is not known, unless it
+        // only names a folder or file of a known path (`$(dirname "$0")`, `$(pwd)`).
+        const output = knownOutput(part.script, scope, reach, depth);
+        if (output !== undefined && text !== undefined) {
+          text += output;
+          break;
+        }
         if (depth < MAX_NESTING) script(part.script, fork(scope), reach, depth + 1);
         else reach.dynamic.push('a command nested too deep to follow');
         text = undefined;
         break;
+      }
       case 'unknown':
         text = undefined;
     }
   }
   return { text, glob, braces };
+}
+
+/**
+ * The output of a substitution that only prints a path it is given, when that path is known:
+ * `dirname`, `basename` and `realpath` of a known word, and `pwd`. Scripts start with
+ * `cd "$(dirname "$0")"`; without this, every path after it would be unknowable.
+ */
+function knownOutput(s: Script, scope: Scope, reach: CommandReach, depth: number): string | undefined {
+  const only = s.commands.length === 1 ? s.commands[0] : undefined;
+  if (only?.kind !== 'command' || only.redirects.length || only.assignments.length) return undefined;
+  const [name, ...rest] = only.words.map((w) => valueOf(w, scope, reach, depth));
+  if (name?.text === 'pwd' && rest.length === 0) return scope.cwd;
+  const arg = rest.length === 1 ? rest[0]! : undefined;
+  if (!arg || arg.text === undefined || arg.glob || arg.braces || arg.text.startsWith('-')) return undefined;
+  if (name?.text === 'dirname') return dirname(arg.text);
+  if (name?.text === 'basename') return basename(arg.text);
+  if (name?.text === 'realpath') return named(arg.text, scope.cwd);
+  return undefined;
+}
+
+/** The scope a script starts with when a shell of its own runs it: `$0` is its path. */
+function ownShell(scope: Scope, path: string): Scope {
+  const own = fork(scope);
+  own.vars.set('0', path);
+  return own;
+}
+
+/** A script larger than this is not read through: what it does is taken as known only when it runs. */
+const MAX_SCRIPT_BYTES = 64 * 1024;
+/** Scripts one line may make svc read through, however they call each other. */
+const MAX_SCRIPTS = 32;
+const scriptsFollowed = new WeakMap<CommandReach, number>();
+
+/**
+ * A shell script the line runs (`bash x.sh`, `source x.sh`, `./x.sh`): what its commands reach,
+ * read from the file as it is now, in `scope` (a copy of the caller's for a script that runs in a
+ * shell of its own). A script that is not there yet, that the line itself writes, that is larger
+ * than MAX_SCRIPT_BYTES or that svc cannot parse reaches what only its run knows. `shebang`: run
+ * by its path, so the file is a shell script only when its first line says so or it has none
+ * (the calling shell then runs it).
+ */
+function followScript(
+  path: string,
+  scope: Scope,
+  reach: CommandReach,
+  depth: number,
+  options: { shebang: boolean },
+): void {
+  const unknowable = (why: string) => reach.dynamic.push(`${why} (${path})`);
+  if (reach.touches.some((t) => t.action === 'write' && t.path === path)) {
+    unknowable('a script this line writes before it runs it');
+    return;
+  }
+  const followed = scriptsFollowed.get(reach) ?? 0;
+  if (depth >= MAX_NESTING || followed >= MAX_SCRIPTS) {
+    unknowable('scripts nested too deep, or too many, to follow');
+    return;
+  }
+  scriptsFollowed.set(reach, followed + 1);
+  let text: string;
+  let whole: boolean;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return;
+    const bytes = Buffer.alloc(Math.min(stat.size, MAX_SCRIPT_BYTES));
+    const got = readSync(fd, bytes, 0, bytes.length, 0);
+    // A NUL byte: a program (an executable, an archive), not a script.
+    if (bytes.subarray(0, got).includes(0)) return;
+    text = bytes.subarray(0, got).toString('utf8');
+    whole = stat.size <= MAX_SCRIPT_BYTES;
+  } catch {
+    unknowable('a script that is not there before the line runs');
+    return;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  if (options.shebang && text.startsWith('#!')) {
+    const interpreter = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(text);
+    const program = interpreter?.[1]?.split('/').at(-1);
+    const named = program === 'env' ? interpreter?.[2]?.split('/').at(-1) : program;
+    // Another language's script: what it does is its code's business, as `python x.py` is.
+    if (!named || !SHELLS.has(named)) return;
+  }
+  if (!whole) {
+    unknowable('a script too long to read through');
+    return;
+  }
+  let parsed: Script;
+  try {
+    parsed = parse(text);
+  } catch (error) {
+    if (!(error instanceof ShellSyntaxError)) throw error;
+    unknowable('a script svc cannot read through');
+    return;
+  }
+  script(parsed, scope, reach, depth + 1);
 }
 
 /** Folders of a pattern with a wildcard in them, beyond which it is not expanded (each may list many). */
@@ -580,8 +685,12 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   }
   const program = name.split('/').at(-1)!;
   const args = words.slice(1);
-  // A program named by its path is a file the command runs.
-  if (name.includes('/')) reach.touches.push({ action: 'run', path: named(name, scope.cwd), via: name });
+  // A program named by its path is a file the command runs: a shell script is read through.
+  if (name.includes('/')) {
+    const path = named(name, scope.cwd);
+    reach.touches.push({ action: 'run', path, via: name });
+    followScript(path, ownShell(scope, path), reach, depth, { shebang: true });
+  }
   const read = (value: Value, via = program, action: Touch['action'] = 'read') => {
     if (value.text === undefined) {
       reach.dynamic.push(`${via} on a path known only when it runs`);
@@ -675,6 +784,18 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       return;
     }
     read(scriptFile, program);
+    for (const path of pathsOf(scriptFile, scope, reach))
+      followScript(path, ownShell(scope, path), reach, depth, { shebang: false });
+    return;
+  }
+  if (program === 'source' || program === '.') {
+    // Run in this shell: its `cd` and variables hold for the rest of the line.
+    const [file, ...rest] = operands(args);
+    if (!file) return;
+    read(file, program);
+    for (const path of pathsOf(file, scope, reach))
+      followScript(path, scope, reach, depth, { shebang: false });
+    for (const f of rest) read(f, program);
     return;
   }
   if (CODE_RUNNERS.has(program)) {
