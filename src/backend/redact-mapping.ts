@@ -4,12 +4,13 @@
 // Putting the values back into a file of the copy is a read of the original: the read gate
 // decides it on the original path, and the reversal is receipted whether it goes ahead or not.
 // Values are never logged, printed or returned: only counts, paths and ids.
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tokenBody } from '../scan/redact.ts';
 import { deriveKey } from '../vault/derive.ts';
 import { seal, unseal } from '../vault/seal.ts';
 import { newId, nowIso, type Context } from './context.ts';
+import type { Receipt } from './chains.ts';
 import { ServiceError } from './errors.ts';
 import type { RecordedDecision } from './gate-record.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
@@ -209,12 +210,19 @@ export async function reverseCleanCopy(
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw exists();
       throw error;
     }
-    const receipt = await ctx.chains.append('service', {
-      kind: 'clean_copy.reverse',
-      org_id: null,
-      signed_at: nowIso(ctx),
-      body: { ...facts, restored: restored.count },
-    });
+    let receipt: Receipt;
+    try {
+      receipt = await ctx.chains.append('service', {
+        kind: 'clean_copy.reverse',
+        org_id: null,
+        signed_at: nowIso(ctx),
+        body: { ...facts, restored: restored.count },
+      });
+    } catch (error) {
+      // No values without their receipt: the file just written goes again.
+      rmSync(out, { force: true });
+      throw error;
+    }
     return {
       copy_id: row.copy_id,
       out,
