@@ -6,7 +6,7 @@ import { ServiceError, errorFromBody, invalidInput } from './errors.ts';
 import { inputErrorMap } from './input-messages.ts';
 import { checkJsonShape } from './json-shape.ts';
 import { callerFor, takesCredential, type Operation } from './operation.ts';
-import { requestOf, routeOf } from './routes.ts';
+import { requestOf, routeOf, type Route } from './routes.ts';
 
 /** Where the service behind an invoker lives, for status answers. */
 export type ServiceLocation =
@@ -136,7 +136,17 @@ export function remoteInvoker(baseUrl: string): Invoker {
   return {
     location: { kind: 'remote', base_url: base },
     async invoke(operation, bearer, input) {
-      const valid = parseInput(operation, input);
+      let valid: unknown;
+      try {
+        valid = parseInput(operation, input);
+      } catch (error) {
+        // An attempt the service records when refused (a read's audit row) goes to it as sent, so
+        // it is refused, and recorded, there; any other bad input is refused here, sending nothing.
+        if (!operation.recordRefusal || !bearer || typeof input !== 'object' || input === null) throw error;
+        const route = routeOf(operation, input);
+        if (!route) throw error;
+        return send(route, bearer, input);
+      }
       const route = routeOf(operation, valid);
       if (!route) {
         throw new ServiceError(
@@ -144,33 +154,37 @@ export function remoteInvoker(baseUrl: string): Invoker {
           `${operation.name} runs only on the machine that holds the store`,
         );
       }
-      const { params, query, body } = requestOf(route, valid);
-      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-        encodeURIComponent(String(params[name] ?? '')),
-      );
-      const search = new URLSearchParams(
-        Object.entries(query).map(([k, v]) => [k, String(v)] as [string, string]),
-      );
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (bearer) headers.authorization = bearer;
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      // undici loads only when a remote service is called: `svc mcp` on the local store starts without it.
-      const { request } = await import('undici');
-      const response = await request(`${base}${path}${search.size ? `?${search}` : ''}`, {
-        method: route.method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE',
-        headers,
-        body: body === undefined ? null : JSON.stringify(body),
-      });
-      const text = await response.body.text();
-      let answer: unknown;
-      try {
-        answer = text ? JSON.parse(text) : {};
-      } catch {
-        throw new ServiceError('internal', `the service at ${base} answered something that is not JSON`);
-      }
-      if (response.statusCode >= 400)
-        throw errorFromBody(response.statusCode, answer as Record<string, unknown>);
-      return answer as never;
+      return send(route, bearer, valid);
     },
   };
+  /** One request to the operation's route; a refusal comes back as the service's own error. */
+  async function send(route: Route, bearer: string | undefined, input: unknown): Promise<never> {
+    const { params, query, body } = requestOf(route, input);
+    const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+      encodeURIComponent(String(params[name] ?? '')),
+    );
+    const search = new URLSearchParams(
+      Object.entries(query).map(([k, v]) => [k, String(v)] as [string, string]),
+    );
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (bearer) headers.authorization = bearer;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    // undici loads only when a remote service is called: `svc mcp` on the local store starts without it.
+    const { request } = await import('undici');
+    const response = await request(`${base}${path}${search.size ? `?${search}` : ''}`, {
+      method: route.method.toUpperCase() as 'GET' | 'POST' | 'PATCH' | 'DELETE',
+      headers,
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    let answer: unknown;
+    try {
+      answer = text ? JSON.parse(text) : {};
+    } catch {
+      throw new ServiceError('internal', `the service at ${base} answered something that is not JSON`);
+    }
+    if (response.statusCode >= 400)
+      throw errorFromBody(response.statusCode, answer as Record<string, unknown>);
+    return answer as never;
+  }
 }

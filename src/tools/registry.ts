@@ -3,6 +3,7 @@
 // snapshotting and generating the README table start nothing.
 import type { z } from 'zod';
 import type { Invoker } from '../backend/invoke.ts';
+import type { Operation } from '../backend/operation.ts';
 import type { ConnectFlow } from '../backend/connect-flow.ts';
 import type { GateCheck } from '../backend/gate-check.ts';
 import type { Finder } from '../backend/scan.ts';
@@ -128,6 +129,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
     openWorldHint: boolean;
   };
   handler(input: z.infer<I>, deps: ToolDeps): ToolResult<z.infer<O>> | Promise<ToolResult<z.infer<O>>>;
+  /**
+   * The operation every call of this tool is an attempt at, when the core records refused
+   * attempts (a read's audit row): input the tool's schema refuses is handed to it as sent, so it
+   * is refused, and recorded, there rather than before the core ever sees it.
+   */
+  audits?: Operation;
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(

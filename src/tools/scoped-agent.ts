@@ -79,6 +79,7 @@ export const svcRead = defineTool({
   inputSchema: ReadRequest,
   outputSchema: ReadResponse,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  audits: ops.readRows,
   handler: async (input, deps) => {
     const result = await deps.invoker.invoke(ops.readRows, agentOf(deps), input);
     return {
@@ -108,6 +109,7 @@ export const svcRetrieve = defineTool({
   inputSchema: RetrieveRequest,
   outputSchema: Retrieval,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  audits: ops.retrieve,
   handler: async (input, deps) => {
     const result = await deps.invoker.invoke(ops.retrieve, agentOf(deps), input);
     const { withheld } = result;

@@ -18,6 +18,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
+import type { Operation } from '../backend/operation.ts';
 import {
   MalformedCredential,
   MissingCredential,
@@ -164,6 +165,29 @@ export function createMcpServer(
     }
   };
 
+  /**
+   * An audited tool's input that its schema refuses, handed to the core as sent: the core refuses it
+   * too and records the attempt (a read's audit row). Undefined when the core's schema would take
+   * it (the two differ): then the tool's own refusal stands, and nothing runs.
+   */
+  const refuseAudited = async (
+    tool: ToolDefinition,
+    operation: Operation,
+    raw: unknown,
+    extra: ToolExtra,
+  ): Promise<CallToolResult | undefined> => {
+    if (operation.input.safeParse(raw).success) return undefined;
+    let toolDeps: ToolDeps | undefined;
+    try {
+      toolDeps = { ...(await deps(extra.authInfo?.token)), confirm, openUrl, progress: async () => {} };
+      // Audited attempts are an agent's (its reads): its credential is checked as for any call.
+      await toolDeps.invoker.invoke(operation, agentOf(toolDeps), raw as never);
+    } catch (error) {
+      return toolError(error, toolDeps && refusedCredentialHint(toolDeps, tool.credential));
+    }
+    return undefined;
+  };
+
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList as unknown as Tool[] }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
@@ -172,6 +196,10 @@ export function createMcpServer(
       if (!tool) throw invalidParams(`Tool ${name} not found`);
       const input = await safeParseAsync(tool.inputSchema, request.params.arguments ?? {});
       if (!input.success) {
+        if (tool.audits) {
+          const refused = await refuseAudited(tool, tool.audits, request.params.arguments ?? {}, extra);
+          if (refused) return refused;
+        }
         throw invalidParams(
           `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`,
         );

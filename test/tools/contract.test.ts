@@ -114,6 +114,26 @@ describe.each(['local', 'remote'] as const)('tools over the %s backend', (kind) 
     expect(text(noOwner)).toContain('SVC_API_KEY');
   });
 
+  it('a read with input its schema refuses is refused by the core and leaves its audit row', async () => {
+    const client = await clientFor(w, { agent: true });
+    for (const [name, args] of [
+      ['svc_read', { table: 'agent_demo_records', columns: ['id'], limit: 0 }],
+      ['svc_retrieve', { table: 'agent_demo_records', limit: 'ten' }],
+    ] as const) {
+      const before = await w.service.ctx.chains.length('audit');
+      const refused = await client.callTool({ name, arguments: args });
+      expect(refused.isError, name).toBe(true);
+      expect(text(refused), name).toMatch(/^invalid_request: .*`limit`/);
+      expect(await w.service.ctx.chains.length('audit'), name).toBe(before + 1);
+    }
+    // Input no read could take from anyone (no credential): refused before the core, as any tool's.
+    const anonymous = await clientFor(w, {});
+    const before = await w.service.ctx.chains.length('audit');
+    const refused = await anonymous.callTool({ name: 'svc_read', arguments: { table: 1 } });
+    expect(refused.isError).toBe(true);
+    expect(await w.service.ctx.chains.length('audit')).toBe(before);
+  });
+
   /** A client whose server's environment holds these credentials, as `svc mcp` reads them. */
   async function withEnvironment(owner: string | undefined, agent?: string): Promise<Client> {
     const server = createMcpServer(() => ({
