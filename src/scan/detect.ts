@@ -2,7 +2,7 @@
 // places its keywords occur. A finding carries where it is, what it is and how sure the rule is,
 // a masked preview and a keyed fingerprint; never the value itself. Pure: no I/O and no `node:`
 // imports (the fingerprint's keyed hash is given by the caller, which holds the key).
-import { KeywordSet, type KeywordHits } from './keywords.ts';
+import { KeywordSet, foldDigits, type KeywordHits } from './keywords.ts';
 
 export type Category = 'secret' | 'pii';
 
@@ -152,8 +152,12 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
   const byKeyword = new Map<string, number[]>();
   rules.forEach((rule, index) => {
     for (const keyword of rule.keywords) {
-      const key = keyword.toLowerCase();
-      byKeyword.set(key, [...(byKeyword.get(key) ?? []), index]);
+      // Keywords that read the same to the search (`:12` and `:34` are both `:00`) are one, or a
+      // time of day in a log would be a hundred hits of the IPv6 rule's.
+      const key = foldDigits(keyword.toLowerCase());
+      const rulesOf = byKeyword.get(key) ?? [];
+      if (!rulesOf.includes(index)) rulesOf.push(index);
+      byKeyword.set(key, rulesOf);
     }
   });
   // One pass finds every keyword a text holds, and where, however many rules there are.

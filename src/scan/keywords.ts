@@ -184,7 +184,7 @@ export class KeywordSet {
 }
 
 /** `keyword` with every ASCII digit as `0`: how the search reads digits, in keywords and texts alike. */
-function foldDigits(keyword: string): string {
+export function foldDigits(keyword: string): string {
   return keyword.replace(/[0-9]/g, '0');
 }
 

@@ -33,6 +33,12 @@ const personal = [
   'GB82 WEST 1234 5698 7654 32',
   'SSN 123-45-6789',
   '078-05-1120',
+  // Valid ones, which the check keeps: dashed, and bare after a label.
+  '536-22-8726',
+  'SSN: 536228726',
+  // Cards grouped by dashes, and Amex's 4-6-5.
+  '4556-7375-8689-9855',
+  '3714 496353 98431',
   '93.184.216.34',
   '2a03:2880:f12f:83:face:b00c:0:25de',
   'postgres://admin:Xy7#kQ9@db.internal:5432/app',
@@ -48,6 +54,8 @@ const piece = fc.oneof(
   fc.constantFrom(...keywords),
   fc.constantFrom(...keywords).map((k) => k.toUpperCase()),
   noise,
+  // Digits of every kind in runs: where card, social security and phone numbers start.
+  fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: 1, maxLength: 24 }),
   // Long runs of what patterns read, so windows end inside them.
   fc
     .tuple(fc.constantFrom('0', 'a', 'A', 'f', ' ', '9 '), fc.integer({ min: 1, max: 600 }))

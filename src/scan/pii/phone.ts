@@ -52,9 +52,14 @@ export function isFictional(e164: string): boolean {
   return OFCOM_DRAMA_PREFIXES.some((p) => digits.startsWith(p));
 }
 
-/** Numbers already validated: the E.164 form, or '' for one that is not valid. */
+/**
+ * Numbers already validated: the E.164 form, or '' for one that is not valid. Kept until the
+ * current run of code ends (a scan thread's batch of files, one file of a clean copy), never
+ * longer: the numbers a scan met are not held in memory after it.
+ */
 const validated = new Map<string, string>();
 const VALIDATED_MAX = 10_000;
+let forgetting = false;
 
 /** A number valid in the plan `country` (or, with a leading `+`, its own), in E.164; else undefined. */
 export function validPhone(value: string, country?: CountryCode): string | undefined {
@@ -67,6 +72,13 @@ export function validPhone(value: string, country?: CountryCode): string | undef
   // same support line in every page): the answers are kept, a bounded number of them.
   if (validated.size >= VALIDATED_MAX) validated.clear();
   validated.set(key, e164 ?? '');
+  if (!forgetting) {
+    forgetting = true;
+    queueMicrotask(() => {
+      validated.clear();
+      forgetting = false;
+    });
+  }
   return e164;
 }
 
