@@ -1,5 +1,6 @@
 // The shell parser's grammar, form by form, and what the analysis makes of the commands it reads.
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
@@ -131,6 +132,17 @@ describe('what a command reaches', () => {
     writeFileSync(join(dir, 'self.sh'), 'bash self.sh\nbash self.sh\n');
     writeFileSync(join(dir, 'long.sh'), `${'echo hi\n'.repeat(10_000)}cat .env\n`);
     writeFileSync(join(dir, 'program'), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
+    // What a first review of the read-through found: each reached .env unseen.
+    writeFileSync(join(dir, 'zero.sh'), `bash -c 'cat "$0"' .env\n`);
+    writeFileSync(join(dir, 'cat-it'), '#!/bin/cat .env\n');
+    writeFileSync(join(dir, 'source-dir.sh'), 'cd "$(dirname "${BASH_SOURCE[0]}")/conf" && cat app.yml\n');
+    writeFileSync(join(dir, 'moves.sh'), 'cd conf\ncat "$(dirname "$0")/app.yml"\n');
+    writeFileSync(join(dir, 'nul.sh'), `cat .env\n${'#'.repeat(200)}\0\n`);
+    writeFileSync(join(dir, 'rewrites.sh'), 'cat notes.txt > rewrites.sh\necho hi\n');
+    writeFileSync(join(dir, 'globs.sh'), 'cat */*/*\n'.repeat(6000));
+    mkdirSync(join(dir, 'sub'));
+    writeFileSync(join(dir, 'sub', 'leak.sh'), 'echo hi\n');
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
     const touched = (text: string) =>
       reachOf(text, here).touches.map((t) => `${t.action} ${t.path.replace(dir, '.')}`);
     const unknowable = (text: string) => reachOf(text, here).dynamic.join('; ').replaceAll(dir, '.');
@@ -145,7 +157,27 @@ describe('what a command reaches', () => {
       ['. ./env.sh; cat x', ['read ./env.sh', 'read ./conf/x', 'read ./x']],
       ['bash $(pwd)/leak.sh', ['read ./leak.sh', 'read ./.env']],
       // Another language's script run by its path, and a program, are not shell: not read through.
-      ['./tool.py', ['run ./tool.py']],
+      ['./tool.py', ['run ./tool.py', 'read ./tool.py']],
+      // The `#!` line is the command: its interpreter and argument, then the file.
+      ['./cat-it', ['run ./cat-it', 'read ./.env', 'read ./cat-it']],
+      // `sh -c CODE NAME`: NAME is the code's `$0`.
+      ['bash zero.sh', ['read ./zero.sh', 'read ./.env']],
+      // `$0` is the script as it was named: after the script's `cd`, `dirname "$0"` is that folder.
+      ['bash moves.sh', ['read ./moves.sh', 'read ./conf/app.yml', 'read ./app.yml']],
+      ['bash source-dir.sh', ['read ./source-dir.sh', 'read ./conf/app.yml']],
+      ['D="$(cd conf && pwd)"; cat "$D/app.yml"', ['read ./conf/app.yml']],
+      // Launchers whose options take values, and shells' own options with values.
+      ['nice -n 5 ./leak.sh', ['run ./leak.sh', 'read ./.env']],
+      ['env -u FOO ./leak.sh', ['run ./leak.sh', 'read ./.env']],
+      ['sudo -u ann ./leak.sh', ['run ./leak.sh', 'read ./.env']],
+      ['bash -o pipefail leak.sh', ['read ./leak.sh', 'read ./.env']],
+      // A startup file a shell reads first.
+      ['BASH_ENV=leak.sh bash -c true', ['read ./leak.sh', 'read ./.env']],
+      // A `cd` that may not happen: the script in either folder.
+      [
+        'false && cd sub; ./leak.sh',
+        ['run ./sub/leak.sh', 'run ./leak.sh', 'read ./sub/.env', 'read ./.env'],
+      ],
       ['./program', ['run ./program']],
     ] as [string, string[]][])('%s', (text, expected) => {
       expect(touched(text)).toEqual(expected);
@@ -154,7 +186,21 @@ describe('what a command reaches', () => {
 
     it.each([
       ['bash cases.sh', /a script svc cannot read through \(\.\/cases\.sh\)/],
-      ["echo 'cat .env' > new.sh; bash new.sh", /a script this line writes before it runs it/],
+      ["echo 'cat .env' > new.sh; bash new.sh", /a script that is not there before the line runs/],
+      ['cp sub/leak.sh .; bash leak.sh', /a script this line changes \(\.\/leak\.sh\)/],
+      ['sed -Ei s/a/b/ leak.sh; bash leak.sh', /a script this line changes/],
+      ['curl -fsSLo leak.sh https://example.com/x; bash leak.sh', /a script this line changes/],
+      ['wget https://example.com/leak.sh; bash leak.sh', /a script this line changes/],
+      ['git pull; ./leak.sh', /a script this line changes/],
+      ['for i in 1 2; do bash leak.sh; cp sub/leak.sh leak.sh; done', /a script this line changes/],
+      ['bash rewrites.sh', /a script this line changes/],
+      ['bash fifo', /a script read from something other than a file/],
+      ['bash /dev/stdin <<< "cat .env"', /a script read from something other than a file|not there/],
+      ['bash nul.sh', /a script svc cannot read as text/],
+      ['PATH=.:$PATH leak.sh', /leak\.sh found through a PATH the line sets/],
+      ['bash globs.sh; bash globs.sh; bash globs.sh', /a line too large to follow before it runs/],
+      // A function of the line's own named as a program whose output is taken as known.
+      ['dirname() { echo conf; }; cat "$(dirname x)/app.yml"', /known only when it runs/],
       ['bash missing.sh', /a script that is not there before the line runs/],
       ['bash long.sh', /a script too long to read through/],
       ['bash self.sh', /scripts nested too deep, or too many, to follow/],

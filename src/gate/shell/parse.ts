@@ -240,7 +240,8 @@ class Lexer {
       this.at += 2;
       parts.push({ kind: 'sub', script: this.nestedScript(), quoted });
     } else if (rest.startsWith('{')) {
-      const simple = /^\{([A-Za-z_][A-Za-z0-9_]*)\}/.exec(rest);
+      // `${NAME}`, and `${NAME[0]}` (a script's `${BASH_SOURCE[0]}`), named as written.
+      const simple = /^\{([A-Za-z_][A-Za-z0-9_]*(?:\[0\])?)\}/.exec(rest);
       if (simple) {
         parts.push({ kind: 'param', name: simple[1]!, quoted });
         this.at += 1 + simple[0].length;

@@ -2,7 +2,16 @@
 // writes, from what common programs are known to do with their arguments and redirections. A path
 // that only exists when the command runs (a variable set elsewhere, a command's output, items fed
 // to xargs) cannot be known: it is reported as `dynamic`, for the policy of docs/HOOKS.md.
-import { closeSync, fstatSync, globSync, openSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  globSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+} from 'node:fs';
 import { expand } from 'brace-expansion';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { ShellSyntaxError, parse, type Node, type Script, type Word } from './parse.ts';
@@ -203,7 +212,19 @@ const CODE_RUNNERS = new Set(['script', 'su', 'runuser', 'flock']);
 /** Programs that read their sources and write their last argument (a copy, a move, a link). */
 const COPIERS = new Set(['cp', 'mv', 'rsync', 'scp', 'install', 'ln', 'link']);
 /** Prefixes that run the rest of the line as a command. */
-const WRAPPERS = new Set(['sudo', 'nice', 'nohup', 'exec', 'builtin', 'stdbuf', 'doas']);
+const WRAPPERS = new Set([
+  'sudo',
+  'nice',
+  'nohup',
+  'exec',
+  'builtin',
+  'stdbuf',
+  'doas',
+  'setsid',
+  'ionice',
+  'chrt',
+  'taskset',
+]);
 const SHELLS = new Set([
   'sh',
   'bash',
@@ -278,6 +299,61 @@ const LAUNCHED = (name: string) =>
     'watch',
   ].includes(name);
 
+/**
+ * What one line's analysis has done so far, across every script and `find -exec` it follows (the
+ * analysis is synchronous: one line at a time).
+ */
+interface Line {
+  /** The scripts read through, by the path the system resolves them to. */
+  scripts: Map<string, string>;
+  /** Scripts read through so far, counting each time. */
+  followed: number;
+  /** Units of work (commands analysed, paths a pattern matched) before the line is too large. */
+  work: number;
+  /** `git ls-files` answers, by folder. */
+  tracked: Map<string, string[] | null>;
+  /** The line defines a function named as a program whose output is taken as known. */
+  shadowed: boolean;
+  /** The line sets a startup file for shells (`BASH_ENV`, `ENV`) to a value only its run knows. */
+  unknownStartup: boolean;
+  /**
+   * Folders whose files a command of the line may change without naming them (`git pull`,
+   * `patch`): not touches the gate decides, but a script in one may not be what it holds now.
+   */
+  mayChange: string[];
+  /** The line sets PATH: a program named without a `/` may be any file it chose. */
+  pathSet: boolean;
+}
+let line: Line = newLine();
+
+function newLine(): Line {
+  return {
+    scripts: new Map(),
+    followed: 0,
+    work: 0,
+    tracked: new Map(),
+    shadowed: false,
+    unknownStartup: false,
+    mayChange: [],
+    pathSet: false,
+  };
+}
+
+/** Work one line may take (commands read through, paths its patterns match) before it is unknowable. */
+const MAX_LINE_WORK = 20_000;
+
+/** Thrown when a line is larger than MAX_LINE_WORK: what it reaches is known only when it runs. */
+class LineTooLarge extends Error {}
+
+function spend(units: number): void {
+  line.work += units;
+  if (line.work > MAX_LINE_WORK) throw new LineTooLarge();
+}
+
+/** Programs whose output `knownOutput` may take as known; a function of the line's own name hides them. */
+const PATH_PRINTERS =
+  /(?:^|[\s;&|(){}])(?:function\s+)?(?:dirname|basename|realpath|readlink|pwd|cd)\s*(?:\(\s*\)|\{)/;
+
 /** What `text` reaches when a shell in `cwd` runs it; throws ShellSyntaxError when it cannot be parsed. */
 export function reachOf(text: string, options: { cwd: string; home: string }): CommandReach {
   const reach: CommandReach = { touches: [], dynamic: [] };
@@ -291,8 +367,49 @@ export function reachOf(text: string, options: { cwd: string; home: string }): C
     dirs: [],
     also: [],
   };
-  script(parse(text), scope, reach, 0);
+  line = newLine();
+  line.shadowed = PATH_PRINTERS.test(text);
+  try {
+    script(parse(text), scope, reach, 0);
+  } catch (error) {
+    if (!(error instanceof LineTooLarge)) throw error;
+    reach.dynamic.push('a line too large to follow before it runs');
+  }
+  scriptsWritten(reach);
   return reach;
+}
+
+/**
+ * A script read through is what the file holds now. If anything in the line writes it, or the
+ * folder it is in, before or after (a loop, the background), it may hold something else when it
+ * runs: that script's reach is known only then.
+ */
+function scriptsWritten(reach: CommandReach): void {
+  if (line.scripts.size === 0) return;
+  const written = [
+    ...reach.touches.filter((t) => t.action === 'write').map((t) => t.path),
+    ...line.mayChange,
+  ].map(realPath);
+  for (const [real, given] of line.scripts) {
+    if (written.some((w) => w === real || real.startsWith(`${w}/`)))
+      reach.dynamic.push(`a script this line changes (${given})`);
+  }
+}
+
+/** The path the system resolves `path` to (symlinks and `..`), as far as it exists. */
+function realPath(path: string): string {
+  const missing: string[] = [];
+  let at = resolve(path);
+  for (;;) {
+    try {
+      return join(realpathSync(at), ...missing.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return resolve(path);
+      missing.push(basename(at));
+      at = parent;
+    }
+  }
 }
 
 /** Scripts nested deeper than this (`bash -c` in `eval` in …) are not followed: taken as dynamic. */
@@ -363,9 +480,10 @@ function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): 
       case 'sub': {
         // The substitution runs: what it touches counts, and its output is not known, unless it
         // only names a folder or file of a known path (`$(dirname "$0")`, `$(pwd)`).
-        const output = knownOutput(part.script, scope, reach, depth);
-        if (output !== undefined && text !== undefined) {
-          text += output;
+        const known = knownOutput(part.script, scope, reach, depth);
+        if (known.handled) {
+          if (known.output !== undefined && text !== undefined) text += known.output;
+          else text = undefined;
           break;
         }
         if (depth < MAX_NESTING) script(part.script, fork(scope), reach, depth + 1);
@@ -382,100 +500,237 @@ function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): 
 
 /**
  * The output of a substitution that only prints a path it is given, when that path is known:
- * `dirname`, `basename` and `realpath` of a known word, and `pwd`. Scripts start with
- * `cd "$(dirname "$0")"`; without this, every path after it would be unknowable.
+ * `dirname`, `basename`, `realpath` and `readlink -f` of a known word, `pwd`, and `cd DIR && pwd`.
+ * Scripts start with `cd "$(dirname "$0")"`; without this, every path after it would be
+ * unknowable. `handled` when the substitution was one of these, its output known or not: its words
+ * have been read, so it need not run again.
  */
-function knownOutput(s: Script, scope: Scope, reach: CommandReach, depth: number): string | undefined {
-  const only = s.commands.length === 1 ? s.commands[0] : undefined;
-  if (only?.kind !== 'command' || only.redirects.length || only.assignments.length) return undefined;
-  const [name, ...rest] = only.words.map((w) => valueOf(w, scope, reach, depth));
-  if (name?.text === 'pwd' && rest.length === 0) return scope.cwd;
-  const arg = rest.length === 1 ? rest[0]! : undefined;
-  if (!arg || arg.text === undefined || arg.glob || arg.braces || arg.text.startsWith('-')) return undefined;
-  if (name?.text === 'dirname') return dirname(arg.text);
-  if (name?.text === 'basename') return basename(arg.text);
-  if (name?.text === 'realpath') return named(arg.text, scope.cwd);
+function knownOutput(
+  s: Script,
+  scope: Scope,
+  reach: CommandReach,
+  depth: number,
+): { handled: false } | { handled: true; output: string | undefined } {
+  if (line.shadowed || depth >= MAX_NESTING || s.commands.length !== 1) return { handled: false };
+  const only = s.commands[0]!;
+  // `cd DIR && pwd`: the folder, when the `cd` went there.
+  if (
+    only.kind === 'and_or' &&
+    only.op === '&&' &&
+    only.left.kind === 'command' &&
+    only.right.kind === 'command' &&
+    literal(only.left.words[0]) === 'cd' &&
+    literal(only.right.words[0]) === 'pwd' &&
+    only.right.words.length === 1 &&
+    only.left.words.length === 2 &&
+    !only.left.redirects.length &&
+    !only.right.redirects.length
+  ) {
+    const to = valueOf(only.left.words[1]!, scope, reach, depth + 1);
+    const known =
+      to.text !== undefined && !to.glob && !to.braces && (isAbsolute(to.text) || !scope.also.length);
+    return { handled: true, output: known ? absolute(to.text!, scope) : undefined };
+  }
+  if (only.kind !== 'command' || only.redirects.length || only.assignments.length) return { handled: false };
+  const name = literal(only.words[0]);
+  if (name === 'pwd' && only.words.length === 1) {
+    // Where a `cd` may have failed, the folder is one of several: not known.
+    return { handled: true, output: scope.also.length ? undefined : scope.cwd };
+  }
+  if (name !== 'dirname' && name !== 'basename' && name !== 'realpath' && name !== 'readlink')
+    return { handled: false };
+  const words = only.words.slice(1).map((w) => valueOf(w, scope, reach, depth + 1));
+  // `--` ends the options; `readlink` prints a path only with -f, -e or -m.
+  const options = words.filter((w) => w.text?.startsWith('-') && w.text !== '--');
+  const operands = words.filter((w) => !w.text?.startsWith('-'));
+  const arg = operands.length === 1 ? operands[0]! : undefined;
+  const resolving = name === 'realpath' || options.some((o) => /^-[a-z]*[fem]/.test(o.text ?? ''));
+  const plain = name === 'dirname' || name === 'basename' ? options.length === 0 : resolving;
+  if (
+    !arg ||
+    arg.text === undefined ||
+    arg.glob ||
+    arg.braces ||
+    !plain ||
+    (name === 'readlink' && options.length !== 1)
+  )
+    return { handled: true, output: undefined };
+  const text = arg.text;
+  if (name === 'dirname') return { handled: true, output: dirname(text) };
+  // basename strips trailing slashes; of `/` it is `/`.
+  if (name === 'basename') return { handled: true, output: /^\/+$/.test(text) ? '/' : basename(text) };
+  // realpath and readlink -f follow symlinks: only a path that is there resolves for sure.
+  if (!isAbsolute(text) && scope.also.length) return { handled: true, output: undefined };
+  try {
+    return { handled: true, output: realpathSync(absolute(text, scope)) };
+  } catch {
+    return { handled: true, output: undefined };
+  }
+}
+
+/** A word that is plain unquoted-or-quoted text, as written; undefined for anything else. */
+function literal(word: Word | undefined): string | undefined {
+  if (!word || !word.parts.every((p) => p.kind === 'text')) return undefined;
+  return word.parts.map((p) => (p as { value: string }).value).join('');
+}
+
+/** The scope a script starts with when a shell of its own runs it: `$0` is the script as named. */
+function ownShell(scope: Scope, named: string | undefined): Scope {
+  const own = fork(scope);
+  for (const name of ['0', 'BASH_SOURCE', 'BASH_SOURCE[0]']) {
+    if (named === undefined) own.vars.delete(name);
+    else own.vars.set(name, named);
+  }
+  return own;
+}
+
+/**
+ * A shell's script operand: the first word that is not an option, skipping the values of the
+ * options that take one (`-o pipefail`, `+O extglob`, `--rcfile FILE`).
+ */
+function shellScriptOf(args: Value[]): Value | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]!.text;
+    if (text === undefined) return args[i];
+    if (text === '--') return args[i + 1];
+    if (/^[-+][oO]$|^--(rcfile|init-file)$/.test(text)) i++;
+    else if (text === '-' || !/^[-+]/.test(text)) return args[i];
+  }
   return undefined;
 }
 
-/** The scope a script starts with when a shell of its own runs it: `$0` is its path. */
-function ownShell(scope: Scope, path: string): Scope {
-  const own = fork(scope);
-  own.vars.set('0', path);
-  return own;
+/**
+ * The files a shell reads before its commands: `BASH_ENV` (bash) and `ENV` (sh) name a script it
+ * runs first, in its own shell.
+ */
+function startupFiles(scope: Scope, reach: CommandReach, depth: number): void {
+  if (line.unknownStartup) reach.dynamic.push('a shell startup file (BASH_ENV) known only when it runs');
+  for (const name of ['BASH_ENV', 'ENV']) {
+    const file = scope.vars.get(name);
+    if (file === undefined || file === '') continue;
+    for (const path of pathsOf({ text: file, glob: false }, scope, reach)) {
+      reach.touches.push({ action: 'read', path, via: name });
+      followScript(path, fork(scope), reach, depth);
+    }
+  }
 }
+
+/** Shell builtins: never looked up in PATH. */
+const BUILTINS = new Set(
+  `cd pushd popd dirs echo printf export declare typeset local readonly set unset source . eval exec
+  test [ [[ true false read alias unalias command builtin type shift return exit wait jobs kill pwd
+  umask trap let getopts hash ulimit times shopt bind enable help logout mapfile readarray suspend
+  disown fg bg caller compgen complete history : break continue`.split(/\s+/),
+);
 
 /** A script larger than this is not read through: what it does is taken as known only when it runs. */
 const MAX_SCRIPT_BYTES = 64 * 1024;
 /** Scripts one line may make svc read through, however they call each other. */
 const MAX_SCRIPTS = 32;
-const scriptsFollowed = new WeakMap<CommandReach, number>();
 
-/**
- * A shell script the line runs (`bash x.sh`, `source x.sh`, `./x.sh`): what its commands reach,
- * read from the file as it is now, in `scope` (a copy of the caller's for a script that runs in a
- * shell of its own). A script that is not there yet, that the line itself writes, that is larger
- * than MAX_SCRIPT_BYTES or that svc cannot parse reaches what only its run knows. `shebang`: run
- * by its path, so the file is a shell script only when its first line says so or it has none
- * (the calling shell then runs it).
- */
-function followScript(
-  path: string,
-  scope: Scope,
-  reach: CommandReach,
-  depth: number,
-  options: { shebang: boolean },
-): void {
-  const unknowable = (why: string) => reach.dynamic.push(`${why} (${path})`);
-  if (reach.touches.some((t) => t.action === 'write' && t.path === path)) {
-    unknowable('a script this line writes before it runs it');
-    return;
-  }
-  const followed = scriptsFollowed.get(reach) ?? 0;
-  if (depth >= MAX_NESTING || followed >= MAX_SCRIPTS) {
-    unknowable('scripts nested too deep, or too many, to follow');
-    return;
-  }
-  scriptsFollowed.set(reach, followed + 1);
-  let text: string;
-  let whole: boolean;
+/** What a file a line runs holds. */
+type RunFile =
+  | { kind: 'text'; text: string; whole: boolean }
+  /** Nothing a shell runs as commands: a program (ELF), a folder. */
+  | { kind: 'none' }
+  | { kind: 'unknowable'; why: string };
+
+function readRunFile(path: string): RunFile {
   let fd: number | undefined;
   try {
-    fd = openSync(path, 'r');
+    // Without blocking: a named pipe opens at once rather than waiting for a writer.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return;
+    if (stat.isDirectory()) return { kind: 'none' };
+    // A pipe, a terminal, /dev/stdin: what it holds is what comes when the line runs.
+    if (!stat.isFile()) return { kind: 'unknowable', why: 'a script read from something other than a file' };
     const bytes = Buffer.alloc(Math.min(stat.size, MAX_SCRIPT_BYTES));
-    const got = readSync(fd, bytes, 0, bytes.length, 0);
-    // A NUL byte: a program (an executable, an archive), not a script.
-    if (bytes.subarray(0, got).includes(0)) return;
-    text = bytes.subarray(0, got).toString('utf8');
-    whole = stat.size <= MAX_SCRIPT_BYTES;
-  } catch {
-    unknowable('a script that is not there before the line runs');
-    return;
+    const head = bytes.subarray(0, readSync(fd, bytes, 0, bytes.length, 0));
+    if (head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c && head[3] === 0x46) return { kind: 'none' };
+    // Shells run a file with a NUL byte past its first line: svc cannot read it as one.
+    if (head.includes(0)) return { kind: 'unknowable', why: 'a script svc cannot read as text' };
+    return { kind: 'text', text: head.toString('utf8'), whole: stat.size <= MAX_SCRIPT_BYTES };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? { kind: 'unknowable', why: 'a script that is not there before the line runs' }
+      : { kind: 'unknowable', why: 'a script read from something other than a file' };
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  if (options.shebang && text.startsWith('#!')) {
-    const interpreter = /^#!\s*(\S+)(?:\s+(\S+))?/.exec(text);
-    const program = interpreter?.[1]?.split('/').at(-1);
-    const named = program === 'env' ? interpreter?.[2]?.split('/').at(-1) : program;
-    // Another language's script: what it does is its code's business, as `python x.py` is.
-    if (!named || !SHELLS.has(named)) return;
-  }
-  if (!whole) {
-    unknowable('a script too long to read through');
+}
+
+/**
+ * A file the line runs as a shell script (`bash x.sh`, `source x.sh`, or `./x.sh` with no `#!`
+ * line): what its commands reach, read from the file as it is now, in `scope` (a copy of the
+ * caller's for a script that runs in a shell of its own). A script that is not a plain file,
+ * larger than MAX_SCRIPT_BYTES, that svc cannot parse, or past MAX_SCRIPTS or MAX_NESTING reaches
+ * what only its run knows; one the line changes is found so after the whole line is read
+ * (`scriptsWritten`).
+ */
+function followScript(path: string, scope: Scope, reach: CommandReach, depth: number): void {
+  const unknowable = (why: string) => void reach.dynamic.push(`${why} (${path})`);
+  if (depth >= MAX_NESTING || line.followed >= MAX_SCRIPTS) {
+    unknowable('scripts nested too deep, or too many, to follow');
     return;
   }
+  line.followed++;
+  const file = readRunFile(path);
+  if (file.kind === 'none') return;
+  if (file.kind === 'unknowable') return unknowable(file.why);
+  if (!file.whole) return unknowable('a script too long to read through');
+  line.scripts.set(realPath(path), path);
+  if (PATH_PRINTERS.test(file.text)) line.shadowed = true;
   let parsed: Script;
   try {
-    parsed = parse(text);
+    parsed = parse(file.text);
   } catch (error) {
-    if (!(error instanceof ShellSyntaxError)) throw error;
-    unknowable('a script svc cannot read through');
-    return;
+    // A script nested past what the parser's stack holds is as unreadable as a syntax error.
+    if (!(error instanceof ShellSyntaxError) && !(error instanceof RangeError)) throw error;
+    return unknowable('a script svc cannot read through');
   }
   script(parsed, scope, reach, depth + 1);
+}
+
+/**
+ * A file run by its path (`./x.sh`, as `named`): the system runs what its `#!` line names with the
+ * rest of that line as one argument and the file after it, so that command is read as the line's
+ * own: `#!/usr/bin/python3` is `python3 ./x.sh`, decided as a read of it, and `#!/bin/cat .env` a
+ * read of `.env`. A shell's script (`#!/bin/sh`, `#!/usr/bin/env bash`, `#!/bin/bash -eu`, or no
+ * `#!` line, which the calling shell runs) is read through with `$0` as named. A program runs as
+ * itself.
+ */
+function runFile(path: string, named: string, scope: Scope, reach: CommandReach, depth: number): void {
+  const file = readRunFile(path);
+  if (file.kind === 'none') return;
+  if (file.kind === 'unknowable') {
+    reach.dynamic.push(`${file.why} (${path})`);
+    return;
+  }
+  const shebang = /^#![ \t]*(\S+)(?:[ \t]+(.*?))?[ \t]*$/.exec(file.text.split('\n', 1)[0]!);
+  let interpreter = shebang ? shebang[1]!.split('/').at(-1)! : 'sh';
+  let argument = shebang?.[2] || undefined;
+  if (interpreter === 'env' && argument && /^[^\s-]\S*$/.test(argument)) {
+    interpreter = argument.split('/').at(-1)!;
+    argument = undefined;
+  }
+  // Options that only change how a shell fails or traces (`-e`, `-eu`, `-x`): the script as it is.
+  if (SHELLS.has(interpreter) && (argument === undefined || /^-[aefhkmnptuvxB]+$/.test(argument))) {
+    followScript(path, ownShell(scope, named), reach, depth);
+    return;
+  }
+  if (depth >= MAX_NESTING) {
+    reach.dynamic.push(`scripts nested too deep, or too many, to follow (${path})`);
+    return;
+  }
+  // The interpreter by its name: the program it is, not a file of the line's.
+  const command = [shebang![1]!.split('/').at(-1)!, ...(shebang![2] ? [shebang![2]] : []), path];
+  run(
+    command.map((text) => ({ text, glob: false })),
+    scope,
+    reach,
+    depth + 1,
+  );
 }
 
 /** Folders of a pattern with a wildcard in them, beyond which it is not expanded (each may list many). */
@@ -521,6 +776,8 @@ function globbedIn(value: Value, cwd: string, reach: CommandReach): string[] {
       } catch {
         found = [];
       }
+      // A listing of folders costs more than a command read: ten units, and one per match.
+      spend(10 + found.length);
       if (found.length > MAX_GLOB_MATCHES) {
         reach.dynamic.push(`a pattern matching more than ${MAX_GLOB_MATCHES} paths (${value.text})`);
         found = [];
@@ -649,10 +906,23 @@ function simple(
       for (const action of actions) reach.touches.push({ action, path, via: `${r.op} redirection` });
     }
   }
+  spend(1);
   const assignmentValues = node.assignments.map((a) => ({
     name: a.name,
     value: valueOf(a.value, scope, reach, depth),
   }));
+  for (const { name, value } of assignmentValues) {
+    if (name === 'PATH') line.pathSet = true;
+    if ((name === 'BASH_ENV' || name === 'ENV') && value.text === undefined) line.unknownStartup = true;
+  }
+  // `export BASH_ENV=$(…)`: a startup file only the run knows.
+  if (/^(export|declare|typeset|local|readonly)$/.test(literal(node.words[0]) ?? '')) {
+    for (const word of node.words.slice(1)) {
+      if (/^(BASH_ENV|ENV)=/.test(word.raw) && valueOf(word, scope, reach, depth).text === undefined)
+        line.unknownStartup = true;
+      if (/^PATH=/.test(word.raw)) line.pathSet = true;
+    }
+  }
   const words = node.words.map((w) => ({ word: w, value: valueOf(w, scope, reach, depth) }));
   // Strip reserved words, and `for NAME in …` (its list is only values).
   while (words.length && words[0]!.value.text !== undefined && RESERVED.has(words[0]!.value.text!))
@@ -673,6 +943,13 @@ function simple(
           : [value],
       )
     : words.map((w) => w.value);
+  // Variables set before a command are its own: a shell's startup file among them is read first.
+  const startup = assignmentValues.filter((a) => a.name === 'BASH_ENV' || a.name === 'ENV');
+  if (startup.length && SHELLS.has(values[0]?.text?.split('/').at(-1) ?? '')) {
+    const own = fork(scope);
+    for (const { name, value } of startup) if (value.text !== undefined) own.vars.set(name, value.text);
+    startupFiles(own, reach, depth);
+  }
   run(values, scope, reach, depth);
 }
 
@@ -685,11 +962,15 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   }
   const program = name.split('/').at(-1)!;
   const args = words.slice(1);
-  // A program named by its path is a file the command runs: a shell script is read through.
+  // A program named by its path is a file the command runs: a script is read through, in every
+  // folder the line may be in.
   if (name.includes('/')) {
-    const path = named(name, scope.cwd);
-    reach.touches.push({ action: 'run', path, via: name });
-    followScript(path, ownShell(scope, path), reach, depth, { shebang: true });
+    for (const path of pathsOf({ text: name, glob: false }, scope, reach)) {
+      reach.touches.push({ action: 'run', path, via: name });
+      runFile(path, name, scope, reach, depth);
+    }
+  } else if (line.pathSet && !BUILTINS.has(program)) {
+    reach.dynamic.push(`${program} found through a PATH the line sets`);
   }
   const read = (value: Value, via = program, action: Touch['action'] = 'read') => {
     if (value.text === undefined) {
@@ -735,7 +1016,9 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   if (WRAPPERS.has(program) || program === 'timeout') {
     // Options may take values (`nice -n 5`, `timeout -s KILL 5`): the command starts at the first
     // word naming a program svc knows, else after the options.
-    const known = args.findIndex((a) => a.text !== undefined && LAUNCHED(a.text.split('/').at(-1)!));
+    const known = args.findIndex(
+      (a) => a.text !== undefined && (LAUNCHED(a.text.split('/').at(-1)!) || a.text.includes('/')),
+    );
     const at =
       known >= 0
         ? known
@@ -757,7 +1040,20 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       else script(parse(text), fork(scope), reach, depth + 1);
       return;
     }
-    const at = args.findIndex((a) => a.text === undefined || !/^-|^[A-Za-z_][A-Za-z0-9_]*=/.test(a.text));
+    // `-C DIR` runs the command in another folder; `-u NAME` takes a value.
+    if (args.some((a) => /^(-[a-zA-Z]*C|--chdir)/.test(a.text ?? ''))) {
+      reach.dynamic.push('env running a command in a folder of its own');
+      return;
+    }
+    for (const a of args) {
+      const m = a.text && /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.text);
+      if (m?.[1] === 'PATH') line.pathSet = true;
+    }
+    const at = args.findIndex(
+      (a, i) =>
+        a.text === undefined ||
+        (!/^-|^[A-Za-z_][A-Za-z0-9_]*=/.test(a.text) && !/^(-u|--unset)$/.test(args[i - 1]?.text ?? '')),
+    );
     if (at >= 0) run(args.slice(at), scope, reach, depth);
     return;
   }
@@ -773,28 +1069,55 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       reach.dynamic.push(`${program} running code known only when it runs`);
       return;
     }
-    script(parse(text), fork(scope), reach, depth + 1);
+    if (program === 'eval') {
+      script(parse(text), fork(scope), reach, depth + 1);
+      return;
+    }
+    // `sh -c CODE NAME ARGS`: NAME is the code's `$0` (else the shell's own name).
+    const zero = codeAt >= 0 && args[codeAt + 1] ? args[codeAt + 1]!.text : program;
+    const own = ownShell(scope, zero);
+    if (SHELLS.has(program)) startupFiles(own, reach, depth);
+    script(parse(text), own, reach, depth + 1);
     return;
   }
   if (SHELLS.has(program)) {
     // Without a script file (or with `-s`, or `-` for one) a shell runs what comes on its input.
-    const scriptFile = operands(args)[0];
+    const scriptFile = shellScriptOf(args);
     if (!scriptFile || scriptFile.text === '-' || args.some((a) => /^-[a-zA-Z]*s/.test(a.text ?? ''))) {
       reach.dynamic.push(`${program} running commands it reads from its input`);
       return;
     }
     read(scriptFile, program);
-    for (const path of pathsOf(scriptFile, scope, reach))
-      followScript(path, ownShell(scope, path), reach, depth, { shebang: false });
+    const own = ownShell(scope, scriptFile.text);
+    startupFiles(own, reach, depth);
+    for (const path of pathsOf(scriptFile, scope, reach)) followScript(path, fork(own), reach, depth);
     return;
   }
   if (program === 'source' || program === '.') {
-    // Run in this shell: its `cd` and variables hold for the rest of the line.
+    // Run in this shell: its `cd` and variables hold for the rest of the line. A name without a
+    // `/` is looked for in PATH first, as bash does.
     const [file, ...rest] = operands(args);
     if (!file) return;
     read(file, program);
-    for (const path of pathsOf(file, scope, reach))
-      followScript(path, scope, reach, depth, { shebang: false });
+    const inPath =
+      file.text !== undefined && !file.text.includes('/')
+        ? (scope.vars.get('PATH') ?? process.env.PATH ?? '')
+            .split(':')
+            .filter((folder) => isAbsolute(folder))
+            .map((folder) => join(folder, file.text!))
+            .filter(existsPath)
+        : [];
+    // Inside it, BASH_SOURCE names it; after it, the caller again.
+    const caller = ['BASH_SOURCE', 'BASH_SOURCE[0]'].map((name) => [name, scope.vars.get(name)] as const);
+    for (const path of [...new Set([...inPath, ...pathsOf(file, scope, reach)])]) {
+      if (inPath.includes(path)) reach.touches.push({ action: 'read', path, via: program });
+      if (file.text !== undefined) for (const [name] of caller) scope.vars.set(name, file.text);
+      followScript(path, scope, reach, depth);
+    }
+    for (const [name, value] of caller) {
+      if (value === undefined) scope.vars.delete(name);
+      else scope.vars.set(name, value);
+    }
     for (const f of rest) read(f, program);
     return;
   }
@@ -844,6 +1167,7 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
         const innerReach: CommandReach = { touches: [], dynamic: [] };
         run(inner, scope, innerReach, depth);
         reach.touches.push(...innerReach.touches);
+        reach.dynamic.push(...innerReach.dynamic);
         // What the inner command does to each found file is a read of the folders searched.
         for (const root of roots.length ? roots : [{ text: '.', glob: false }])
           read(root, `find -exec ${inner[0]!.text}`, 'search');
@@ -915,8 +1239,30 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     );
     const files = explicitProgram ? rest : rest.slice(1);
     for (const f of files) read(f, program);
-    const inPlace = program === 'sed' && args.some((a) => /^-i|^--in-place/.test(a.text ?? ''));
+    const inPlace = program === 'sed' && args.some((a) => /^-[a-zA-Z]*i|^--in-place/.test(a.text ?? ''));
     if (inPlace) for (const f of files) read(f, program, 'write');
+    return;
+  }
+  if (program === 'sort' || program === 'xxd') {
+    // `sort -o FILE` writes FILE; `xxd -r IN OUT` writes OUT.
+    for (const [i, a] of args.entries()) {
+      if (program === 'sort' && (args[i - 1]?.text === '-o' || args[i - 1]?.text === '--output'))
+        read(a, program, 'write');
+      const joined = program === 'sort' && /^--output=(.+)$/.exec(a.text ?? '');
+      if (joined) read({ text: joined[1]!, glob: false }, program, 'write');
+    }
+    const files = operands(args.filter((_, i) => !/^(-o|--output)$/.test(args[i - 1]?.text ?? '')));
+    const reverse = program === 'xxd' && args.some((a) => /^-[a-zA-Z]*r/.test(a.text ?? ''));
+    for (const [i, f] of files.entries()) {
+      if (f.text === '-') continue;
+      read(f, program, reverse && i === 1 ? 'write' : 'read');
+    }
+    return;
+  }
+  if (program === 'patch') {
+    // The files a patch changes are named inside it.
+    line.mayChange.push(scope.cwd, ...scope.also);
+    for (const [i, a] of args.entries()) if (/^(-i|--input)$/.test(args[i - 1]?.text ?? '')) read(a, program);
     return;
   }
   if (READERS.has(program)) {
@@ -1029,8 +1375,30 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       if (['-T', '--upload-file', '-K', '--config', '-i', '--input-file'].includes(prev)) read(a, program);
       const post = /^--(post-file|body-file)=(.*)$/.exec(text);
       if (post) read({ text: post[2]!, glob: false }, program);
-      if (['-o', '--output', '-O', '--output-document'].includes(prev) && prev !== '-O')
-        read(a, program, 'write');
+      // The file a download is written to: curl's `-o FILE` (bundled too: `-fsSLo FILE`), wget's
+      // `-O FILE`; `--output=FILE`, `--output-document=FILE`.
+      const output =
+        program === 'wget'
+          ? prev === '-O' || prev === '--output-document'
+          : /^-[a-zA-Z]*o$/.test(prev) || prev === '--output';
+      if (output) read(a, program, 'write');
+      const joined = /^--(output|output-document)=(.+)$/.exec(text);
+      if (joined) read({ text: joined[2]!, glob: false }, program, 'write');
+    }
+    // Without a file named, curl -O and wget write into the working folder, under the name the
+    // address ends with.
+    const named = args.some((a) =>
+      program === 'wget'
+        ? /^(-[a-zA-Z]*O|--output-document)/.test(a.text ?? '')
+        : /^-[a-zA-Z]*o$|^--output/.test(a.text ?? ''),
+    );
+    const remoteName =
+      program === 'wget' ? !named : args.some((a) => /^-[a-zA-Z]*O$|^--remote-name/.test(a.text ?? ''));
+    if (remoteName) {
+      for (const a of args) {
+        const url = /^https?:\/\/[^/]+\/(?:.*\/)?([^/?#]+)(?:[?#].*)?$/i.exec(a.text ?? '');
+        if (url) read({ text: decodeURIComponent(url[1]!), glob: false }, program, 'write');
+      }
     }
     return;
   }
@@ -1051,6 +1419,26 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     if (sub === 'add') {
       // What is added is read into the repository (and from there, shown by any git command).
       for (const f of operands(args.slice(at + 1))) read(f, 'git add');
+    }
+    // These change the working tree's files without naming them: a script there may not be what
+    // it holds now.
+    if (
+      [
+        'switch',
+        'pull',
+        'merge',
+        'rebase',
+        'apply',
+        'am',
+        'cherry-pick',
+        'revert',
+        'checkout',
+        'reset',
+        'restore',
+      ].includes(sub ?? '') ||
+      (sub === 'stash' && args.some((a) => a.text === 'pop' || a.text === 'apply'))
+    ) {
+      line.mayChange.push(scope.cwd, ...scope.also);
     }
     if (sub === 'clean' || sub === 'checkout' || sub === 'restore' || sub === 'reset') {
       // These remove or overwrite files of the working tree: the paths given, or all of it.
@@ -1083,7 +1471,7 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       const untracked = args.some((a) =>
         /^(-u|-a|--all|--include-untracked|--untracked|--no-index)$/.test(a.text ?? ''),
       );
-      const tracked = paths.length || history || untracked ? null : trackedFiles(scope.cwd);
+      const tracked = paths.length || history || untracked ? null : trackedOnce(scope.cwd);
       if (paths.length) for (const p of paths) read(p, `git ${sub}`, sub === 'blame' ? 'read' : 'search');
       else if (tracked)
         for (const path of tracked) reach.touches.push({ action: 'read', path, via: `git ${sub}` });
@@ -1120,8 +1508,14 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       // or run a program: what it reaches is known only when it runs.
       if (!inertCode(code)) reach.dynamic.push(`${program} inline code that may open files or run programs`);
       // perl and ruby read their remaining arguments as input files (`perl -ne print .env`).
-      if ((program === 'perl' || program === 'ruby') && at >= 0)
-        for (const f of operands(args.slice(at + 2))) read(f, program);
+      if ((program === 'perl' || program === 'ruby') && at >= 0) {
+        // `-i` (bundled too: `-pi`, `-i.bak`) edits them in place.
+        const inPlace = args.some((a) => /^-[a-zA-Z]*i/.test(a.text ?? ''));
+        for (const f of operands(args.slice(at + 2))) {
+          read(f, program);
+          if (inPlace) read(f, program, 'write');
+        }
+      }
       return;
     }
     // `python -m module args`: a module of its own, given files as its arguments.
@@ -1148,6 +1542,12 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     if (/[./]/.test(text) || f.glob || globbed(f, scope, reach).some(existsPath))
       read({ ...f, text }, program);
   }
+}
+
+/** `trackedFiles`, asked once per folder in a line (a script may run git many times). */
+function trackedOnce(cwd: string): string[] | null {
+  if (!line.tracked.has(cwd)) line.tracked.set(cwd, trackedFiles(cwd));
+  return line.tracked.get(cwd)!;
 }
 
 /** Files a repository tracks, at most this many: beyond, a git command is decided as a search. */
