@@ -125,9 +125,9 @@ describe('what a command reaches', () => {
     const dir = tmp.dir;
     const here = { cwd: dir, home: '/home/ann' };
     writeFileSync(join(dir, 'leak.sh'), 'cat .env\n');
-    writeFileSync(join(dir, 'setup.sh'), '#!/usr/bin/env bash\ncd "$(dirname "$0")/conf"\ncat app.yml\n');
+    writeFileSync(join(dir, 'setup.sh'), '#!/bin/env bash\ncd "$(dirname "$0")/conf"\ncat app.yml\n');
     writeFileSync(join(dir, 'env.sh'), 'cd conf\n');
-    writeFileSync(join(dir, 'tool.py'), '#!/usr/bin/env python3\nprint(open(".env").read())\n');
+    writeFileSync(join(dir, 'tool.py'), '#!/bin/env python3\nprint(open(".env").read())\n');
     writeFileSync(join(dir, 'cases.sh'), 'case "$1" in a) cat .env;; esac\n');
     writeFileSync(join(dir, 'self.sh'), 'bash self.sh\nbash self.sh\n');
     writeFileSync(join(dir, 'long.sh'), `${'echo hi\n'.repeat(10_000)}cat .env\n`);

@@ -55,7 +55,7 @@ for (const path of [
 // Scripts the agent may have written earlier and now runs: read through, as their lines would be.
 file(join(project, 'scripts', 'leak.sh'), 'cat .env\n');
 file(join(project, 'scripts', 'build.sh'), '#!/bin/sh\nset -e\ncd "$(dirname "$0")/.."\ncat src/app.ts\n');
-file(join(project, 'scripts', 'report.py'), '#!/usr/bin/env python3\nprint("report")\n');
+file(join(project, 'scripts', 'report.py'), '#!/bin/env python3\nprint("report")\n');
 mkdirSync(join(project, 'links'));
 symlinkSync(join(project, '.env'), join(project, 'links', 'settings.txt'));
 symlinkSync(join(project, 'secrets'), join(project, 'links', 'vendor'));
