@@ -173,6 +173,9 @@ describe('what a command reaches', () => {
       ['bash -o pipefail leak.sh', ['read ./leak.sh', 'read ./.env']],
       // A startup file a shell reads first.
       ['BASH_ENV=leak.sh bash -c true', ['read ./leak.sh', 'read ./.env']],
+      // Making it executable changes no line of it.
+      // (A mode is checked as a path too: it names nothing protected.)
+      ['chmod +x leak.sh && ./leak.sh', ['write ./+x', 'write ./leak.sh', 'run ./leak.sh', 'read ./.env']],
       // A `cd` that may not happen: the script in either folder.
       [
         'false && cd sub; ./leak.sh',

@@ -387,7 +387,7 @@ export function reachOf(text: string, options: { cwd: string; home: string }): C
 function scriptsWritten(reach: CommandReach): void {
   if (line.scripts.size === 0) return;
   const written = [
-    ...reach.touches.filter((t) => t.action === 'write').map((t) => t.path),
+    ...reach.touches.filter((t) => t.action === 'write' && !METADATA_ONLY.has(t.via)).map((t) => t.path),
     ...line.mayChange,
   ].map(realPath);
   for (const [real, given] of line.scripts) {
@@ -395,6 +395,9 @@ function scriptsWritten(reach: CommandReach): void {
       reach.dynamic.push(`a script this line changes (${given})`);
   }
 }
+
+/** Writers that change a file's mode, owner or times, never what it holds: `chmod +x x.sh && ./x.sh`. */
+const METADATA_ONLY = new Set(['chmod', 'chown', 'chgrp', 'touch', 'chattr', 'setfacl']);
 
 /** The path the system resolves `path` to (symlinks and `..`), as far as it exists. */
 function realPath(path: string): string {
