@@ -5,10 +5,11 @@
 // copied byte for byte; binaries are skipped and reported. The token-to-value mapping is handed
 // back to the caller in memory only: nothing here logs it or writes it in the clear.
 import { createHmac } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve, sep } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic, writeNewFileAtomic } from '../config/paths.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
+import { realPath } from '../gate/resolve.ts';
 import { detector, type Detector } from '../scan/detect.ts';
 import { redactText, TokenAllocator } from '../scan/redact.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../scan/rules.ts';
@@ -106,9 +107,9 @@ export async function redactPath(
   const { source, out, kind } = cleanCopyPlace(path, options.out);
   const isFile = kind === 'file';
   const dataDir = options.dataDir ?? (ctx ? dirname(resolve(ctx.store.file)) : undefined);
-  const realData = dataDir === undefined ? undefined : realOf(resolve(dataDir));
+  const realData = dataDir === undefined ? undefined : realPath(resolve(dataDir));
   const inData = (p: string) =>
-    realData !== undefined && (realOf(p) === realData || realOf(p).startsWith(`${realData}${sep}`));
+    realData !== undefined && (realPath(p) === realData || realPath(p).startsWith(`${realData}${sep}`));
   if (inData(source) || inData(out)) {
     throw new ServiceError(
       'forbidden',
@@ -141,7 +142,7 @@ export async function redactPath(
 
   if (isFile) {
     const name = basename(source);
-    if (realOf(out) === realOf(source)) {
+    if (realPath(out) === realPath(source)) {
       throw new ServiceError(
         'invalid_request',
         `the copy would replace ${source} itself: give another --out folder`,
@@ -160,8 +161,8 @@ export async function redactPath(
       throw error;
     }
   } else {
-    const realSource = realOf(source);
-    const realOut = realOf(out);
+    const realSource = realPath(source);
+    const realOut = realPath(out);
     if (realOut === realSource || realOut.startsWith(`${realSource}${sep}`)) {
       throw new ServiceError(
         'invalid_request',
@@ -301,22 +302,6 @@ function claimFolder(folder: string): void {
     Buffer.from('A clean copy made by svc redact: the values svc found are replaced by typed tokens.\n'),
     0o644,
   );
-}
-
-/** A path with every symbolic link resolved, as far as it exists (a copy's folder may not yet). */
-function realOf(path: string): string {
-  const missing: string[] = [];
-  let at = path;
-  for (;;) {
-    try {
-      return join(realpathSync(at), ...missing.reverse());
-    } catch {
-      const parent = dirname(at);
-      if (parent === at) return path;
-      missing.push(basename(at));
-      at = parent;
-    }
-  }
 }
 
 /**

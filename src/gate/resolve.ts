@@ -23,6 +23,14 @@ export function pathForms(path: string, { cwd, home }: { cwd: string; home: stri
   return real === absolute ? [absolute] : [absolute, real];
 }
 
+/**
+ * `path` with every symbolic link and `..` resolved as the system resolves them, as far as it
+ * exists: the rest, not there yet, joined as written.
+ */
+export function realPath(path: string): string {
+  return realOf(path, resolve(path));
+}
+
 function realOf(written: string, absolute: string): string {
   const rest: string[] = [];
   for (let at = written; ; at = dirname(at)) {

@@ -18,7 +18,6 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ServiceError } from '../backend/errors.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
-import type { Operation } from '../backend/operation.ts';
 import {
   MalformedCredential,
   MissingCredential,
@@ -28,7 +27,7 @@ import {
   refusedCredentialHint,
 } from './credentials.ts';
 import { VaultError } from '../vault/key-vault.ts';
-import type { ToolDefinition, ToolDeps } from './registry.ts';
+import type { ToolDefinition, ToolDeps, ToolResult } from './registry.ts';
 import toolList from './tool-list.json' with { type: 'json' };
 
 export const SERVER_NAME = 'svc';
@@ -133,8 +132,12 @@ export function createMcpServer(
     return answer.action === 'accept' ? 'accepted' : 'declined';
   };
 
-  /** Runs one tool: its credential check, then its handler; every failure is a tool error. */
-  const run = async (tool: ToolDefinition, input: unknown, extra: ToolExtra): Promise<CallToolResult> => {
+  /** Runs one tool: its credential check, then `work` (its handler); every failure is a tool error. */
+  const run = async (
+    tool: ToolDefinition,
+    extra: ToolExtra,
+    work: (toolDeps: ToolDeps) => Promise<ToolResult<unknown>> | ToolResult<unknown>,
+  ): Promise<CallToolResult> => {
     const token = extra._meta?.progressToken;
     const progress: ToolDeps['progress'] = async (done, total, message) => {
       if (token === undefined) return;
@@ -155,7 +158,7 @@ export function createMcpServer(
       if (tool.credential === 'owner') ownerOf(toolDeps);
       if (tool.credential === 'grant') agentOf(toolDeps);
       if (tool.credential === 'owner or grant') ownerOrAgent(toolDeps);
-      const result = await tool.handler(input as never, toolDeps);
+      const result = await work(toolDeps);
       return {
         content: [{ type: 'text', text: result.text }],
         structuredContent: result.structured as Record<string, unknown>,
@@ -163,29 +166,6 @@ export function createMcpServer(
     } catch (error) {
       return toolError(error, toolDeps && refusedCredentialHint(toolDeps, tool.credential));
     }
-  };
-
-  /**
-   * An audited tool's input that its schema refuses, handed to the core as sent: the core refuses it
-   * too and records the attempt (a read's audit row). Undefined when the core's schema would take
-   * it (the two differ): then the tool's own refusal stands, and nothing runs.
-   */
-  const refuseAudited = async (
-    tool: ToolDefinition,
-    operation: Operation,
-    raw: unknown,
-    extra: ToolExtra,
-  ): Promise<CallToolResult | undefined> => {
-    if (operation.input.safeParse(raw).success) return undefined;
-    let toolDeps: ToolDeps | undefined;
-    try {
-      toolDeps = { ...(await deps(extra.authInfo?.token)), confirm, openUrl, progress: async () => {} };
-      // Audited attempts are an agent's (its reads): its credential is checked as for any call.
-      await toolDeps.invoker.invoke(operation, agentOf(toolDeps), raw as never);
-    } catch (error) {
-      return toolError(error, toolDeps && refusedCredentialHint(toolDeps, tool.credential));
-    }
-    return undefined;
   };
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList as unknown as Tool[] }));
@@ -196,15 +176,20 @@ export function createMcpServer(
       if (!tool) throw invalidParams(`Tool ${name} not found`);
       const input = await safeParseAsync(tool.inputSchema, request.params.arguments ?? {});
       if (!input.success) {
-        if (tool.audits) {
-          const refused = await refuseAudited(tool, tool.audits, request.params.arguments ?? {}, extra);
-          if (refused) return refused;
-        }
-        throw invalidParams(
+        const refused = invalidParams(
           `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`,
         );
+        // An audited tool's refused input goes to the core as sent: refused there too, the attempt
+        // is recorded (a read's audit row). Where the core's schema would take it, nothing runs.
+        const audits = tool.audits;
+        const raw = request.params.arguments ?? {};
+        if (!audits || audits.input.safeParse(raw).success) throw refused;
+        return await run(tool, extra, async (toolDeps) => {
+          await toolDeps.invoker.invoke(audits, agentOf(toolDeps), raw as never);
+          throw refused;
+        });
       }
-      const result = await run(tool, input.data, extra);
+      const result = await run(tool, extra, (toolDeps) => tool.handler(input.data as never, toolDeps));
       // A task-augmented call answers before its result exists, so there is nothing to check yet.
       if (request.params.task || result.isError) return result;
       if (!result.structuredContent) {

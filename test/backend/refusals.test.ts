@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
 import { OPERATIONS, ops } from '../../src/backend/operations/index.ts';
+import type { Operation } from '../../src/backend/operation.ts';
 import { ROUTES } from '../../src/backend/routes.ts';
 import { ServiceError, type ServiceErrorCode } from '../../src/backend/errors.ts';
 import type { GrantInput } from '../../src/backend/governance.ts';
@@ -84,6 +85,25 @@ async function newAgent(h: Harness, org: Org, grant: Partial<GrantInput> = {}) {
 }
 
 type Agent = Awaited<ReturnType<typeof newAgent>>;
+
+/**
+ * An agent of a new organization (its grant `grant`) calls `operation` with `input`, which it
+ * refuses: the refusal's record names the agent and `record`.
+ */
+function agentAttempt<I>(
+  operation: Operation<I>,
+  input: I,
+  record: Record<string, unknown>,
+  grant: Partial<GrantInput> = {},
+) {
+  return async (h: Harness) => {
+    const agent = await newAgent(h, await newOrg(h), grant);
+    return {
+      call: () => h.service.invoke(operation, agent.bearer, input),
+      record: { ...agentNamed(agent), ...record },
+    };
+  };
+}
 
 async function enroll(h: Harness, agent: Agent, keys?: FabricKeyPair) {
   return (await enrollKey(h.service, agent.bearer, agent.handle, keys ?? (await generateFabricKeyPair())))
@@ -421,37 +441,23 @@ const TABLE: Record<string, Entry> = {
         chain: 'audit',
         kind: 'audit.read',
         code: 'scope_violation',
-        arrange: async (h) => {
-          const org = await newOrg(h);
-          const agent = await newAgent(h, org);
-          return {
-            call: () =>
-              h.service.invoke(ops.readRows, agent.bearer, {
-                table: 'agent_demo_records',
-                columns: ['id', 'email'],
-              }),
-            record: { ...agentNamed(agent), reason: 'scope_violation', denied_columns: ['email'] },
-          };
-        },
+        arrange: agentAttempt(
+          ops.readRows,
+          { table: 'agent_demo_records', columns: ['id', 'email'] },
+          { reason: 'scope_violation', denied_columns: ['email'] },
+        ),
       },
       {
         name: 'a filter on a sealed column',
         chain: 'audit',
         kind: 'audit.read',
         code: 'invalid_request',
-        arrange: async (h) => {
-          const org = await newOrg(h);
-          const agent = await newAgent(h, org, { columns: ['id', 'email'] });
-          return {
-            call: () =>
-              h.service.invoke(ops.readRows, agent.bearer, {
-                table: 'agent_demo_records',
-                columns: ['id'],
-                where: { email: 'x' },
-              }),
-            record: { ...agentNamed(agent), reason: 'invalid_where' },
-          };
-        },
+        arrange: agentAttempt(
+          ops.readRows,
+          { table: 'agent_demo_records', columns: ['id'], where: { email: 'x' } },
+          { reason: 'invalid_where' },
+          { columns: ['id', 'email'] },
+        ),
       },
       // Refused before the read runs, the agent being known: audited all the same, once.
       {
@@ -459,44 +465,28 @@ const TABLE: Record<string, Entry> = {
         chain: 'audit',
         kind: 'audit.read',
         code: 'invalid_request',
-        arrange: async (h) => {
-          const org = await newOrg(h);
-          const agent = await newAgent(h, org);
-          return {
-            call: () =>
-              h.service.invoke(ops.readRows, agent.bearer, {
-                table: 'agent_demo_records',
-                columns: ['id'],
-                limit: 500,
-              }),
-            record: {
-              ...agentNamed(agent),
-              outcome: 'deny',
-              reason: 'invalid_request',
-              table: 'agent_demo_records',
-              columns: ['id'],
-              limit: null,
-            },
-          };
-        },
+        arrange: agentAttempt(
+          ops.readRows,
+          { table: 'agent_demo_records', columns: ['id'], limit: 500 },
+          {
+            outcome: 'deny',
+            reason: 'invalid_request',
+            table: 'agent_demo_records',
+            columns: ['id'],
+            limit: null,
+          },
+        ),
       },
       {
         name: 'a column name that is not one (bad input)',
         chain: 'audit',
         kind: 'audit.read',
         code: 'invalid_request',
-        arrange: async (h) => {
-          const org = await newOrg(h);
-          const agent = await newAgent(h, org);
-          return {
-            call: () =>
-              h.service.invoke(ops.readRows, agent.bearer, {
-                table: 'agent_demo_records',
-                columns: ['email; DROP'],
-              }),
-            record: { ...agentNamed(agent), reason: 'invalid_request', columns: [] },
-          };
-        },
+        arrange: agentAttempt(
+          ops.readRows,
+          { table: 'agent_demo_records', columns: ['email; DROP'] },
+          { reason: 'invalid_request', columns: [] },
+        ),
       },
       {
         name: 'a token used under another agent’s handle',
@@ -531,48 +521,38 @@ const TABLE: Record<string, Entry> = {
         name: 'a retrieval whose plan allows no column',
         chain: 'audit',
         kind: 'audit.read',
-        arrange: async (h) => {
-          const org = await newOrg(h);
-          const agent = await newAgent(h, org);
-          return {
-            call: () => h.service.invoke(ops.retrieve, agent.bearer, { columns: ['email'] }),
-            record: {
-              ...agentNamed(agent),
-              outcome: 'deny',
-              reason: 'plan_denied',
-              plan_reasons: ['not_granted:email'],
-              denied_columns: ['email'],
-            },
-          };
-        },
+        arrange: agentAttempt(
+          ops.retrieve,
+          { columns: ['email'] },
+          {
+            outcome: 'deny',
+            reason: 'plan_denied',
+            plan_reasons: ['not_granted:email'],
+            denied_columns: ['email'],
+          },
+        ),
       },
       {
         name: 'a retrieval from a table the organization has not registered',
         chain: 'audit',
         kind: 'audit.read',
         code: 'unknown_table',
-        arrange: async (h) => {
-          const org = await newOrg(h);
-          const agent = await newAgent(h, org);
-          return {
-            call: () => h.service.invoke(ops.retrieve, agent.bearer, { table: 'ghosts' }),
-            record: { ...agentNamed(agent), table: 'ghosts', reason: 'unknown_table' },
-          };
-        },
+        arrange: agentAttempt(
+          ops.retrieve,
+          { table: 'ghosts' },
+          { table: 'ghosts', reason: 'unknown_table' },
+        ),
       },
       {
         name: 'a retrieval with a limit over 200 (bad input)',
         chain: 'audit',
         kind: 'audit.read',
         code: 'invalid_request',
-        arrange: async (h) => {
-          const org = await newOrg(h);
-          const agent = await newAgent(h, org);
-          return {
-            call: () => h.service.invoke(ops.retrieve, agent.bearer, { columns: ['id'], limit: 500 }),
-            record: { ...agentNamed(agent), reason: 'invalid_request', columns: ['id'] },
-          };
-        },
+        arrange: agentAttempt(
+          ops.retrieve,
+          { columns: ['id'], limit: 500 },
+          { reason: 'invalid_request', columns: ['id'] },
+        ),
       },
     ],
   },

@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { expand } from 'brace-expansion';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { realPath } from '../resolve.ts';
 import { ShellSyntaxError, parse, type Node, type Script, type Word } from './parse.ts';
 
 export interface Touch {
@@ -398,22 +399,6 @@ function scriptsWritten(reach: CommandReach): void {
 
 /** Writers that change a file's mode, owner or times, never what it holds: `chmod +x x.sh && ./x.sh`. */
 const METADATA_ONLY = new Set(['chmod', 'chown', 'chgrp', 'touch', 'chattr', 'setfacl']);
-
-/** The path the system resolves `path` to (symlinks and `..`), as far as it exists. */
-function realPath(path: string): string {
-  const missing: string[] = [];
-  let at = resolve(path);
-  for (;;) {
-    try {
-      return join(realpathSync(at), ...missing.reverse());
-    } catch {
-      const parent = dirname(at);
-      if (parent === at) return resolve(path);
-      missing.push(basename(at));
-      at = parent;
-    }
-  }
-}
 
 /** Scripts nested deeper than this (`bash -c` in `eval` in …) are not followed: taken as dynamic. */
 const MAX_NESTING = 8;
@@ -946,12 +931,15 @@ function simple(
           : [value],
       )
     : words.map((w) => w.value);
-  // Variables set before a command are its own: a shell's startup file among them is read first.
+  // Variables set before a command are its own: a shell's startup file among them is read first
+  // (the shell's branch reads it from its scope). A shell runs in a process of its own, so giving
+  // it a copy of the scope changes nothing after it.
   const startup = assignmentValues.filter((a) => a.name === 'BASH_ENV' || a.name === 'ENV');
   if (startup.length && SHELLS.has(values[0]?.text?.split('/').at(-1) ?? '')) {
     const own = fork(scope);
     for (const { name, value } of startup) if (value.text !== undefined) own.vars.set(name, value.text);
-    startupFiles(own, reach, depth);
+    run(values, own, reach, depth);
+    return;
   }
   run(values, scope, reach, depth);
 }
