@@ -5,8 +5,8 @@
 // usage counter, chain head lookup, canonical JSON, hash, insert, commit, and the adapter path:
 // bearer check, input parsing, promise) adds on top of it.
 import { generateKeyPairSync, sign } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { ops } from '../src/backend/operations/index.ts';
+import { canonicalText } from '../src/proofs/format.ts';
 import {
   atLeast,
   measure,
@@ -43,7 +43,7 @@ export const computeInprocess: Benchmark = {
         if (!sample.receipt || sample.decision !== 'allow') {
           throw new Error('compute did not allow with a receipt');
         }
-        const message = new TextEncoder().encode(canonicalize(sample.receipt.payload) as string);
+        const message = new TextEncoder().encode(canonicalText(sample.receipt.payload));
         const { privateKey } = generateKeyPairSync('ed25519');
         const signOnce = () => sign(null, message, privateKey);
 

@@ -152,59 +152,73 @@ async function authenticateApiKey(ctx: Context, secret: string): Promise<OrgKeyP
   return { kind: 'org_key', keyId: row.id, orgId: row.org_id, scopes: parseJson<Scope[]>(row.scopes, []) };
 }
 
-interface GrantRow {
-  jti: string;
-  token_hash: string;
-  agent_id: string;
-  org_id: string;
-  table_name: string;
-  columns: string;
-  classifications: string | null;
-  where_json: string | null;
-  expires_at: string;
-  revoked_at: string | null;
-  capabilities: string | null;
-  handle: string;
-  status: string;
-}
+/** The columns a token lookup reads, in order: read as an array, with no object built per row. */
+type GrantRow = [
+  jti: string,
+  agent_id: string,
+  org_id: string,
+  table_name: string,
+  columns: string,
+  classifications: string | null,
+  where_json: string | null,
+  expires_at: string,
+  revoked_at: string | null,
+  capabilities: string | null,
+  handle: string,
+  status: string,
+];
 
 async function authenticateAgentToken(ctx: Context, secret: string): Promise<AgentPrincipal> {
   const hash = sha256Hex(secret);
   // Read at every request. Keeping rows until the store's data version moved was tried: under
   // HTTP load 81% of lookups were answered from memory, yet that saved 1.4% of the server's time,
   // the version check costing most of what the lookup does.
-  const row = await ctx.store.get<GrantRow>(
-    `SELECT g.jti, g.token_hash, g.agent_id, g.org_id, g.table_name, g.columns, g.classifications, g.where_json,
+  const [row] = (await ctx.store.allArrays(
+    `SELECT g.jti, g.agent_id, g.org_id, g.table_name, g.columns, g.classifications, g.where_json,
             g.expires_at, g.revoked_at, g.capabilities, a.handle, a.status
        FROM agent_grants g JOIN agents a ON a.id = g.agent_id WHERE g.token_hash = ?`,
     hash,
-  );
+  )) as GrantRow[];
   if (!row) {
     throw new ServiceError('unauthorized', 'unknown agent token: ask the owner for a new grant');
   }
-  if (row.revoked_at || row.status !== 'active') {
+  const [
+    jti,
+    agentId,
+    orgId,
+    table,
+    columns,
+    classifications,
+    where,
+    expiresAt,
+    revokedAt,
+    capabilities,
+    handle,
+    status,
+  ] = row;
+  if (revokedAt || status !== 'active') {
     throw new ServiceError('unauthorized', 'this agent grant was revoked: ask the owner for a new grant');
   }
-  if (hasPassed(ctx, row.expires_at)) {
+  if (hasPassed(ctx, expiresAt)) {
     throw new ServiceError(
       'unauthorized',
-      `this agent grant expired at ${row.expires_at}: ask the owner for a new grant`,
+      `this agent grant expired at ${expiresAt}: ask the owner for a new grant`,
     );
   }
   return {
     kind: 'agent',
-    agentId: row.agent_id,
-    orgId: row.org_id,
-    handle: row.handle,
-    status: row.status,
-    jti: row.jti,
+    agentId,
+    orgId,
+    handle,
+    status,
+    jti,
     grant: {
-      table: row.table_name,
-      columns: parseJson<string[]>(row.columns, []),
-      classifications: parseJson<string[] | null>(row.classifications, null),
-      where: parseJson<Record<string, WhereValue>>(row.where_json, {}),
-      expiresAt: row.expires_at,
-      capabilities: parseJson<Capability[]>(row.capabilities, []),
+      table,
+      columns: parseJson<string[]>(columns, []),
+      classifications: parseJson<string[] | null>(classifications, null),
+      where: parseJson<Record<string, WhereValue>>(where, {}),
+      expiresAt,
+      capabilities: parseJson<Capability[]>(capabilities, []),
     },
   };
 }

@@ -427,12 +427,14 @@ export async function compute(
   // The typed reasons stay in the core; the answer carries their wire text.
   const { held: _held, ...result } = decide(table, agent.grant, input);
   return ctx.store.write(async () => {
-    await countDecision(ctx, agent.orgId);
+    // One reading of the clock for the period counted and the time signed.
+    const at = nowIso(ctx);
+    await countDecision(ctx, agent.orgId, at);
     if (!withReceipt) return { ...result, proof_id: null };
     const receipt = await ctx.chains.append('service', {
       kind: 'access.compute',
       org_id: agent.orgId,
-      signed_at: nowIso(ctx),
+      signed_at: at,
       body: {
         org_id: agent.orgId,
         ...actorOf(agent),

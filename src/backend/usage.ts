@@ -8,22 +8,21 @@ export function periodOf(date: Date): string {
   return date.toISOString().slice(0, 7);
 }
 
-export async function countDecision(ctx: Context, orgId: string): Promise<void> {
-  await ctx.store.run(
-    `INSERT INTO usage_counters (org_id, period, decisions) VALUES (?, ?, 1)
-     ON CONFLICT (org_id, period) DO UPDATE SET decisions = decisions + 1`,
-    orgId,
-    periodOf(ctx.clock()),
+/** Counts one decision in the period of `at` (an ISO 8601 time the caller already holds), or of now. */
+export async function countDecision(ctx: Context, orgId: string, at?: string): Promise<void> {
+  await ctx.store.addToCounter(
+    `INSERT INTO usage_counters (org_id, period, decisions) VALUES (?, ?, ?)
+     ON CONFLICT (org_id, period) DO UPDATE SET decisions = decisions + excluded.decisions`,
+    [orgId, at === undefined ? periodOf(ctx.clock()) : at.slice(0, 7)],
   );
 }
 
 /** Capsule actions and revocations are counted for the overview but never billed. */
 export async function countUnmetered(ctx: Context, orgId: string): Promise<void> {
-  await ctx.store.run(
-    `INSERT INTO usage_counters (org_id, period, unmetered) VALUES (?, ?, 1)
-     ON CONFLICT (org_id, period) DO UPDATE SET unmetered = unmetered + 1`,
-    orgId,
-    periodOf(ctx.clock()),
+  await ctx.store.addToCounter(
+    `INSERT INTO usage_counters (org_id, period, unmetered) VALUES (?, ?, ?)
+     ON CONFLICT (org_id, period) DO UPDATE SET unmetered = unmetered + excluded.unmetered`,
+    [orgId, periodOf(ctx.clock())],
   );
 }
 

@@ -1,9 +1,10 @@
 // The store's one write path: concurrent writes share a transaction with a savepoint each, a
 // failing write is rolled back alone, nested writes join, reads never see a write before its
 // commit, and waiting for another process's lock never stops the event loop.
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Store } from '../../src/backend/store/db.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
 import { storeBefore, tempDir } from '../helpers.ts';
@@ -138,6 +139,135 @@ it('while another process holds the lock, a write waits without stopping the eve
   await writing;
   expect(committed).toBe(true);
   expect(await count(store)).toBe(1);
+});
+
+it("a read sees this process's commit at once, even when the next batch is already open", async () => {
+  const store = openStore();
+  const gate = () => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { open, opened };
+  };
+  const [running1, allow1, running2, allow2] = [gate(), gate(), gate(), gate()];
+  // One more write than a batch holds: the last one opens a second batch right after the first commits.
+  const writes = Array.from({ length: 257 }, (_, i) =>
+    store.write(async () => {
+      await store.run('INSERT INTO notes (text) VALUES (?)', `note ${i}`);
+      if (i === 0) {
+        running1.open();
+        await allow1.opened;
+      }
+      if (i === 256) {
+        running2.open();
+        await allow2.opened;
+      }
+    }),
+  );
+  await running1.opened;
+  // A read while the first batch is open: it shares a read transaction begun before the commit.
+  expect(await count(store)).toBe(0);
+  allow1.open();
+  await running2.opened;
+  // The first batch has committed and the second is open, in the same turn of the event loop.
+  expect(await count(store)).toBe(256);
+  allow2.open();
+  await Promise.all(writes);
+  expect(await count(store)).toBe(257);
+});
+
+it("another process's commit is seen from the next turn of the event loop on", async () => {
+  const store = openStore();
+  const other = new DatabaseSync(store.file);
+  cleanups.push(() => other.close());
+  expect(await count(store)).toBe(0);
+  other.exec("INSERT INTO notes (text) VALUES ('from elsewhere')");
+  // This turn's reads share one snapshot; the next turn's see the other connection's commit.
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(await count(store)).toBe(1);
+  // The shared read transaction never keeps the other process from writing.
+  other.exec("INSERT INTO notes (text) VALUES ('again')");
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(await count(store)).toBe(2);
+});
+
+describe('counters added once per batch', () => {
+  const COUNTER =
+    'INSERT INTO tallies (name, n) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET n = n + excluded.n';
+  function withTallies(): Store {
+    const store = openStore();
+    store.db.exec('CREATE TABLE tallies (name TEXT PRIMARY KEY, n INTEGER NOT NULL)');
+    return store;
+  }
+  const tally = async (store: Store, name: string) =>
+    (await store.get<{ n: number }>('SELECT n FROM tallies WHERE name = ?', name))?.n ?? 0;
+
+  it('sums what the writes of one batch add, one update for them all, and drops what a failed write added', async () => {
+    const store = withTallies();
+    const results = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, i) =>
+        store.write(async () => {
+          await store.addToCounter(COUNTER, ['decisions']);
+          await store.addToCounter(COUNTER, ['weighted'], i);
+          await store.run('INSERT INTO notes (text) VALUES (?)', `note ${i}`);
+          if (i % 5 === 0) throw new ServiceError('conflict', 'this write refuses');
+        }),
+      ),
+    );
+    const failed = results.filter((r) => r.status === 'rejected').length;
+    expect(failed).toBe(4);
+    expect(await tally(store, 'decisions')).toBe(12);
+    // 0 + 1 + ... + 15, less the failed writes' 0, 5, 10 and 15.
+    expect(await tally(store, 'weighted')).toBe(120 - 30);
+    expect(await count(store)).toBe(12);
+  });
+
+  it('adds on its own outside a write, and in a write at start-up', async () => {
+    const store = withTallies();
+    await store.addToCounter(COUNTER, ['alone'], 3);
+    expect(await tally(store, 'alone')).toBe(3);
+    store.writeAtStartup(() => void store.addToCounter(COUNTER, ['alone'], 4));
+    expect(await tally(store, 'alone')).toBe(7);
+  });
+
+  it('fails the whole batch, and adds nothing, when the counter update itself fails', async () => {
+    const store = withTallies();
+    const broken = 'INSERT INTO tallies (name, n) VALUES (?, ?)';
+    await store.addToCounter(broken, ['once'], 1);
+    // A second plain insert of the same name breaks the primary key at commit time.
+    const results = await Promise.allSettled([
+      store.write(() => store.addToCounter(broken, ['once'], 1)),
+      store.write(() => store.run("INSERT INTO notes (text) VALUES ('with it')")),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await tally(store, 'once')).toBe(1);
+    expect(await count(store)).toBe(0);
+  });
+});
+
+describe('checkpoints off the serving thread', () => {
+  const pragma = (store: Store, name: string) =>
+    Object.values(store.db.prepare(`PRAGMA ${name}`).get() as Record<string, number>)[0];
+
+  it('a store that writes a few times keeps SQLite checkpointing at its commits', async () => {
+    const store = openStore();
+    for (let i = 0; i < 20; i++) await store.run('INSERT INTO notes (text) VALUES (?)', `note ${i}`);
+    expect(pragma(store, 'wal_autocheckpoint')).toBe(1000);
+  });
+
+  it('a store that keeps writing hands checkpoints to a thread, which copies the log into the file', async () => {
+    const store = openStore();
+    for (let i = 0; i < 210; i++) await store.run('INSERT INTO notes (text) VALUES (?)', `note ${i}`);
+    // Commits stop checkpointing once the thread has the file open.
+    await vi.waitFor(() => expect(pragma(store, 'wal_autocheckpoint')).toBe(0), { timeout: 10_000 });
+    const before = statSync(store.file).size;
+    // 300 pages of new rows: fewer than SQLite's own 1,000, so only the thread copies them now.
+    const page = 'x'.repeat(4000);
+    for (let i = 0; i < 300; i++) await store.run('INSERT INTO notes (text) VALUES (?)', page);
+    await vi.waitFor(() => expect(statSync(store.file).size).toBeGreaterThan(before + 300 * 4000), {
+      timeout: 10_000,
+    });
+    expect(await count(store)).toBe(510);
+  });
 });
 
 it('a closed store refuses writes with a clear error', async () => {

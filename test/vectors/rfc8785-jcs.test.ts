@@ -1,5 +1,7 @@
 // RFC 8785 known answers run through canonicalText and canonicalBytes, the canonicalizer svc signs with.
 import { readFileSync } from 'node:fs';
+import canonicalize from 'canonicalize';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalBytes, canonicalText } from '../../src/proofs/format.ts';
 
@@ -88,4 +90,67 @@ describe('RFC 8785 appendix B: number serialization', () => {
       expect(() => canonicalBytes([double(hex)])).toThrow();
     },
   );
+});
+
+describe('canonicalText beyond the RFC examples', () => {
+  // Objects already in canonical order are written by JSON.stringify after a check; others are
+  // built member by member. Both paths must give the same text for the same value.
+  const shuffled = (record: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(record).reverse()) as Record<string, unknown>;
+
+  it.each([
+    ['flat', { a: 1, b: 'two', c: null, d: true }],
+    ['nested', { a: { x: [1, { q: 2, p: 1 }], w: 'v' }, b: [] }],
+    ['integer-like names, sorted as text', { '1': 'a', '10': 'b', '2': 'c', x: 'd' }],
+    ['names past the BMP', { '\u20ac': 1, '\ud83d\ude00': 2, '\ufb33': 3 }],
+  ])('writes the same text whatever the insertion order (%s)', (_name, record) => {
+    const text = canonicalText(record);
+    expect(canonicalText(shuffled(record))).toBe(text);
+    // Sorted by UTF-16 code units, at every level.
+    expect(canonicalText(JSON.parse(text))).toBe(text);
+  });
+
+  it('puts integer-like names in text order, not the numeric order objects enumerate them in', () => {
+    expect(canonicalText({ '2': 0, '10': 0, '1': 0 })).toBe('{"1":0,"10":0,"2":0}');
+  });
+
+  it('skips undefined, function and symbol members and writes them as null in arrays', () => {
+    expect(canonicalText({ b: undefined, a: 1, c: () => 1, d: Symbol('s') })).toBe('{"a":1}');
+    expect(canonicalText([undefined, () => 1, 2])).toBe('[null,null,2]');
+  });
+
+  it('writes what toJSON answers, as JSON.stringify does', () => {
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    expect(canonicalText({ at })).toBe('{"at":"2026-01-02T03:04:05.000Z"}');
+  });
+
+  it('refuses a lone surrogate in a value or a name, sorted or not', () => {
+    expect(() => canonicalText({ a: 'x\ud800' })).toThrow(/lone surrogate/);
+    expect(() => canonicalText({ b: 1, a: '\udc00' })).toThrow(/lone surrogate/);
+    expect(() => canonicalText({ '\ud800': 1 })).toThrow(/lone surrogate/);
+    expect(canonicalText({ a: '\ud83d\ude00' })).toBe('{"a":"\ud83d\ude00"}');
+  });
+
+  it('refuses bigints, a value that refers to itself, and a bare undefined', () => {
+    expect(() => canonicalText({ n: 1n })).toThrow(/bigint/);
+    const loop: Record<string, unknown> = { a: 1 };
+    loop.self = loop;
+    expect(() => canonicalText(loop)).toThrow(/nested too deeply/);
+    expect(() => canonicalText(undefined)).toThrow(/cannot be canonicalized/);
+  });
+});
+
+describe('canonicalText against an independent RFC 8785 implementation', () => {
+  it('gives the canonicalize package\'s text for generated JSON values, in any member order', () => {
+    // Full Unicode names and strings (no lone surrogates), integer-like names, doubles of every size.
+    const json = fc.jsonValue({ maxDepth: 4, stringUnit: 'grapheme' });
+    fc.assert(
+      fc.property(json, (value) => {
+        const expected = canonicalize(value);
+        expect(canonicalText(value)).toBe(expected);
+        expect(canonicalText(JSON.parse(expected!))).toBe(expected);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });

@@ -1,0 +1,34 @@
+// The store's checkpointer thread (see `Store` in db.ts): it copies the write-ahead log back into
+// the database file, so that the thread serving requests never does. SQLite does this at a commit
+// once the log passes 1,000 pages, on the committing thread: under a steady stream of receipts that
+// was about half of what a commit cost (a copy of a thousand pages and an fsync every few hundred
+// commits), paid by whichever request's commit crossed the line.
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+
+export interface CheckpointerSetup {
+  file: string;
+  /** Pause between two checkpoints while the log holds frames to copy. */
+  intervalMs: number;
+}
+
+const { file, intervalMs } = workerData as CheckpointerSetup;
+// No busy wait: PASSIVE never waits for a lock; what it cannot copy now is copied next time.
+const db = new DatabaseSync(file, { timeout: 0 });
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
+
+const timer = setInterval(() => {
+  try {
+    checkpoint.get();
+  } catch {
+    // Busy (another process checkpoints or recovers the log): the next round tries again.
+  }
+}, intervalMs);
+
+parentPort!.on('message', (message: unknown) => {
+  if (message !== 'close') return;
+  clearInterval(timer);
+  db.close();
+  parentPort!.close();
+});
+parentPort!.postMessage('ready');
