@@ -136,7 +136,7 @@ export class Store implements Queries {
   /** Whether start-up is over: the lock is then waited for on a timer, not by SQLite's busy handler. */
   private serving = false;
   private commits = 0;
-  /** Whether a write transaction is open on the writer (a batch, or a write at start-up). */
+  /** Whether a batch of writes is open on the writer: reads outside it then go to the reader. */
   private batchOpen = false;
   /** The connection holding this turn's shared read transaction, if any (see `holdSnapshot`). */
   private snapshotOn: Connection | undefined;
