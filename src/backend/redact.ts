@@ -6,10 +6,10 @@
 // back to the caller in memory only: nothing here logs it or writes it in the clear.
 import { createHmac } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve, sep } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic, writeNewFileAtomic } from '../config/paths.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
-import { realPath } from '../gate/resolve.ts';
+import { realPath, within } from '../gate/resolve.ts';
 import { detector, type Detector } from '../scan/detect.ts';
 import { redactText, TokenAllocator } from '../scan/redact.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../scan/rules.ts';
@@ -108,8 +108,7 @@ export async function redactPath(
   const isFile = kind === 'file';
   const dataDir = options.dataDir ?? (ctx ? dirname(resolve(ctx.store.file)) : undefined);
   const realData = dataDir === undefined ? undefined : realPath(resolve(dataDir));
-  const inData = (p: string) =>
-    realData !== undefined && (realPath(p) === realData || realPath(p).startsWith(`${realData}${sep}`));
+  const inData = (p: string) => realData !== undefined && within(realPath(p), realData);
   if (inData(source) || inData(out)) {
     throw new ServiceError(
       'forbidden',
@@ -163,7 +162,7 @@ export async function redactPath(
   } else {
     const realSource = realPath(source);
     const realOut = realPath(out);
-    if (realOut === realSource || realOut.startsWith(`${realSource}${sep}`)) {
+    if (within(realOut, realSource)) {
       throw new ServiceError(
         'invalid_request',
         `the copy of ${source} cannot go inside it (${out}): give an --out folder outside it`,

@@ -16,7 +16,8 @@ import {
   unlink,
   type FileHandle,
 } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { realPath, within } from '../gate/resolve.ts';
 import { deriveKey } from '../vault/derive.ts';
 import { open as unwrap, seal as wrap } from '../vault/seal.ts';
 import {
@@ -207,11 +208,13 @@ export type Found =
  * (system-folders.ts) are left alone: what is sealed there, or wrapped and removed, breaks the computer.
  */
 export async function* walk(root: string, dataDir: string): AsyncGenerator<Found> {
-  yield* walkFrom(root, realPlaceOf(root), dataDir);
+  yield* walkFrom(root, realPlaceOf(root), realPath(dataDir));
 }
 
-async function* walkFrom(path: string, real: string, dataDir: string): AsyncGenerator<Found> {
-  if (path === dataDir || path.startsWith(dataDir + sep)) {
+/** `real` is where `path` is once the links in its folders are followed; `realData` is real too. */
+async function* walkFrom(path: string, real: string, realData: string): AsyncGenerator<Found> {
+  // Held to the real path: a path through a link to the data dir, or to a folder above it, is in it.
+  if (within(real, realData)) {
     yield { path, reason: 'svc_data' };
     return;
   }
@@ -254,7 +257,7 @@ async function* walkFrom(path: string, real: string, dataDir: string): AsyncGene
       const inner = join(path, entry.name);
       // A repository's own files are its history: sealing them would break the repository.
       if (entry.isDirectory() && entry.name === '.git') yield { path: inner, reason: 'version_control' };
-      else yield* walkFrom(inner, join(real, entry.name), dataDir);
+      else yield* walkFrom(inner, join(real, entry.name), realData);
     }
   }
 }

@@ -5,6 +5,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { within } from '../gate/resolve.ts';
 
 /** Folders of the operating system: Linux's (the Filesystem Hierarchy Standard) and macOS's. */
 const SYSTEM_FOLDERS = [
@@ -30,8 +31,6 @@ const SYSTEM_FOLDERS = [
 
 /** Folders inside those that hold people's files, not the system's. */
 const PEOPLES_FOLDERS = ['/var/tmp', '/var/folders', '/private/var/tmp', '/private/var/folders'];
-
-const within = (path: string, folder: string) => path === folder || path.startsWith(folder + sep);
 
 function realOrSame(path: string): string {
   try {

@@ -2,7 +2,7 @@
 // symlink); the gate decides on what the name reaches: the absolute path with `..` resolved, and
 // the real path behind any symlink, so that neither form can be used to get around a rule.
 import { realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 const OWN_WORKING_FOLDER = /^\/proc\/(?:self|thread-self)\/cwd(?=\/|$)/;
 
@@ -21,6 +21,11 @@ export function pathForms(path: string, { cwd, home }: { cwd: string; home: stri
   // resolving `..` as text first would not see.
   const real = realOf(isAbsolute(expanded) ? expanded : `${cwd}/${expanded}`, absolute);
   return real === absolute ? [absolute] : [absolute, real];
+}
+
+/** Whether `path` is `folder` or inside it: both absolute and in the same form (both real, say). */
+export function within(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 }
 
 /**

@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
 import { ServiceError } from '../../src/backend/errors.ts';
@@ -155,6 +155,29 @@ describe('protect', () => {
     expect(result.sealed.map((s) => s.path)).toEqual([join(dir, 'b.txt')]);
     expect(readFileSync(join(dir, 'c.txt'), 'utf8')).toBe('gamma');
     expect(readFileSync(join(dir, '.git/config'), 'utf8')).toBe('[core]');
+  });
+
+  it("skips svc's data dir reached through a link to it or to a folder above it", async () => {
+    const dir = folderWith({ 'kept.txt': 'kept' });
+    const toData = join(dir, 'to-data');
+    symlinkSync(service.dataDir, toData);
+    const toParent = join(dir, 'to-parent');
+    symlinkSync(dirname(service.dataDir), toParent);
+    const throughLink = join(toData, 'keys');
+    const throughParent = join(toParent, basename(service.dataDir));
+    const before = readdirSync(join(service.dataDir, 'keys')).map((name) =>
+      readFileSync(join(service.dataDir, 'keys', name)),
+    );
+    const result = await protectPaths(service.ctx, [throughLink, throughParent], { by });
+    expect(result.sealed).toEqual([]);
+    expect(result.skipped).toEqual([
+      { path: throughLink, reason: 'svc_data' },
+      { path: throughParent, reason: 'svc_data' },
+    ]);
+    const after = readdirSync(join(service.dataDir, 'keys')).map((name) =>
+      readFileSync(join(service.dataDir, 'keys', name)),
+    );
+    expect(after).toEqual(before);
   });
 
   it('skips what the gate does not let the caller change', async () => {
