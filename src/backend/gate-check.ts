@@ -7,7 +7,9 @@ import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { FSWatcher } from 'chokidar';
+import { ServiceError } from './errors.ts';
 import {
+  GateUnavailable,
   decideWith,
   gateFor,
   touchedFolders,
@@ -17,7 +19,13 @@ import {
 } from '../gate/check.ts';
 import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
 import type { RuleSet } from '../gate/local.ts';
-import { commandReach, otherRuleFiles, projectRootOf, projectRuleFiles } from '../gate/local.ts';
+import {
+  RulesUnreadable,
+  commandReach,
+  otherRuleFiles,
+  projectRootOf,
+  projectRuleFiles,
+} from '../gate/local.ts';
 import { pathForms } from '../gate/resolve.ts';
 import type { Action, Rule } from '../gate/rules.ts';
 import type { Context } from './context.ts';
@@ -211,5 +219,33 @@ export class GateCheck {
     this.watcher = undefined;
     this.watched.clear();
     this.cache.clear();
+  }
+}
+
+/**
+ * A walk over files of this computer on behalf of `asker` (an agent's tool, or a command an agent
+ * may have started), reading each file only when the gate's outcome for its read is one of
+ * `admitted`; each decision is recorded as the gate records it. Rules that cannot be read are the
+ * owner's to fix: until then nothing is read, and the refusal says so.
+ */
+export async function walkAsAsker<T>(
+  gate: GateCheck,
+  asker: Asker,
+  admitted: readonly Decision['outcome'][],
+  walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
+): Promise<T> {
+  try {
+    return await walk(async (path) => {
+      const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
+      return admitted.includes(decision.outcome);
+    });
+  } catch (error) {
+    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
+      throw new ServiceError(
+        'forbidden',
+        `the read gate cannot decide, so nothing was read: ${error.message}`,
+      );
+    }
+    throw error;
   }
 }

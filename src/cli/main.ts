@@ -1075,9 +1075,7 @@ export function buildProgram(): Command {
     .action(async (path: string, options: JsonFlag & { out?: string; keepMapping?: boolean }) => {
       const live = !options.json && process.stderr.isTTY;
       const { cleanCopyPlace, redactPath } = await import('../backend/redact.ts');
-      const { GateCheck } = await import('../backend/gate-check.ts');
-      const { RulesUnreadable } = await import('../gate/local.ts');
-      const { GateUnavailable } = await import('../gate/check.ts');
+      const { GateCheck, walkAsAsker } = await import('../backend/gate-check.ts');
       // The command may have been started by an agent through a shell: it reads and writes as the
       // read gate lets it, recorded, as svc_redact does.
       const service = await openService();
@@ -1098,27 +1096,20 @@ export function buildProgram(): Command {
             },
           );
         }
-        copy = await redactPath(service.ctx, path, {
-          out: options.out,
-          keepMapping: options.keepMapping,
-          // A clean copy is what a clean-copy-only rule lets out: such files are read too. A file the
-          // gate denies or asks about is not read, and is reported as protected.
-          admit: async (file) => {
-            const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [file] }, asker);
-            return ['allowed', 'limited', 'clean_copy'].includes(decision.outcome);
-          },
-          onProgress: ({ files, bytes }) => {
-            if (live)
-              process.stderr.write(`\rsvc redact: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
-          },
-        });
+        // A clean copy is what a clean-copy-only rule lets out: such files are read too. A file the
+        // gate denies or asks about is not read, and is reported as protected.
+        copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>
+          redactPath(service.ctx, path, {
+            out: options.out,
+            keepMapping: options.keepMapping,
+            admit,
+            onProgress: ({ files, bytes }) => {
+              if (live)
+                process.stderr.write(`\rsvc redact: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+            },
+          }),
+        );
       } catch (error) {
-        if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-          throw new ServiceError(
-            'forbidden',
-            `the read gate cannot decide, so nothing was copied: ${error.message}`,
-          );
-        }
         if (refusedByGate(options, error)) return;
         throw error;
       } finally {

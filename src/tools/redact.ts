@@ -6,7 +6,8 @@
 // Values never come back: the answer counts tokens per type.
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { localFind, skippedOf, walkAsAgent } from './scan.ts';
+import { walkAsAsker } from '../backend/gate-check.ts';
+import { localFind, skippedOf } from './scan.ts';
 import { requireGate, cwdField } from './gate.ts';
 import { defineTool } from './registry.ts';
 
@@ -73,7 +74,7 @@ export const svcRedact = defineTool({
     const place = cleanCopyPlace(source, out);
     await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker);
     // A clean copy is exactly what a clean-copy-only rule lets out: such files are read too.
-    const copy = await walkAsAgent(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>
+    const copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>
       find.redact(source, {
         out,
         keepMapping: input.keep_mapping ?? false,

@@ -6,8 +6,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
-import { GateUnavailable } from '../gate/check.ts';
-import { RulesUnreadable } from '../gate/local.ts';
+import { walkAsAsker } from '../backend/gate-check.ts';
 import { cwdField } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
@@ -31,33 +30,6 @@ export async function localFind(deps: ToolDeps, tool: string) {
     );
   }
   return { gate: deps.gate, find: await deps.find() };
-}
-
-/**
- * A walk over files of this computer for an agent, reading each file only when the gate's outcome
- * for the agent's read is one of `admitted`. Rules that cannot be read are the owner's to fix:
- * until then nothing is read, and the tool says so.
- */
-export async function walkAsAgent<T>(
-  gate: NonNullable<ToolDeps['gate']>,
-  asker: { cwd: string; client: string },
-  admitted: readonly string[],
-  walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
-): Promise<T> {
-  try {
-    return await walk(async (path) => {
-      const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
-      return admitted.includes(decision.outcome);
-    });
-  } catch (error) {
-    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-      throw new ServiceError(
-        'forbidden',
-        `the read gate cannot decide, so nothing was read: ${error.message}`,
-      );
-    }
-    throw error;
-  }
 }
 
 /** Files a walk did not read, counted by reason, and the protected ones by name. */
@@ -117,7 +89,7 @@ export const svcScanFolder = defineTool({
     const { gate, find } = await localFind(deps, 'svc_scan_folder');
     const cwd = input.cwd ?? process.cwd();
     const asker = { cwd, client: 'svc' };
-    const result = await walkAsAgent(gate, asker, ['allowed', 'limited'], (admit) =>
+    const result = await walkAsAsker(gate, asker, ['allowed', 'limited'], (admit) =>
       find.scan(resolve(cwd, input.path), {
         scannedBy: 'an agent, through svc_scan_folder',
         admit,
