@@ -16,7 +16,8 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { ServiceError } from '../backend/errors.ts';
+import { ServiceError, invalidInput } from '../backend/errors.ts';
+import { inputErrorMap } from '../backend/input-messages.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
 import {
   MalformedCredential,
@@ -174,10 +175,14 @@ export function createMcpServer(
     try {
       const tool = (await loadTools()).get(name);
       if (!tool) throw invalidParams(`Tool ${name} not found`);
-      const input = await safeParseAsync(tool.inputSchema, request.params.arguments ?? {});
+      // The core's own messages for refused input (input-messages.ts), which name each field and
+      // say what it takes, rather than zod's ("Invalid input: expected array, received undefined").
+      const input = await tool.inputSchema.safeParseAsync(request.params.arguments ?? {}, {
+        error: inputErrorMap,
+      });
       if (!input.success) {
         const refused = invalidParams(
-          `Input validation error: Invalid arguments for tool ${name}: ${getParseErrorMessage(input.error)}`,
+          `Input validation error: Invalid arguments for tool ${name}: ${invalidInput(input.error).message.replace(/^invalid request: /, '')}`,
         );
         // An audited tool's refused input goes to the core as sent: refused there too, the attempt
         // is recorded (a read's audit row). Where the core's schema would take it, nothing runs.

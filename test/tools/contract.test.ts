@@ -134,6 +134,16 @@ describe.each(['local', 'remote'] as const)('tools over the %s backend', (kind) 
     expect(await w.service.ctx.chains.length('audit')).toBe(before);
   });
 
+  it('refuses input a tool schema does not take in words that name each field and what it takes', async () => {
+    const client = await clientFor(w, {});
+    const refused = await client.callTool({ name: 'svc_grant', arguments: { agent: 7 } });
+    expect(refused.isError).toBe(true);
+    // Not zod's "Invalid input: expected string, received number": the HTTP API's own messages.
+    expect(text(refused)).toContain(
+      'Input validation error: Invalid arguments for tool svc_grant: `agent` must be a string, not number; `columns` is required: an array of strings',
+    );
+  });
+
   /** A client whose server's environment holds these credentials, as `svc mcp` reads them. */
   async function withEnvironment(owner: string | undefined, agent?: string): Promise<Client> {
     const server = createMcpServer(() => ({

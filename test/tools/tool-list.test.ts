@@ -1,6 +1,7 @@
 // The server answers tools/list from src/tools/tool-list.json and loads the tools with the first
 // call: the file must be what the declarations produce, and the server must list, check input and
-// check structuredContent exactly as the SDK's McpServer.registerTool would for the same tools.
+// check structuredContent as the SDK's McpServer.registerTool would for the same tools (refused
+// input in its form, in the core's words for each field).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import prettier from 'prettier';
@@ -87,11 +88,9 @@ describe('tool-list.json', () => {
 });
 
 describe('tools/call checks as McpServer does', () => {
-  const cases: [string, { name: string; arguments?: Record<string, unknown> }][] = [
+  type Call = { name: string; arguments?: Record<string, unknown> };
+  const cases: [string, Call][] = [
     ['an unknown tool', { name: 'svc_nothing', arguments: {} }],
-    ['input of the wrong type', { name: 'svc_decide', arguments: { columns: 5 } }],
-    ['no arguments where some are required', { name: 'svc_revoke' }],
-    ['an argument the schema does not know', { name: 'svc_connect', arguments: { extra: 1 } }],
     ['an answer that breaks the output schema', { name: 'svc_get_started', arguments: {} }],
     ['an answer without structured content', { name: 'svc_connect', arguments: {} }],
   ];
@@ -100,5 +99,32 @@ describe('tools/call checks as McpServer does', () => {
     const expected = await reference.callTool(call);
     expect(expected.isError).toBe(true);
     expect(await ours.callTool(call)).toEqual(expected);
+  });
+
+  // Refused input is answered in the same form, with the core's words for what each field takes
+  // (src/backend/input-messages.ts) where McpServer gives zod's.
+  const refusedInput: [string, Call, string][] = [
+    [
+      'input of the wrong type',
+      { name: 'svc_decide', arguments: { columns: 5 } },
+      '`columns` must be an array',
+    ],
+    ['no arguments where some are required', { name: 'svc_revoke' }, '`target` is required'],
+    [
+      'an argument the schema does not know',
+      { name: 'svc_connect', arguments: { extra: 1 } },
+      'unknown field `extra`: remove it',
+    ],
+  ];
+  it.each(refusedInput)('%s', async (_, call, words) => {
+    const [ours, reference] = await Promise.all([svc(), clientOf(registeredTheSdkWay())]);
+    const expected = await reference.callTool(call);
+    const answer = await ours.callTool(call);
+    expect(expected.isError).toBe(true);
+    const form = (text: string) => text.slice(0, text.indexOf(`tool ${call.name}: `));
+    const [ourText, theirText] = [answer, expected].map((a) => (a.content as { text: string }[])[0]!.text);
+    expect(answer).toEqual({ ...expected, content: [{ type: 'text', text: ourText }] });
+    expect(form(ourText!)).toBe(form(theirText!));
+    expect(ourText).toContain(words);
   });
 });
