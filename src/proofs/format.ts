@@ -39,7 +39,7 @@ const MAX_DEPTH = 256;
  * excludes (lone surrogates, non-finite numbers) is refused, so a payload that cannot be signed
  * exactly is never signed at all. Written here rather than taken from a package: the package
  * checked every string a character at a time in JavaScript and sorted every object's names anew,
- * together a sixth of a receipt's cost besides its signature.
+ * together a fifth of a receipt's cost besides its signature.
  */
 export function canonicalText(value: unknown): string {
   // A payload read back from a chain is in canonical order already: for it the engine's own
