@@ -223,29 +223,37 @@ export class GateCheck {
 }
 
 /**
+ * The gate's recorded decision on `ask`. Rules that cannot be read are the owner's to fix: until
+ * then the answer is `forbidden`, and nothing is touched.
+ */
+export async function decideOrRefuse(gate: GateCheck, ask: GateAsk, asker: Asker): Promise<RecordedDecision> {
+  try {
+    return await gate.check(ask, asker);
+  } catch (error) {
+    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
+      throw new ServiceError(
+        'forbidden',
+        `the read gate cannot decide, so nothing was touched: ${error.message}`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
  * A walk over files of this computer on behalf of `asker` (an agent's tool, or a command an agent
  * may have started), reading each file only when the gate's outcome for its read is one of
- * `admitted`; each decision is recorded as the gate records it. Rules that cannot be read are the
- * owner's to fix: until then nothing is read, and the refusal says so.
+ * `admitted`; each decision is recorded as the gate records it. Should the gate be unable to decide
+ * (see `decideOrRefuse`), the walk stops there, having read nothing it was not let read.
  */
-export async function walkAsAsker<T>(
+export function walkAsAsker<T>(
   gate: GateCheck,
   asker: Asker,
   admitted: readonly Decision['outcome'][],
   walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
 ): Promise<T> {
-  try {
-    return await walk(async (path) => {
-      const { decision } = await gate.check({ kind: 'paths', action: 'read', paths: [path] }, asker);
-      return admitted.includes(decision.outcome);
-    });
-  } catch (error) {
-    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-      throw new ServiceError(
-        'forbidden',
-        `the read gate cannot decide, so nothing was read: ${error.message}`,
-      );
-    }
-    throw error;
-  }
+  return walk(async (path) => {
+    const { decision } = await decideOrRefuse(gate, { kind: 'paths', action: 'read', paths: [path] }, asker);
+    return admitted.includes(decision.outcome);
+  });
 }

@@ -6,8 +6,8 @@
 // fail closed.
 import type { RecordedDecision } from '../backend/gate-record.ts';
 import { ServiceError } from '../backend/errors.ts';
-import { GateUnavailable, type Asker, type GateAsk } from '../gate/check.ts';
-import { RulesUnreadable } from '../gate/local.ts';
+import { decideOrRefuse } from '../backend/gate-check.ts';
+import type { Asker, GateAsk } from '../gate/check.ts';
 import { z } from 'zod';
 import type { ToolDeps } from './registry.ts';
 
@@ -47,28 +47,6 @@ const what = (ask: GateAsk) =>
       : ask.kind === 'secret'
         ? `use the secret ${ask.name}`
         : 'run a command';
-
-/**
- * The gate's recorded decision. Rules that cannot be read are the owner's to fix: until then the
- * answer is the tool error `forbidden`, and nothing is touched.
- */
-export async function decideOrRefuse(
-  gate: NonNullable<ToolDeps['gate']>,
-  ask: GateAsk,
-  asker: Asker,
-): Promise<RecordedDecision> {
-  try {
-    return await gate.check(ask, asker);
-  } catch (error) {
-    if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
-      throw new ServiceError(
-        'forbidden',
-        `the read gate cannot decide, so nothing was touched: ${error.message}`,
-      );
-    }
-    throw error;
-  }
-}
 
 /** Goes ahead only as the gate of this computer lets it; throws the tool error otherwise. */
 export async function requireGate(

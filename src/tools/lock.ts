@@ -11,7 +11,8 @@ import type { Admission, SealFiles } from '../backend/seal-files.ts';
 import { SEAL_ID } from '../backend/vocabulary.ts';
 import type { GateAsk } from '../gate/check.ts';
 import type { Action } from '../gate/rules.ts';
-import { cwdField, decideOrRefuse, requireGate } from './gate.ts';
+import { decideOrRefuse } from '../backend/gate-check.ts';
+import { cwdField, requireGate } from './gate.ts';
 import { defineTool, type ToolDeps } from './registry.ts';
 
 /** The most of a sealed file svc_open answers as text: a model's context is not a file transfer. */
