@@ -200,10 +200,18 @@ const BYTE_SEARCH_FROM = 256;
 const MAX_SPELLINGS = 64;
 /** The most bytes of a text the walk is given at once: a longer text goes through in pieces. */
 const TEXT_PIECE_BYTES = 3 * 1024 * 1024;
-/** Pairs the walk writes before the search empties them. */
-const OUT_PAIRS = 16 * 1024;
-/** Where the walk's byte classes sit in its memory (the table follows them). */
+/**
+ * The walk takes a piece in four lanes (keyword-scan.wat) of at most this many bytes each, and
+ * writes at most LANE_PAIRS pairs for each: a lane whose pairs do not fit is walked again shorter,
+ * and a lane no longer than LANE_PAIRS bytes always fits (one pair per byte at most).
+ */
+const LANE_BYTES = 64 * 1024;
+const LANE_PAIRS = 16 * 1024;
+/** A stretch shorter than four lanes of this many bytes is walked as one lane. */
+const MIN_LANE_BYTES = 256;
+/** Where the walk's byte classes sit in its memory; its lanes, then its table follow them. */
 const CLASSES_AT = 0;
+const LANES_AT = 256;
 
 /**
  * The characters outside ASCII that fold to each of `chars` (`É` and `é` to `é`): the byte walk
@@ -248,9 +256,9 @@ declare const WebAssembly: {
 interface KeywordScan {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
   at: { value: number };
-  row: { value: number };
   units: { value: number };
-  scan(text: number, length: number, classes: number, table: number, out: number, cap: number): number;
+  walk(classes: number, lanes: number, out: number, cap: number): number;
+  toUnits(pairs: number, count: number, until: number): void;
 }
 
 /**
@@ -272,6 +280,8 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
     byte >= 65 && byte <= 90 ? byte + 32 : byte >= 49 && byte <= 57 ? 48 : byte;
   /** Every byte the keywords hold, folded: each gets a class of its own. */
   const keywordBytes: number[] = [];
+  /** The longest spelling in bytes: a lane that starts this far before its first byte is in step there. */
+  let longest = 0;
   // The trie: per state, its moves (-1: none) and the keywords that end there.
   const moves: Int32Array[] = [new Int32Array(256).fill(-1)];
   const ends: number[][] = [[]];
@@ -280,7 +290,9 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
     if (!forms) return null;
     for (const form of forms) {
       let state = 0;
-      for (const byte of encoder.encode(form)) {
+      const bytes = encoder.encode(form);
+      longest = Math.max(longest, bytes.length);
+      for (const byte of bytes) {
         keywordBytes.push(folded(byte));
         if (moves[state]![byte] === -1) {
           moves[state]![byte] = moves.length;
@@ -334,10 +346,11 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   for (let byte = 49; byte <= 57; byte++) classOf[byte] = classOf[48]!;
   const width = representative.length;
   const rowBytes = width * 4;
-  const table = CLASSES_AT + 256;
+  const table = LANES_AT + 128;
   const out = table + moves.length * rowBytes;
-  const textAt = out + OUT_PAIRS * 8;
-  // The classes, the table, the pairs and one piece of text: all the memory the walk ever needs.
+  const textAt = out + 4 * LANE_PAIRS * 8;
+  // The classes, the lanes, the table, the pairs and one piece of text: all the memory the walk
+  // ever needs.
   memory.grow(Math.ceil((textAt + TEXT_PIECE_BYTES - memory.buffer.byteLength) / 65536));
   new Uint8Array(memory.buffer, CLASSES_AT, 256).set(classOf);
   {
@@ -346,38 +359,86 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
       representative.forEach((byte, cls) => {
         // Class 0's bytes are in no keyword: from every state they move to the root.
         const to = byte === -1 ? 0 : row[byte]!;
-        rows[state * width + cls] = outputs[to]!.length > 0 ? ~(to * rowBytes) : to * rowBytes;
+        const address = table + to * rowBytes;
+        rows[state * width + cls] = outputs[to]!.length > 0 ? ~address : address;
       });
     }
   }
+  const minLane = Math.max(MIN_LANE_BYTES, longest);
+  /** Per lane, 8 values: the address of its next byte, past its last, its row, no pairs before, pairs written. */
+  const lanes = new Int32Array(memory.buffer, LANES_AT, 32);
+  const pairs = new Int32Array(memory.buffer, out, 4 * LANE_PAIRS * 2);
+
+  /**
+   * Sets the lanes for bytes [from, from + span) of the piece at textAt, the automaton in `row` at
+   * `from`: four equal lanes, each after the first starting `longest` bytes early in the root
+   * state, or one lane for a short stretch.
+   */
+  const setLanes = (from: number, span: number, row: number) => {
+    const cuts =
+      span < 4 * minLane
+        ? [from, from + span, from + span, from + span, from + span]
+        : [0, 1, 2, 3, 4].map((k) => from + Math.floor((span * k) / 4));
+    for (let lane = 0; lane < 4; lane++) {
+      const first = cuts[lane]!;
+      const early = lane === 0 || first === cuts[lane + 1] ? 0 : longest;
+      lanes[lane * 8] = textAt + first - early;
+      lanes[lane * 8 + 1] = textAt + cuts[lane + 1]!;
+      lanes[lane * 8 + 2] = lane === 0 ? row : table;
+      lanes[lane * 8 + 3] = textAt + first;
+      lanes[lane * 8 + 4] = 0;
+    }
+  };
 
   return {
     hits(text, utf8) {
-      exports.row.value = 0;
-      exports.units.value = 0;
       let keyword: Int32Array = new Int32Array(1024);
       let end: Int32Array = new Int32Array(1024);
       let count = 0;
-      /** Walks the bytes at textAt on from where the last piece left the automaton. */
-      const walk = (length: number) => {
-        exports.at.value = 0;
-        for (;;) {
-          const pairs = exports.scan(textAt, length, CLASSES_AT, table, out, OUT_PAIRS);
-          const found = new Int32Array(memory.buffer, out, pairs * 2);
-          for (let p = 0; p < pairs; p++) {
-            const state = found[2 * p + 1]! / rowBytes;
-            const first = outputStart[state]!;
-            const last = outputStart[state + 1]!;
-            if (count + last - first > keyword.length) {
-              keyword = grow(keyword, count + last - first);
-              end = grow(end, count + last - first);
-            }
-            for (let o = first; o < last; o++) {
-              keyword[count] = flatOutputs[o]!;
-              end[count++] = found[2 * p]!;
+      let row = table;
+      /** UTF-16 units before the piece being walked. */
+      let unitsBefore = 0;
+      /**
+       * Walks the piece of `length` bytes at textAt on from where the last piece left the
+       * automaton. In a piece of ASCII alone a byte is a unit; else the units are counted.
+       */
+      const walk = (length: number, ascii: boolean) => {
+        exports.at.value = textAt;
+        exports.units.value = unitsBefore;
+        for (let from = 0; from < length;) {
+          let span = Math.min(length - from, 4 * LANE_BYTES);
+          setLanes(from, span, row);
+          while (exports.walk(CLASSES_AT, LANES_AT, out, LANE_PAIRS) !== 0) {
+            span = Math.ceil(span / 2);
+            setLanes(from, span, row);
+          }
+          for (let lane = 0; lane < 4; lane++) {
+            const written = lanes[lane * 8 + 4]!;
+            if (written === 0) continue;
+            if (!ascii) exports.toUnits(out + lane * LANE_PAIRS * 8, written, 0);
+            const shift = ascii ? unitsBefore - textAt : 0;
+            for (let p = lane * LANE_PAIRS * 2, last = p + written * 2; p < last; p += 2) {
+              const state = (pairs[p + 1]! - table) / rowBytes;
+              const first = outputStart[state]!;
+              const after = outputStart[state + 1]!;
+              if (count + after - first > keyword.length) {
+                keyword = grow(keyword, count + after - first);
+                end = grow(end, count + after - first);
+              }
+              for (let o = first; o < after; o++) {
+                keyword[count] = flatOutputs[o]!;
+                end[count++] = pairs[p]! + shift;
+              }
             }
           }
-          if (pairs < OUT_PAIRS) break;
+          // The last lane that walked ends the stretch: the next starts in its state.
+          row = lanes[lanes[27] !== lanes[25] ? 26 : 2]!;
+          from += span;
+        }
+        if (ascii) unitsBefore += length;
+        else {
+          exports.toUnits(0, 0, textAt + length);
+          unitsBefore = exports.units.value;
         }
       };
       // A long text goes through in pieces, so the module's memory (which never shrinks) stays
@@ -385,16 +446,18 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
       // the UTF-16 count carry from piece to piece, so a keyword across a cut is found.
       const view = new Uint8Array(memory.buffer, textAt, TEXT_PIECE_BYTES);
       if (utf8) {
+        const ascii = utf8.length === text.length;
         for (let from = 0; from < utf8.length; from += TEXT_PIECE_BYTES) {
           const piece = utf8.subarray(from, from + TEXT_PIECE_BYTES);
           view.set(piece);
-          walk(piece.length);
+          walk(piece.length, ascii);
         }
       } else {
         // UTF-8 takes at most three bytes per UTF-16 unit. A surrogate pair cut in two is encoded
         // as two U+FFFD, still two units, and no keyword the byte walk holds has a surrogate.
         for (let from = 0; from < text.length; from += TEXT_PIECE_BYTES / 3) {
-          walk(encoder.encodeInto(text.slice(from, from + TEXT_PIECE_BYTES / 3), view).written);
+          const { read, written } = encoder.encodeInto(text.slice(from, from + TEXT_PIECE_BYTES / 3), view);
+          walk(written, read === written);
         }
       }
       return { count, keyword, end };
