@@ -62,6 +62,8 @@ const WORKER = new URL('./scan-worker.ts', import.meta.url);
  */
 const BATCH_BYTES = 256 * 1024;
 const BATCH_FILES = 64;
+/** Batches a thread holds at once: the one it scans and the next. */
+const BATCHES_AHEAD = 2;
 
 /** Bytes to scan per thread before another is started: about what one thread reads while another loads. */
 const NEW_THREAD_BYTES = 16 * 1024 * 1024;
@@ -178,22 +180,27 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
     while (queue.pop());
     announce();
   };
-  /** One thread's part: batches until the walk has ended and nothing waits. */
+  /**
+   * One thread's part: batches until the walk has ended and nothing waits. Two are sent ahead, so
+   * the thread starts its next batch as it answers the last, not a round trip later.
+   */
   const runThread = async (worker: Worker, stopped: Promise<never>): Promise<void> => {
+    const answers: ((answer: WorkerAnswer) => void)[] = [];
+    worker.on('message', (answer: WorkerAnswer) => answers.shift()?.(answer));
+    const sent: Promise<WorkerAnswer>[] = [];
     for (;;) {
-      const batch = failure === undefined ? nextBatch() : undefined;
-      if (!batch) {
+      while (sent.length < BATCHES_AHEAD && failure === undefined) {
+        const batch = nextBatch();
+        if (!batch) break;
+        sent.push(new Promise<WorkerAnswer>((resolve) => answers.push(resolve)));
+        worker.postMessage(batch);
+      }
+      if (sent.length === 0) {
         if (walked || failure !== undefined) return;
         await Promise.race([more, stopped]);
         continue;
       }
-      const answer = await Promise.race([
-        new Promise<WorkerAnswer>((resolve) => {
-          worker.once('message', resolve);
-          worker.postMessage(batch);
-        }),
-        stopped,
-      ]);
+      const answer = await Promise.race([sent.shift()!, stopped]);
       for (const { index, outcome } of answer.outcomes) {
         outcomes[index] = { file: files.get(index)!, outcome };
         done++;
