@@ -59,9 +59,10 @@ export const IP_ADDRESS_V4: DetectionRule = {
   id: 'ip-address-v4',
   category: 'pii',
   type: 'IP_ADDRESS',
-  // Addresses sit in logs and exports of every kind, so no keyword gates the rule; the pattern starts
+  // Addresses sit in logs and exports of every kind, unlabelled: the keyword is a digit, a dot and a
+  // digit (`0.0` stands for any two digits), which every address holds, and the pattern starts
   // only at a digit that no word character, dot or dash precedes.
-  keywords: [],
+  keywords: ['0.0'],
   pattern: new RegExp(String.raw`(?<![\w.-])(?<value>${OCTET}(?:\.${OCTET}){3})(?![\w]|\.\d)`, 'g'),
   confidence: 0.7,
   check(value, { line, file }) {
