@@ -8,6 +8,7 @@ import { join, relative, sep } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import ignore, { type Ignore } from 'ignore';
 import { describe, type Detector, type Finding } from '../scan/detect.ts';
+import { lineBreaks } from '../scan/keywords.ts';
 
 /** Files larger than this are not scanned (reported as skipped): 100 MiB. */
 export const MAX_SCAN_FILE_BYTES = 100 * 1024 * 1024;
@@ -219,7 +220,6 @@ export function scanFile(
   try {
     readBuffer ??= Buffer.allocUnsafe(2 * SCAN_CHUNK_BYTES);
     const buffer = readBuffer;
-    if (looksBinary(fd, buffer)) return { skipped: 'binary' };
     const findings: Finding[] = [];
     // Streaming only so that a byte order mark is dropped at the file's start alone: every piece
     // handed to it ends after a whole character.
@@ -234,8 +234,8 @@ export function scanFile(
     let position = 0;
     /** The file's first line, for the pieces after the first (a table's header). */
     let header: string | undefined;
-    /** The piece before, its lines not counted yet: the last piece's never need to be. */
-    let previous: string | undefined;
+    /** The piece before and its line breaks, added to the lines before the next piece. */
+    let previous: { text: string; breaks: number } | undefined;
     /** Whether the file's first bytes were read: its byte order mark, if any, is not in its text. */
     let started = false;
     /** Decodes a piece of whole characters and scans it, its bytes given to the keyword search when they are the text's. */
@@ -244,23 +244,22 @@ export function scanFile(
       let utf8: Uint8Array | undefined = piece;
       if (!started && piece[0] === 0xef && piece[1] === 0xbb && piece[2] === 0xbf) utf8 = piece.subarray(3);
       started = true;
-      // Bytes that are not UTF-8 decode as U+FFFD, whose offsets their bytes do not give.
-      scanText(text, isUtf8(utf8) ? utf8 : undefined);
+      // Bytes that are not UTF-8 decode as U+FFFD, whose offsets their bytes do not give; no byte
+      // but a line break decodes to one. The last piece's line breaks are never needed.
+      scanText(text, isUtf8(utf8) ? utf8 : undefined, last ? 0 : lineBreaks(piece));
     };
-    const scanText = (text: string, utf8: Uint8Array | undefined) => {
+    const scanText = (text: string, utf8: Uint8Array | undefined, breaks: number) => {
       if (previous !== undefined) {
-        header ??= previous.slice(
-          0,
-          previous.indexOf('\n') === -1 ? previous.length : previous.indexOf('\n'),
-        );
-        let last = -1;
-        for (let i = previous.indexOf('\n'); i !== -1; i = previous.indexOf('\n', i + 1)) {
-          linesBefore++;
-          last = i;
+        const before = previous.text;
+        if (header === undefined) {
+          const first = before.indexOf('\n');
+          header = before.slice(0, first === -1 ? before.length : first);
         }
-        columnsBefore = last === -1 ? columnsBefore + previous.length : previous.length - last - 1;
+        const last = before.lastIndexOf('\n');
+        linesBefore += previous.breaks;
+        columnsBefore = last === -1 ? columnsBefore + before.length : before.length - last - 1;
       }
-      previous = text;
+      previous = { text, breaks };
       const matches = detector.matches(text, target.file, header, utf8);
       for (const finding of describe(text, matches, fingerprint)) {
         const first = finding.line === 1;
@@ -274,6 +273,10 @@ export function scanFile(
     const size = fstatSync(fd).size;
     for (;;) {
       const read = readSync(fd, buffer, carried, SCAN_CHUNK_BYTES, position);
+      // The first read tells a binary file (a NUL byte in its start) apart: no read of its own.
+      if (position === 0 && buffer.subarray(0, Math.min(read, BINARY_PROBE_BYTES)).includes(0)) {
+        return { skipped: 'binary' };
+      }
       position += read;
       bytes += read;
       const filled = carried + read;

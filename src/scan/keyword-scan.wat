@@ -209,4 +209,26 @@
         (local.set $count (i32.sub (local.get $count) (i32.const 1)))
         (br $pair)))
     (global.set $at (local.get $at))
-    (global.set $units (local.get $units))))
+    (global.set $units (local.get $units)))
+
+  ;; How many bytes of [from, to) are `byte`: sixteen at a time. The scanner counts a long file's
+  ;; line breaks with it, to number the lines of its later pieces.
+  (func (export "count") (param $from i32) (param $to i32) (param $byte i32) (result i32)
+    (local $count i32) (local $pattern v128)
+    (local.set $pattern (i8x16.splat (local.get $byte)))
+    (block $counted
+      (loop $sixteen
+        (br_if $counted (i32.gt_u (i32.add (local.get $from) (i32.const 16)) (local.get $to)))
+        (local.set $count
+          (i32.add (local.get $count)
+            (i32.popcnt (i8x16.bitmask (i8x16.eq (v128.load (local.get $from)) (local.get $pattern))))))
+        (local.set $from (i32.add (local.get $from) (i32.const 16)))
+        (br $sixteen)))
+    (block $counted
+      (loop $one
+        (br_if $counted (i32.ge_u (local.get $from) (local.get $to)))
+        (local.set $count
+          (i32.add (local.get $count) (i32.eq (i32.load8_u (local.get $from)) (local.get $byte))))
+        (local.set $from (i32.add (local.get $from) (i32.const 1)))
+        (br $one)))
+    (local.get $count)))

@@ -259,6 +259,40 @@ interface KeywordScan {
   units: { value: number };
   walk(classes: number, lanes: number, out: number, cap: number): number;
   toUnits(pairs: number, count: number, until: number): void;
+  count(from: number, to: number, byte: number): number;
+}
+
+let compiled: object | undefined;
+
+/** A new instance of keyword-scan.wat, with memory of its own: the module is compiled once. */
+function scanInstance(): KeywordScan {
+  compiled ??= new WebAssembly.Module(Uint8Array.from(atob(KEYWORD_SCAN_WASM), (c) => c.charCodeAt(0)));
+  return new WebAssembly.Instance(compiled).exports as KeywordScan;
+}
+
+/** Bytes counted at once by lineBreaks: a longer text goes through in pieces. */
+const COUNT_PIECE_BYTES = 1024 * 1024;
+let counter: { exports: KeywordScan; view: Uint8Array } | undefined;
+
+/**
+ * How many line breaks (`\n`) UTF-8 `bytes` hold, sixteen bytes at a time: the scanner numbers
+ * the lines of a long file's later pieces with it. A loop of `indexOf` over a piece's text took a
+ * tenth of the time spent scanning a large bundle of short lines.
+ */
+export function lineBreaks(bytes: Uint8Array): number {
+  if (!counter) {
+    const exports = scanInstance();
+    exports.memory.grow(COUNT_PIECE_BYTES / 65536);
+    counter = { exports, view: new Uint8Array(exports.memory.buffer, 0, COUNT_PIECE_BYTES) };
+  }
+  const { exports, view } = counter;
+  let count = 0;
+  for (let from = 0; from < bytes.length; from += COUNT_PIECE_BYTES) {
+    const piece = bytes.subarray(from, from + COUNT_PIECE_BYTES);
+    view.set(piece);
+    count += exports.count(0, piece.length, 10);
+  }
+  return count;
 }
 
 /**
@@ -329,10 +363,7 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   outputs.forEach((out, state) => (outputStart[state + 1] = outputStart[state]! + out.length));
   const flatOutputs = Int32Array.from(outputs.flat());
 
-  const instance = new WebAssembly.Instance(
-    new WebAssembly.Module(Uint8Array.from(atob(KEYWORD_SCAN_WASM), (c) => c.charCodeAt(0))),
-  );
-  const exports = instance.exports as KeywordScan;
+  const exports = scanInstance();
   const memory = exports.memory;
   // A class per byte some keyword holds; every other byte is class 0, which always leads back to
   // the root (no keyword goes on with it).

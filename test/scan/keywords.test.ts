@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { KeywordSet } from '../../src/scan/keywords.ts';
+import { KeywordSet, lineBreaks } from '../../src/scan/keywords.ts';
 import { KEYWORD_SCAN_WASM } from '../../src/scan/keyword-scan-wasm.ts';
 import { compileKeywordScan } from '../../scripts/keyword-wasm-compile.ts';
 
@@ -121,6 +121,17 @@ it('a text with more hits than the walk writes at once loses none', () => {
     const ends = hits.end.subarray(0, hits.count);
     expect(ends.every((end, h) => h === 0 || end >= ends[h - 1]!)).toBe(true);
   }
+});
+
+it('counts the line breaks of any bytes, sixteen at a time and one by one, pieces longer than it takes at once', () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+      expect(lineBreaks(bytes)).toBe(bytes.filter((b) => b === 10).length);
+    }),
+    { numRuns: 1000 },
+  );
+  const long = new Uint8Array(3 * 1024 * 1024 + 7).fill(10, 5, 2_000_000);
+  expect(lineBreaks(long)).toBe(2_000_000 - 5);
 });
 
 it('the embedded WebAssembly is its source compiled (npm run build:wasm)', async () => {
