@@ -221,9 +221,9 @@ export function scanFile(
     readBuffer ??= Buffer.allocUnsafe(2 * SCAN_CHUNK_BYTES);
     const buffer = readBuffer;
     const findings: Finding[] = [];
-    // Streaming only so that a byte order mark is dropped at the file's start alone: every piece
-    // handed to it ends after a whole character.
-    const decoder = new TextDecoder('utf-8');
+    // For bytes that are not UTF-8 alone. Every piece ends after a whole character, so none is
+    // carried from one piece to the next; the byte order mark is dropped here, at the file's start.
+    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
     // The carried bytes (a line's start, never more than a chunk) sit at the buffer's start and the
     // next chunk is read after them: each piece is decoded once into one string, with no joined copy.
     let carried = 0;
@@ -240,13 +240,15 @@ export function scanFile(
     let started = false;
     /** Decodes a piece of whole characters and scans it, its bytes given to the keyword search when they are the text's. */
     const scanBytes = (piece: Buffer, last: boolean) => {
-      const text = decoder.decode(piece, last ? undefined : { stream: true });
-      let utf8: Uint8Array | undefined = piece;
-      if (!started && piece[0] === 0xef && piece[1] === 0xbb && piece[2] === 0xbf) utf8 = piece.subarray(3);
+      const bytes =
+        !started && piece[0] === 0xef && piece[1] === 0xbb && piece[2] === 0xbf ? piece.subarray(3) : piece;
       started = true;
-      // Bytes that are not UTF-8 decode as U+FFFD, whose offsets their bytes do not give; no byte
-      // but a line break decodes to one. The last piece's line breaks are never needed.
-      scanText(text, isUtf8(utf8) ? utf8 : undefined, last ? 0 : lineBreaks(piece));
+      // Valid UTF-8, nearly every file, is decoded by the runtime's own routine, twice the speed of
+      // a TextDecoder's. Bytes that are not UTF-8 decode as U+FFFD, whose offsets their bytes do
+      // not give. No byte but a line break decodes to one; the last piece's are never needed.
+      const valid = isUtf8(bytes);
+      const text = valid ? bytes.toString('utf8') : decoder.decode(bytes);
+      scanText(text, valid ? bytes : undefined, last ? 0 : lineBreaks(piece));
     };
     const scanText = (text: string, utf8: Uint8Array | undefined, breaks: number) => {
       if (previous !== undefined) {
