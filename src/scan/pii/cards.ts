@@ -138,8 +138,9 @@ export const CARD_NUMBER: DetectionRule = {
   category: 'pii',
   type: 'CARD_NUMBER',
   // Card numbers sit in data of any kind (a CSV of orders names no card), so no word gates the
-  // rule: three digits in a row do (a keyword's digit stands for any), which every form starts with.
-  keywords: ['000'],
+  // rule: every form starts with a keyword (a keyword's digit stands for any), five digits in a
+  // row or a group of four and the next group's first digit.
+  keywords: ['00000', '0000 0', '0000-0'],
   lead: 0,
   // Whole (12 to 19 digits), or grouped by spaces or dashes as cards print them: 4-4-4-4(-1..3),
   // 4-6-5 (Amex) and 4-6-4 (Diners).

@@ -119,6 +119,8 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:["']?[ \\t]{0,40}(?::=|=>|=|:)[ \\t]{0,40}["'\`]?|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40})|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)${GENERIC_VALUE}`,
       'gim',
     ),
+    // A match starts at its secret word, a keyword or (`client_secret`) seven characters before one.
+    lead: 7,
     confidence: 0.55,
     check: judgeAssignedValue,
   }),

@@ -147,6 +147,9 @@ export function token(format: TokenFormat): DetectionRule {
     type: format.type,
     keywords: format.keywords ?? [format.prefix.toLowerCase()],
     pattern: new RegExp(`(?<![${WORD}-])${escape(format.prefix)}${format.body}(?![${WORD}-])`, 'g'),
+    // A match starts where its prefix, the keyword, does: the search runs from each keyword on,
+    // not from as far before it as the longest token could reach.
+    ...(format.keywords ? {} : { lead: 0 }),
     confidence: format.confidence ?? 0.95,
     ...(format.check ? { check: format.check } : {}),
   });
@@ -195,6 +198,8 @@ export function contextual(format: ContextFormat): DetectionRule {
       `(?<![A-Za-z0-9])(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
       'gi',
     ),
+    // A match starts at its name, which starts with a keyword.
+    lead: 0,
     confidence: format.confidence ?? 0.7,
     ...(format.check ? { check: format.check } : {}),
   });
