@@ -129,8 +129,9 @@ export const DATE_OF_BIRTH: DetectionRule = {
   type: 'DATE_OF_BIRTH',
   keywords: ['birth', 'dob', 'd.o.b', 'born', 'geburt', 'née', 'nee le', 'né le', 'ne le', 'nacimiento'],
   // The birth word is read in the 40 characters before the date: a match starts at most that far
-  // after it.
+  // after it, and never before it ends (no date holds it).
   near: 40,
+  lead: 0,
   pattern: new RegExp(String.raw`(?<![\w./-])(?<value>${DATE})(?![\w]|[./-]\d)`, 'g'),
   confidence: 0.85,
   check(value, { before, file }) {

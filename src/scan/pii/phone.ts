@@ -123,8 +123,9 @@ export const PHONE_NATIONAL: DetectionRule = {
   type: 'PHONE',
   keywords: ['phone', 'tel', 'mobile', 'cell', 'fax', 'call', 'whatsapp', 'sms', 'contact', 'handy'],
   // The label is read in the 40 characters before the value: a match starts at most that far
-  // after a phone word.
+  // after a phone word, and never before one ends (no number holds its label).
   near: LABEL_CHARS,
+  lead: 0,
   // Seven characters a number is written with must follow where a match starts: fewer hold fewer
   // than the seven digits a national number has, and code is full of short numbers that would
   // each be a match for `check` to drop.
