@@ -2,18 +2,12 @@
 // set it is told to load, and scans the files it is sent, a few at a time, answering with each
 // one's findings or why it was skipped. Values never leave it: only masked previews and
 // fingerprints. It is kept between scans, so the fingerprint key comes with each batch.
+// A thread starts from scan-folder.ts's bootstrap, which turns the compile cache on before this
+// module loads: this module and the scanner's come type-stripped from the cache.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { DetectionRule, TableReader } from '../scan/detect.ts';
-import type { ScanOutcome } from './scan-files.ts';
-import { enableCompileCache } from '../config/compile-cache.ts';
-
-// A thread starts without its process's compile cache. Turned on before the scanner's modules
-// load, it keeps their type-stripped form between runs: a thread had its detector ready after
-// 157 to 180 ms rather than 245 to 257 (most of what is left is libphonenumber-js's metadata).
-enableCompileCache();
-const { detector } = await import('../scan/detect.ts');
-const { scanFile } = await import('./scan-files.ts');
-const { fingerprinter } = await import('./scan-key.ts');
+import { detector, type DetectionRule, type TableReader } from '../scan/detect.ts';
+import { scanFile, type ScanOutcome } from './scan-files.ts';
+import { fingerprinter } from './scan-key.ts';
 
 export interface WorkerSetup {
   /** The URL of a module exporting `DETECTION_RULES`, and `TABLE_READERS` if it has any. */
