@@ -308,53 +308,57 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   const folds = foldingTo(outside);
   if (!folds) return null;
   const encoder = new TextEncoder();
-  // Upper-case ASCII letters move as their lower-case forms, and every digit as `0`: the text is
-  // folded as it is read.
-  const folded = (byte: number) =>
-    byte >= 65 && byte <= 90 ? byte + 32 : byte >= 49 && byte <= 57 ? 48 : byte;
-  /** Every byte the keywords hold, folded: each gets a class of its own. */
-  const keywordBytes: number[] = [];
-  /** The longest spelling in bytes: a lane that starts this far before its first byte is in step there. */
-  let longest = 0;
-  // The trie: per state, its moves (-1: none) and the keywords that end there.
-  const moves: Int32Array[] = [new Int32Array(256).fill(-1)];
-  const ends: number[][] = [[]];
+  /** Every spelling of every keyword, in bytes, with the keyword's index. */
+  const forms: { index: number; bytes: Uint8Array }[] = [];
   for (const [index, keyword] of keywords.entries()) {
-    const forms = spellings(foldDigits(keyword), folds);
-    if (!forms) return null;
-    for (const form of forms) {
-      let state = 0;
-      const bytes = encoder.encode(form);
-      longest = Math.max(longest, bytes.length);
-      for (const byte of bytes) {
-        keywordBytes.push(folded(byte));
-        if (moves[state]![byte] === -1) {
-          moves[state]![byte] = moves.length;
-          moves.push(new Int32Array(256).fill(-1));
-          ends.push([]);
-        }
-        state = moves[state]![byte]!;
+    const spelled = spellings(foldDigits(keyword), folds);
+    if (!spelled) return null;
+    for (const form of spelled) forms.push({ index, bytes: encoder.encode(form) });
+  }
+  /** The longest spelling in bytes: a lane that starts this far before its first byte is in step there. */
+  const longest = Math.max(0, ...forms.map((f) => f.bytes.length));
+  // A class per byte some keyword holds; every other byte is class 0, which always leads back to
+  // the root (no keyword goes on with it). Upper-case ASCII letters move as their lower-case
+  // forms, and every digit as `0` (keywords are given in lower case, digits as `0`): the text is
+  // folded as it is read. The automaton is built over classes, a few dozen, not 256 bytes.
+  const classOf = new Uint8Array(256);
+  let width = 1;
+  for (const { bytes } of forms) for (const byte of bytes) if (classOf[byte] === 0) classOf[byte] = width++;
+  for (let byte = 65; byte <= 90; byte++) classOf[byte] = classOf[byte + 32]!;
+  for (let byte = 49; byte <= 57; byte++) classOf[byte] = classOf[48]!;
+  // The trie: per state, its moves by class (-1: none) and the keywords that end there.
+  const moves: Int32Array[] = [new Int32Array(width).fill(-1)];
+  const ends: number[][] = [[]];
+  for (const { index, bytes } of forms) {
+    let state = 0;
+    for (const byte of bytes) {
+      const cls = classOf[byte]!;
+      if (moves[state]![cls] === -1) {
+        moves[state]![cls] = moves.length;
+        moves.push(new Int32Array(width).fill(-1));
+        ends.push([]);
       }
-      if (!ends[state]!.includes(index)) ends[state]!.push(index);
+      state = moves[state]![cls]!;
     }
+    if (!ends[state]!.includes(index)) ends[state]!.push(index);
   }
   // Breadth first, as the character automaton: each state's missing moves become its fail state's.
   const fail = new Int32Array(moves.length);
   const outputs: number[][] = ends.map((e) => [...e]);
   const queue: number[] = [];
-  for (let byte = 0; byte < 256; byte++) {
-    const to = moves[0]![byte]!;
-    if (to === -1) moves[0]![byte] = 0;
+  for (let cls = 0; cls < width; cls++) {
+    const to = moves[0]![cls]!;
+    if (to === -1) moves[0]![cls] = 0;
     else queue.push(to);
   }
   for (let head = 0; head < queue.length; head++) {
     const state = queue[head]!;
     outputs[state]!.push(...outputs[fail[state]!]!.filter((k) => !outputs[state]!.includes(k)));
-    for (let byte = 0; byte < 256; byte++) {
-      const to = moves[state]![byte]!;
-      if (to === -1) moves[state]![byte] = moves[fail[state]!]![byte]!;
+    for (let cls = 0; cls < width; cls++) {
+      const to = moves[state]![cls]!;
+      if (to === -1) moves[state]![cls] = moves[fail[state]!]![cls]!;
       else {
-        fail[to] = moves[fail[state]!]![byte]!;
+        fail[to] = moves[fail[state]!]![cls]!;
         queue.push(to);
       }
     }
@@ -365,17 +369,6 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
 
   const exports = scanInstance();
   const memory = exports.memory;
-  // A class per byte some keyword holds; every other byte is class 0, which always leads back to
-  // the root (no keyword goes on with it).
-  const classOf = new Uint8Array(256);
-  const representative = [-1];
-  for (const byte of [...new Set(keywordBytes)].sort((a, b) => a - b)) {
-    classOf[byte] = representative.length;
-    representative.push(byte);
-  }
-  for (let byte = 65; byte <= 90; byte++) classOf[byte] = classOf[byte + 32]!;
-  for (let byte = 49; byte <= 57; byte++) classOf[byte] = classOf[48]!;
-  const width = representative.length;
   const rowBytes = width * 4;
   const table = LANES_AT + 128;
   const out = table + moves.length * rowBytes;
@@ -387,12 +380,10 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   {
     const rows = new Int32Array(memory.buffer, table, moves.length * width);
     for (const [state, row] of moves.entries()) {
-      representative.forEach((byte, cls) => {
-        // Class 0's bytes are in no keyword: from every state they move to the root.
-        const to = byte === -1 ? 0 : row[byte]!;
-        const address = table + to * rowBytes;
-        rows[state * width + cls] = outputs[to]!.length > 0 ? ~address : address;
-      });
+      for (let cls = 0; cls < width; cls++) {
+        const address = table + row[cls]! * rowBytes;
+        rows[state * width + cls] = outputs[row[cls]!]!.length > 0 ? ~address : address;
+      }
     }
   }
   const minLane = Math.max(MIN_LANE_BYTES, longest);
