@@ -1,8 +1,8 @@
 // Which of many keywords a text holds, and where, in one pass over it (an Aho-Corasick automaton):
 // the scanner's prefilter. Searching the text once per keyword costs a pass per keyword, hundreds of
-// passes over a large file; this costs one, whatever the number of keywords. A long text is walked
-// as UTF-8 bytes by a small WebAssembly loop (keyword-scan.wat), twice the speed of a JavaScript
-// loop over its characters, with the same hits. Pure.
+// passes over a large file; this costs one, whatever the number of keywords. The text is walked as
+// UTF-8 bytes by a small WebAssembly loop (keyword-scan.wat), several times the speed of a
+// JavaScript loop over its characters, with the hits such a loop would give. Pure.
 import { KEYWORD_SCAN_WASM } from './keyword-scan-wasm.ts';
 
 /** Where keywords occur in a text, in the order their ends occur: pairs of (keyword index, end). */
@@ -26,88 +26,24 @@ function foldCase(code: number): number {
 }
 
 export class KeywordSet {
-  /** Per state: the next state for each character code seen in a keyword. */
-  private readonly next: Map<number, number>[] = [new Map()];
-  private readonly fail: number[] = [0];
-  /** Per state: the keywords that end there, its fail chain's included. */
-  private readonly output: number[][] = [[]];
   readonly keywords: readonly string[];
-  /**
-   * For ASCII, the automaton's whole move (fail links followed) per state and character, in one
-   * flat table: a lookup per character of the text, where the maps cost a hash and a loop.
-   */
-  private readonly ascii: Int32Array;
-  /** Every state's outputs, one after another: state `s`'s are from outputStart[s] to outputStart[s + 1]. */
-  private readonly outputStart: Int32Array;
-  private readonly outputs: Int32Array;
-
-  /** Non-ASCII characters folded so far: the search meets few distinct ones. */
-  private readonly folded = new Map<number, number>();
+  private readonly search: ByteSearch;
 
   /**
    * Keywords are matched as given against the text folded to lower case: give them in lower case
    * for a search that ignores case. A digit in a keyword stands for any digit (`000` is any three
-   * digits in a row): the search folds digits as it folds case.
+   * digits in a row): the search folds digits as it folds case. A keyword holding a lone surrogate,
+   * or with more than 64 spellings in upper and lower case, cannot be searched: refused here.
    */
   constructor(keywords: readonly string[]) {
     this.keywords = [...new Set(keywords)];
-    this.keywords.forEach((keyword, index) => {
-      let state = 0;
-      const folded = foldDigits(keyword);
-      for (let i = 0; i < folded.length; i++) {
-        const code = folded.charCodeAt(i);
-        let to = this.next[state]!.get(code);
-        if (to === undefined) {
-          to = this.next.length;
-          this.next.push(new Map());
-          this.fail.push(0);
-          this.output.push([]);
-          this.next[state]!.set(code, to);
-        }
-        state = to;
-      }
-      this.output[state]!.push(index);
-    });
-    // Breadth first: a state's fail link is the longest proper suffix of its text that is a prefix
-    // of some keyword; its outputs gain those of its fail state.
-    const queue: number[] = [...this.next[0]!.values()];
-    for (let head = 0; head < queue.length; head++) {
-      const state = queue[head]!;
-      for (const [code, to] of this.next[state]!) {
-        let f = this.fail[state]!;
-        while (f !== 0 && !this.next[f]!.has(code)) f = this.fail[f]!;
-        const target = this.next[f]!.get(code);
-        this.fail[to] = target !== undefined && target !== to ? target : 0;
-        this.output[to]!.push(...this.output[this.fail[to]!]!);
-        queue.push(to);
-      }
+    const search = byteSearch(this.keywords);
+    if (!search) {
+      throw new Error(
+        'a keyword holds a lone surrogate or has too many spellings in upper and lower case: it cannot be searched',
+      );
     }
-    // Rows are 128 wide and a state is kept as its row's offset, so a move is one lookup. Upper-case
-    // letters move as their lower-case forms and digits as `0`: the text is folded as it is read,
-    // at no cost.
-    this.ascii = new Int32Array(this.next.length * 128);
-    // States in breadth-first order: a state's fail state is filled in before it.
-    for (const state of [0, ...queue]) {
-      for (let code = 0; code < 128; code++) {
-        const to = this.next[state]!.get(code);
-        this.ascii[state * 128 + code] =
-          to !== undefined ? to * 128 : state === 0 ? 0 : this.ascii[this.fail[state]! * 128 + code]!;
-      }
-      for (let code = 65; code <= 90; code++)
-        this.ascii[state * 128 + code] = this.ascii[state * 128 + code + 32]!;
-      for (let code = 49; code <= 57; code++) this.ascii[state * 128 + code] = this.ascii[state * 128 + 48]!;
-    }
-    this.outputStart = new Int32Array(this.next.length + 1);
-    this.output.forEach(
-      (out, state) => (this.outputStart[state + 1] = this.outputStart[state]! + out.length),
-    );
-    this.outputs = Int32Array.from(this.output.flat());
-    // A move into a state where keywords end is stored complemented (negative): the search looks
-    // for outputs only then, not at every character.
-    for (let i = 0; i < this.ascii.length; i++) {
-      const to = this.ascii[i]! >> 7;
-      if (this.outputStart[to] !== this.outputStart[to + 1]) this.ascii[i] = ~this.ascii[i]!;
-    }
+    this.search = search;
   }
 
   /** The indexes (in `keywords`) of the keywords `text` holds, its case ignored (and digits, as the constructor says). */
@@ -116,70 +52,15 @@ export class KeywordSet {
     return new Set(hits.keyword.subarray(0, hits.count));
   }
 
-  /** The byte automaton, built for the first long text; null where it cannot give the same hits. */
-  private bytes: ByteSearch | null | undefined;
-
   /**
    * Every occurrence of every keyword in `text`, its case ignored, in the order they end. `utf8`,
    * when given, is the text's own UTF-8 (valid, no byte order mark), read instead of encoding it.
    */
   hits(text: string, utf8?: Uint8Array): KeywordHits {
-    // The Kelvin sign is the one character outside ASCII whose lower case is ASCII (`k`): the byte
-    // walk does not fold it, so a text holding it is searched by characters.
-    if (text.length >= BYTE_SEARCH_FROM && !text.includes('\u212a')) {
-      this.bytes ??= byteSearch(this.keywords);
-      if (this.bytes) return this.bytes.hits(text, utf8);
-    }
-    return this.charHits(text);
-  }
-
-  private charHits(text: string): KeywordHits {
-    let keyword: Int32Array = new Int32Array(1024);
-    let end: Int32Array = new Int32Array(1024);
-    let count = 0;
-    const { ascii, outputStart, outputs } = this;
-    /** The state times 128: its row in `ascii`. */
-    let row = 0;
-    const length = text.length;
-    for (let i = 0; i < length; i++) {
-      let code = text.charCodeAt(i);
-      // Most characters are ASCII and move into states where no keyword ends: this loop does only
-      // that, and leaves it for the rest.
-      while (code < 128) {
-        row = ascii[row + code]!;
-        if (row < 0 || ++i === length) break;
-        code = text.charCodeAt(i);
-      }
-      if (i === length) break;
-      if (row < 0) row = ~row;
-      else {
-        let lower = this.folded.get(code);
-        if (lower === undefined) this.folded.set(code, (lower = foldCase(code)));
-        row = this.move(row >> 7, lower) * 128;
-      }
-      const state = row >> 7;
-      const first = outputStart[state]!;
-      const last = outputStart[state + 1]!;
-      if (first === last) continue;
-      if (count + last - first > keyword.length) {
-        keyword = grow(keyword, count + last - first);
-        end = grow(end, count + last - first);
-      }
-      for (let o = first; o < last; o++) {
-        keyword[count] = outputs[o]!;
-        end[count++] = i + 1;
-      }
-    }
-    return { count, keyword, end };
-  }
-
-  private move(state: number, code: number): number {
-    let to = this.next[state]!.get(code);
-    while (to === undefined && state !== 0) {
-      state = this.fail[state]!;
-      to = this.next[state]!.get(code);
-    }
-    return to ?? 0;
+    // The Kelvin sign is the one character outside ASCII whose lower case is ASCII (`k`): the walk
+    // reads a text holding one with each as `k`, one UTF-16 unit for one, so offsets stay the text's.
+    if (text.includes('\u212a')) return this.search.hits(text.replaceAll('\u212a', 'k'));
+    return this.search.hits(text, utf8);
   }
 }
 
@@ -194,8 +75,6 @@ function grow(array: Int32Array, least: number): Int32Array {
   return bigger;
 }
 
-/** Texts shorter than this are searched by characters: the byte walk's set-up costs more. */
-const BYTE_SEARCH_FROM = 256;
 /** Spellings of one keyword the byte automaton holds at most (its letters outside ASCII in each case). */
 const MAX_SPELLINGS = 64;
 /** The most bytes of a text the walk is given at once: a longer text goes through in pieces. */
@@ -220,14 +99,27 @@ const LANES_AT = 256;
  */
 function foldingTo(chars: ReadonlySet<number>): Map<number, number[]> | undefined {
   const to = new Map<number, number[]>();
-  if (chars.size === 0) return to;
-  for (const c of chars) if (c >= 0xd800 && c <= 0xdfff) return undefined;
-  for (let code = 128; code < 0x10000; code++) {
-    if (code >= 0xd800 && code <= 0xdfff) continue;
-    const folded = foldCase(code);
-    if (chars.has(folded)) to.set(folded, [...(to.get(folded) ?? []), code]);
+  for (const c of chars) {
+    if (c >= 0xd800 && c <= 0xdfff) return undefined;
+    to.set(c, foldsOutsideAscii().get(c) ?? []);
   }
   return to;
+}
+
+/** Per character outside ASCII, those that fold to it: read off every code unit once per process. */
+let inverseFolds: Map<number, number[]> | undefined;
+function foldsOutsideAscii(): Map<number, number[]> {
+  if (!inverseFolds) {
+    inverseFolds = new Map();
+    for (let code = 128; code < 0x10000; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const folded = foldCase(code);
+      const list = inverseFolds.get(folded);
+      if (list) list.push(code);
+      else inverseFolds.set(folded, [code]);
+    }
+  }
+  return inverseFolds;
 }
 
 /** Every spelling of `keyword` whose folded form it is (its characters outside ASCII in each case). */
