@@ -134,6 +134,15 @@ function spellings(keyword: string, folds: Map<number, number[]>): string[] | un
   return all;
 }
 
+/** One text's walk: its hits so far, the automaton's row, and the UTF-16 units before the piece walked. */
+interface Walk {
+  keyword: Int32Array;
+  end: Int32Array;
+  count: number;
+  row: number;
+  unitsBefore: number;
+}
+
 interface ByteSearch {
   hits(text: string, utf8?: Uint8Array): KeywordHits;
 }
@@ -304,56 +313,68 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
     }
   };
 
+  /**
+   * Walks the piece of `length` bytes at textAt on from where the last piece left the automaton,
+   * adding its hits to `walk`'s. In a piece of ASCII alone a byte is a unit; else the units are
+   * counted. Defined once, not per text, as is addPairs: their code stays compiled from one text
+   * to the next.
+   */
+  const walkPiece = (walk: Walk, length: number, ascii: boolean) => {
+    exports.at.value = textAt;
+    exports.units.value = walk.unitsBefore;
+    const shift = ascii ? walk.unitsBefore - textAt : 0;
+    for (let from = 0; from < length;) {
+      let span = Math.min(length - from, 4 * LANE_BYTES);
+      setLanes(from, span, walk.row);
+      while (exports.walk(CLASSES_AT, LANES_AT, out, LANE_PAIRS) !== 0) {
+        span = Math.ceil(span / 2);
+        setLanes(from, span, walk.row);
+      }
+      for (let lane = 0; lane < 4; lane++) {
+        const written = lanes[lane * 8 + 4]!;
+        if (written === 0) continue;
+        if (!ascii) exports.toUnits(out + lane * LANE_PAIRS * 8, written, 0);
+        addPairs(walk, lane * LANE_PAIRS * 2, written, shift);
+      }
+      // The last lane that walked ends the stretch: the next starts in its state.
+      walk.row = lanes[lanes[27] !== lanes[25] ? 26 : 2]!;
+      from += span;
+    }
+    if (ascii) walk.unitsBefore += length;
+    else {
+      exports.toUnits(0, 0, textAt + length);
+      walk.unitsBefore = exports.units.value;
+    }
+  };
+  /** Adds a lane's `written` pairs, from `first` in `pairs`, to `walk`'s hits: each keyword that ends in the pair's state. */
+  const addPairs = (walk: Walk, first: number, written: number, shift: number) => {
+    let { keyword, end, count } = walk;
+    for (let p = first, last = first + written * 2; p < last; p += 2) {
+      const state = (pairs[p + 1]! - table) / rowBytes;
+      const from = outputStart[state]!;
+      const to = outputStart[state + 1]!;
+      if (count + to - from > keyword.length) {
+        keyword = grow(keyword, count + to - from);
+        end = grow(end, count + to - from);
+      }
+      for (let o = from; o < to; o++) {
+        keyword[count] = flatOutputs[o]!;
+        end[count++] = pairs[p]! + shift;
+      }
+    }
+    walk.keyword = keyword;
+    walk.end = end;
+    walk.count = count;
+  };
+
   return {
     hits(text, utf8) {
-      let keyword: Int32Array = new Int32Array(1024);
-      let end: Int32Array = new Int32Array(1024);
-      let count = 0;
-      let row = table;
-      /** UTF-16 units before the piece being walked. */
-      let unitsBefore = 0;
-      /**
-       * Walks the piece of `length` bytes at textAt on from where the last piece left the
-       * automaton. In a piece of ASCII alone a byte is a unit; else the units are counted.
-       */
-      const walk = (length: number, ascii: boolean) => {
-        exports.at.value = textAt;
-        exports.units.value = unitsBefore;
-        for (let from = 0; from < length;) {
-          let span = Math.min(length - from, 4 * LANE_BYTES);
-          setLanes(from, span, row);
-          while (exports.walk(CLASSES_AT, LANES_AT, out, LANE_PAIRS) !== 0) {
-            span = Math.ceil(span / 2);
-            setLanes(from, span, row);
-          }
-          for (let lane = 0; lane < 4; lane++) {
-            const written = lanes[lane * 8 + 4]!;
-            if (written === 0) continue;
-            if (!ascii) exports.toUnits(out + lane * LANE_PAIRS * 8, written, 0);
-            const shift = ascii ? unitsBefore - textAt : 0;
-            for (let p = lane * LANE_PAIRS * 2, last = p + written * 2; p < last; p += 2) {
-              const state = (pairs[p + 1]! - table) / rowBytes;
-              const first = outputStart[state]!;
-              const after = outputStart[state + 1]!;
-              if (count + after - first > keyword.length) {
-                keyword = grow(keyword, count + after - first);
-                end = grow(end, count + after - first);
-              }
-              for (let o = first; o < after; o++) {
-                keyword[count] = flatOutputs[o]!;
-                end[count++] = pairs[p]! + shift;
-              }
-            }
-          }
-          // The last lane that walked ends the stretch: the next starts in its state.
-          row = lanes[lanes[27] !== lanes[25] ? 26 : 2]!;
-          from += span;
-        }
-        if (ascii) unitsBefore += length;
-        else {
-          exports.toUnits(0, 0, textAt + length);
-          unitsBefore = exports.units.value;
-        }
+      const walk: Walk = {
+        keyword: new Int32Array(1024),
+        end: new Int32Array(1024),
+        count: 0,
+        row: table,
+        unitsBefore: 0,
       };
       // A long text goes through in pieces, so the module's memory (which never shrinks) stays
       // about TEXT_PIECE_BYTES however long the texts a process meets. The automaton's state and
@@ -364,17 +385,17 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
         for (let from = 0; from < utf8.length; from += TEXT_PIECE_BYTES) {
           const piece = utf8.subarray(from, from + TEXT_PIECE_BYTES);
           view.set(piece);
-          walk(piece.length, ascii);
+          walkPiece(walk, piece.length, ascii);
         }
       } else {
         // UTF-8 takes at most three bytes per UTF-16 unit. A surrogate pair cut in two is encoded
         // as two U+FFFD, still two units, and no keyword the byte walk holds has a surrogate.
         for (let from = 0; from < text.length; from += TEXT_PIECE_BYTES / 3) {
           const { read, written } = encoder.encodeInto(text.slice(from, from + TEXT_PIECE_BYTES / 3), view);
-          walk(written, read === written);
+          walkPiece(walk, written, read === written);
         }
       }
-      return { count, keyword, end };
+      return { count: walk.count, keyword: walk.keyword, end: walk.end };
     },
   };
 }
