@@ -79,12 +79,13 @@ function listing(dir: string): { entries: Dirent[]; own: Rules | undefined } | u
 }
 
 /**
- * Entries the walk reads before it lets the event loop turn. It reads the file system with
- * synchronous calls, a few microseconds each: each promise of the asynchronous ones cost the main
- * thread about ten, and a thread of the runtime's pool besides, a tenth of a folder scan's time
- * on two cores. Between turns the threads' answers are handled and their next batches sent.
+ * How long the walk reads before it lets the event loop turn, in milliseconds. It reads the file
+ * system with synchronous calls, a few microseconds each on a warm cache: each promise of the
+ * asynchronous ones cost the main thread about ten, and a thread of the runtime's pool besides, a
+ * tenth of a folder scan's time on two cores. Between turns the threads' answers are handled and
+ * their next batches sent; bounded in time, not entries, so a slow disk holds the loop no longer.
  */
-const ENTRIES_PER_TURN = 256;
+const WALK_TURN_MS = 2;
 
 const ignoredBy = (stack: readonly Rules[], path: string, isDir: boolean) =>
   stack.some((rules) => {
@@ -103,9 +104,11 @@ export async function* filesToScan(
   skip: (skipped: Skipped) => void = () => {},
 ): AsyncGenerator<FileToScan> {
   const pending: { dir: string; stack: Rules[] }[] = [{ dir: root, stack: [] }];
-  let read = 0;
+  let turned = performance.now();
   const turn = async () => {
-    if (++read % ENTRIES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (performance.now() - turned < WALK_TURN_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    turned = performance.now();
   };
   for (let head = 0; head < pending.length; head++) {
     const { dir, stack: above } = pending[head]!;
