@@ -88,10 +88,13 @@ export const PERSON_NAME: DetectionRule = {
     'gu',
   ),
   // The pattern needs the `u` flag for letters of every script, which makes each position it tries
-  // three times dearer. The locator finds a label's last word and its `:` or `=` without it (no
-  // letter there is one that `u` also matches by another character, as it matches `s` by `ſ`), and
-  // the pattern is tried only from the longest label's start before it (`account_holder_name`).
-  locator: /(?:name|author|maintainer|owner)["']?\s{0,40}(?::|=>?)/gi,
+  // three times dearer. The locator finds a label's last word, its `:` or `=` and the value's first
+  // character without it (no letter of the label is one that `u` also matches by another
+  // character, as it matches `s` by `ſ`; a capital is an ASCII one or a unit outside ASCII, an
+  // astral capital's first surrogate included), and the pattern is tried only from the longest
+  // label's start before it (`account_holder_name`). Most `name:` of code is followed by a lower
+  // case word or a quote and one: the pattern is not tried there.
+  locator: /(?i:name|author|maintainer|owner)["']?\s{0,40}(?::|=>?)\s{0,40}["'\x60]?[A-Z\u0080-\uffff]/g,
   lead: 'account_holder_'.length,
   confidence: 0.85,
   check(value, { before, file }) {
