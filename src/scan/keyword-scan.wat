@@ -1,6 +1,6 @@
-;; The keyword search's inner loops, over the UTF-8 bytes of a text, in WebAssembly because a
-;; JavaScript loop over a string's characters runs at about half the speed. The automaton's table
-;; is built in JavaScript (keywords.ts); this only walks it.
+;; The keyword search's inner loops, over the UTF-8 bytes of a text, in WebAssembly: a JavaScript
+;; loop over a string's characters took about 5 ms a megabyte, one lane here about 1.8, four lanes
+;; about 0.8. The automaton's table is built in JavaScript (keywords.ts); this only walks it.
 ;;
 ;; One walk is a chain: each byte's lookup needs the row the last one gave, so the processor waits
 ;; on every load. `walk` cuts a stretch of text into four lanes and takes a step in each in turn:
