@@ -4,7 +4,6 @@
 import { OpenAPIHono, createRoute, type z } from '@hono/zod-openapi';
 import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import { bodyLimit } from 'hono/body-limit';
 import { ServiceError, invalidInput } from '../backend/errors.ts';
 import type { Service } from '../backend/service.ts';
@@ -407,14 +406,14 @@ function unsupportedMediaType(): ServiceError {
   );
 }
 
+/**
+ * Every refusal svc knows of is a ServiceError by the time it is thrown: a body that is not JSON, too
+ * large or of another type included (`jsonBodyOf`, `bodyLimit`'s `onError`), as the routes parse and
+ * validate bodies themselves rather than through the framework's validators. Anything else is a
+ * fault, answered 500 and logged.
+ */
 function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
-  if (error instanceof HTTPException) {
-    if (error.status === 400) return new ServiceError('invalid_json', 'request body is not valid JSON');
-    if (error.status === 413) return new ServiceError('payload_too_large', 'request body is over the limit');
-    if (error.status === 415) return unsupportedMediaType();
-    return new ServiceError('invalid_request', error.message);
-  }
   return new ServiceError('internal', 'the service failed to handle this request; it was logged');
 }
 
