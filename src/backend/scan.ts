@@ -5,7 +5,6 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { scanKey } from './scan-key.ts';
-import { RULES_MODULE } from '../scan/rules.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { scanFolder, type FolderScanOptions } from './scan-folder.ts';
@@ -21,6 +20,13 @@ import {
 import { applyPlanToProject, planFor, type ProjectApplyInput } from './scan-plan.ts';
 import type { RedactOptions } from './redact.ts';
 import { projectRootOf } from '../gate/local.ts';
+
+/**
+ * The scanner's rule set (src/scan/rules.ts), which its threads load: named by its URL here, not
+ * imported, as this process runs none of its rules (loading them took the main thread about 60 ms
+ * of every `svc scan` and of an MCP server's first scan).
+ */
+const RULES_MODULE = new URL('../scan/rules.ts', import.meta.url).href;
 
 export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'> & {
   /** Who scans, as the kept scan names them: `svc scan`, or an agent's client. */

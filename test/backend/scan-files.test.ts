@@ -1,6 +1,7 @@
 // Which files a scan reads, and one file scanned whole or in chunks: ignore files honoured where
 // they lie, `.git` and symlinks passed over, binaries and oversized files skipped; a large file
 // gives the same findings, at the same lines and columns, as the same text scanned at once.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -225,6 +226,29 @@ group('scanFolder', () => {
     });
     expect((await scanFolder(large, { rules: fresh, key })).findings).toHaveLength(1);
     expect(keptScanThreads(fresh)).toHaveLength(Math.min(2, availableParallelism()));
+  });
+
+  it("svc scan's process does not load the rule set it names: only its threads run the rules", () => {
+    // A loader hook sees every module the child loads: importing what `svc scan` runs must not load
+    // src/scan/rules.ts; importing that module itself, the control, must.
+    const loads = (module: string) =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `import { registerHooks } from 'node:module';
+             let loaded = false;
+             registerHooks({ load(url, context, next) { if (url.endsWith('/src/scan/rules.ts')) loaded = true; return next(url, context); } });
+             await import(${JSON.stringify(new URL(module, import.meta.url).href)});
+             console.log(JSON.stringify(loaded));`,
+          ],
+          { encoding: 'utf8' },
+        ),
+      ) as boolean;
+    expect(loads('../../src/backend/scan.ts')).toBe(false);
+    expect(loads('../../src/scan/rules.ts')).toBe(true);
   });
 
   it('a rule set that cannot load fails the scan with its reason', async () => {
