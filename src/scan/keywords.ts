@@ -227,44 +227,47 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   for (const { bytes } of forms) for (const byte of bytes) if (classOf[byte] === 0) classOf[byte] = width++;
   for (let byte = 65; byte <= 90; byte++) classOf[byte] = classOf[byte + 32]!;
   for (let byte = 49; byte <= 57; byte++) classOf[byte] = classOf[48]!;
-  // The trie: per state, its moves by class (-1: none) and the keywords that end there.
-  const moves: Int32Array[] = [new Int32Array(width).fill(-1)];
-  const ends: number[][] = [[]];
+  // The trie: a row of `width` moves per state (-1: none), in one array sized for the most states
+  // the spellings can make (one per byte, and the root), and the keywords that end in each state.
+  // One array, not one per state: a new thread builds this before its first file.
+  const next = new Int32Array((1 + forms.reduce((n, f) => n + f.bytes.length, 0)) * width).fill(-1);
+  let states = 1;
+  const outputs: number[][] = [[]];
   for (const { index, bytes } of forms) {
     let state = 0;
     for (const byte of bytes) {
-      const cls = classOf[byte]!;
-      if (moves[state]![cls] === -1) {
-        moves[state]![cls] = moves.length;
-        moves.push(new Int32Array(width).fill(-1));
-        ends.push([]);
+      const at = state * width + classOf[byte]!;
+      if (next[at] === -1) {
+        next[at] = states++;
+        outputs.push([]);
       }
-      state = moves[state]![cls]!;
+      state = next[at]!;
     }
-    if (!ends[state]!.includes(index)) ends[state]!.push(index);
+    if (!outputs[state]!.includes(index)) outputs[state]!.push(index);
   }
-  // Breadth first, as the character automaton: each state's missing moves become its fail state's.
-  const fail = new Int32Array(moves.length);
-  const outputs: number[][] = ends.map((e) => [...e]);
+  // Breadth first: each state's missing moves become its fail state's, whose row is complete by
+  // then (it is shallower), and its outputs gain its fail state's.
+  const fail = new Int32Array(states);
   const queue: number[] = [];
   for (let cls = 0; cls < width; cls++) {
-    const to = moves[0]![cls]!;
-    if (to === -1) moves[0]![cls] = 0;
-    else queue.push(to);
+    if (next[cls] === -1) next[cls] = 0;
+    else queue.push(next[cls]!);
   }
   for (let head = 0; head < queue.length; head++) {
     const state = queue[head]!;
+    const row = state * width;
+    const failRow = fail[state]! * width;
     outputs[state]!.push(...outputs[fail[state]!]!.filter((k) => !outputs[state]!.includes(k)));
     for (let cls = 0; cls < width; cls++) {
-      const to = moves[state]![cls]!;
-      if (to === -1) moves[state]![cls] = moves[fail[state]!]![cls]!;
+      const to = next[row + cls]!;
+      if (to === -1) next[row + cls] = next[failRow + cls]!;
       else {
-        fail[to] = moves[fail[state]!]![cls]!;
+        fail[to] = next[failRow + cls]!;
         queue.push(to);
       }
     }
   }
-  const outputStart = new Int32Array(moves.length + 1);
+  const outputStart = new Int32Array(states + 1);
   outputs.forEach((out, state) => (outputStart[state + 1] = outputStart[state]! + out.length));
   const flatOutputs = Int32Array.from(outputs.flat());
 
@@ -272,19 +275,17 @@ function byteSearch(keywords: readonly string[]): ByteSearch | null {
   const memory = exports.memory;
   const rowBytes = width * 4;
   const table = LANES_AT + 128;
-  const out = table + moves.length * rowBytes;
+  const out = table + states * rowBytes;
   const textAt = out + 4 * LANE_PAIRS * 8;
   // The classes, the lanes, the table, the pairs and one piece of text: all the memory the walk
   // ever needs.
   memory.grow(Math.ceil((textAt + TEXT_PIECE_BYTES - memory.buffer.byteLength) / 65536));
   new Uint8Array(memory.buffer, CLASSES_AT, 256).set(classOf);
   {
-    const rows = new Int32Array(memory.buffer, table, moves.length * width);
-    for (const [state, row] of moves.entries()) {
-      for (let cls = 0; cls < width; cls++) {
-        const address = table + row[cls]! * rowBytes;
-        rows[state * width + cls] = outputs[row[cls]!]!.length > 0 ? ~address : address;
-      }
+    const rows = new Int32Array(memory.buffer, table, states * width);
+    for (let at = 0; at < states * width; at++) {
+      const address = table + next[at]! * rowBytes;
+      rows[at] = outputs[next[at]!]!.length > 0 ? ~address : address;
     }
   }
   const minLane = Math.max(MIN_LANE_BYTES, longest);
