@@ -7,7 +7,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { scanKey } from './scan-key.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
-import { scanFolder, type FolderScanOptions } from './scan-folder.ts';
+import { SCANNER_RULES, scanFolder, type FolderScanOptions } from './scan-folder.ts';
 import {
   applyVerdicts,
   listFeedback,
@@ -20,13 +20,6 @@ import {
 import { applyPlanToProject, planFor, type ProjectApplyInput } from './scan-plan.ts';
 import type { RedactOptions } from './redact.ts';
 import { projectRootOf } from '../gate/local.ts';
-
-/**
- * The scanner's rule set (src/scan/rules.ts), which its threads load: named by its URL here, not
- * imported, as this process runs none of its rules (loading them took the main thread about 60 ms
- * of every `svc scan` and of an MCP server's first scan).
- */
-const RULES_MODULE = new URL('../scan/rules.ts', import.meta.url).href;
 
 export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'> & {
   /** Who scans, as the kept scan names them: `svc scan`, or an agent's client. */
@@ -51,7 +44,7 @@ export async function scanPath(ctx: Context, path: string, options: ScanPathOpti
   const root = isFile ? dirname(target) : target;
   const { scannedBy, ...folderOptions } = options;
   const scan = await scanFolder(root, {
-    rules: RULES_MODULE,
+    rules: SCANNER_RULES,
     key: scanKey(ctx),
     ...folderOptions,
     ...(isFile ? { only: basename(target) } : {}),

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe as group, expect, it } from 'vitest';
 import { detector, describe, type DetectionRule } from '../../src/scan/detect.ts';
 import { SCAN_CHUNK_BYTES, filesToScan, scanFile, type Skipped } from '../../src/backend/scan-files.ts';
-import { keptScanThreads, scanFolder } from '../../src/backend/scan-folder.ts';
+import { keptScanThreads, scanFolder, startScanThread } from '../../src/backend/scan-folder.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../../src/scan/rules.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -226,6 +226,17 @@ group('scanFolder', () => {
     });
     expect((await scanFolder(large, { rules: fresh, key })).findings).toHaveLength(1);
     expect(keptScanThreads(fresh)).toHaveLength(Math.min(2, availableParallelism()));
+  });
+
+  it('a thread started ahead is kept for the next scan, which takes it rather than starting one', async () => {
+    const ahead = `${rules}?ahead`;
+    startScanThread(ahead);
+    startScanThread(ahead);
+    const started = keptScanThreads(ahead).map((w) => w.threadId);
+    expect(started).toHaveLength(1);
+    const root = tree({ 'a.txt': 'tok_abcdefghij012345\n' });
+    expect((await scanFolder(root, { rules: ahead, key })).findings).toHaveLength(1);
+    expect(keptScanThreads(ahead).map((w) => w.threadId)).toEqual(started);
   });
 
   it("svc scan's process does not load the rule set it names: only its threads run the rules", () => {
