@@ -5,8 +5,7 @@
 // least secretlint's on every kind secretlint covers. secretlint does not look for personal data.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scanFolder } from '../src/backend/scan-folder.ts';
-import { RULES_MODULE } from '../src/scan/rules.ts';
+import { SCANNER_RULES, scanFolder } from '../src/backend/scan-folder.ts';
 import { asFound, score, writeCorpus, type Found, type Scored } from '../test/scan/corpus.ts';
 import { atLeast, progress, withTempDir, type Benchmark, type Check, type Metric } from './lib.ts';
 import { secretlint } from './secretlint.ts';
@@ -124,7 +123,7 @@ export const scanAccuracy: Benchmark = {
     return withTempDir('corpus', async (root) => {
       const corpus = writeCorpus(root);
       progress(`corpus: ${corpus.files.length} files, ${corpus.planted.length} planted values`);
-      const scan = await scanFolder(root, { rules: RULES_MODULE, key: new Uint8Array(32) });
+      const scan = await scanFolder(root, { rules: SCANNER_RULES, key: new Uint8Array(32) });
       const svcFindings = asFound(scan.findings);
       const slFindings: Found[] = [];
       for (const file of corpus.files) {

@@ -7,8 +7,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { filesToScan } from '../src/backend/scan-files.ts';
-import { scanFolder } from '../src/backend/scan-folder.ts';
-import { RULES_MODULE } from '../src/scan/rules.ts';
+import { SCANNER_RULES, scanFolder } from '../src/backend/scan-folder.ts';
 import { REPO_ROOT, atLeast, progress, type Benchmark } from './lib.ts';
 import { secretlint } from './secretlint.ts';
 
@@ -67,7 +66,7 @@ export const scanThroughput: Benchmark = {
     let svcFindings = 0;
     const svcStart = performance.now();
     for (const root of roots) {
-      const scan = await scanFolder(root, { rules: RULES_MODULE, key: new Uint8Array(32) });
+      const scan = await scanFolder(root, { rules: SCANNER_RULES, key: new Uint8Array(32) });
       svcBytes += scan.bytes_scanned;
       svcFindings += scan.findings.length;
     }

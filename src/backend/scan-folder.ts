@@ -91,9 +91,12 @@ export function keptScanThreads(rules: string): readonly Worker[] {
   return [...(idleThreads.get(rules) ?? [])];
 }
 
+function newThread(rules: string): Worker {
+  return new Worker(BOOTSTRAP, { eval: true, workerData: { rules } });
+}
+
 function takeThread(rules: string): Worker {
-  const worker =
-    idleThreads.get(rules)?.pop() ?? new Worker(BOOTSTRAP, { eval: true, workerData: { rules } });
+  const worker = idleThreads.get(rules)?.pop() ?? newThread(rules);
   worker.ref();
   return worker;
 }
@@ -121,7 +124,7 @@ function returnThread(rules: string, worker: Worker): void {
  */
 export function startScanThread(rules: string = SCANNER_RULES): void {
   if ((idleThreads.get(rules)?.length ?? 0) > 0) return;
-  returnThread(rules, new Worker(BOOTSTRAP, { eval: true, workerData: { rules } }));
+  returnThread(rules, newThread(rules));
 }
 
 /** The largest file first: a large file met last would leave one thread scanning it while the others wait. */

@@ -9,6 +9,3 @@ export const DETECTION_RULES: readonly DetectionRule[] = [...SECRET_RULES, ...PI
 export const TABLE_READERS: readonly TableReader[] = [
   { applies: (file) => /\.csv$/i.test(file), matches: (text, file) => csvColumnMatches(text, file) },
 ];
-
-/** The module's URL, for the threads that load it. */
-export const RULES_MODULE = import.meta.url;

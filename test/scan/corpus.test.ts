@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanFolder } from '../../src/backend/scan-folder.ts';
-import { RULES_MODULE } from '../../src/scan/rules.ts';
+import { SCANNER_RULES, scanFolder } from '../../src/backend/scan-folder.ts';
 import { asFound, score, writeCorpus, type Corpus, type Scored } from './corpus.ts';
 
 /** The floors the issue sets: recall and precision of each category. */
@@ -20,7 +19,7 @@ let scored: Scored;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'svc-corpus-'));
   corpus = writeCorpus(root);
-  const scan = await scanFolder(root, { rules: RULES_MODULE, key: new Uint8Array(32) });
+  const scan = await scanFolder(root, { rules: SCANNER_RULES, key: new Uint8Array(32) });
   scored = score(corpus, asFound(scan.findings));
 });
 
