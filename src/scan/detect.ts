@@ -57,6 +57,13 @@ export interface DetectionRule {
    */
   near?: number;
   /**
+   * What every match holds right after one of its keywords: a sticky expression tried at each hit's
+   * end, and a hit it fails opens no window. For a rule whose keywords code is full of (`name`,
+   * `token`) while its matches need a `:` or `=` after them. Only with `near` 0: the keyword lies
+   * in the match.
+   */
+  follows?: RegExp;
+  /**
    * A second look at a match: false drops it (a placeholder, a failed checksum), a number replaces
    * the confidence. Absent: every match stands.
    */
@@ -143,12 +150,19 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
     if (!rule.pattern.global) throw new Error(`detection rule ${rule.id}: its pattern needs the g flag`);
     if (rule.locator && !rule.locator.global)
       throw new Error(`detection rule ${rule.id}: its locator needs the g flag`);
+    if (rule.follows && !rule.follows.sticky)
+      throw new Error(`detection rule ${rule.id}: its follows needs the y flag`);
+    if (rule.follows && (rule.near ?? 0) !== 0)
+      throw new Error(
+        `detection rule ${rule.id}: follows reads after the keyword, which near puts outside the match`,
+      );
   }
   // A located rule's pattern is tried at one place at a time: a sticky copy of it.
   const sticky = rules.map((r) =>
     r.locator ? new RegExp(r.pattern.source, `${r.pattern.flags}y`) : undefined,
   );
   const reaches = rules.map(reachOf);
+  const follows = rules.map((r) => r.follows);
   const byKeyword = new Map<string, number[]>();
   rules.forEach((rule, index) => {
     for (const keyword of rule.keywords) {
@@ -165,7 +179,7 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
   const keyed = keywords.keywords.map((k) => byKeyword.get(k)!);
   return {
     matches(text, file = '', header, utf8) {
-      const windows = windowsOf(text, keywords.hits(text, utf8), keyed, reaches, rules);
+      const windows = windowsOf(text, keywords.hits(text, utf8), keyed, reaches, rules, follows);
       const found: Match[] = [];
       // In the rules' own order: of two equally good matches the rule listed first wins, always.
       rules.forEach((rule, index) => {
@@ -202,6 +216,7 @@ function windowsOf(
   keyed: readonly (readonly number[])[],
   reaches: readonly Reach[],
   rules: readonly DetectionRule[],
+  follows: readonly (RegExp | undefined)[],
 ): (number[] | undefined)[] {
   const windows: (number[] | undefined)[] = rules.map((rule) =>
     rule.keywords.length === 0 ? [0, text.length] : undefined,
@@ -209,6 +224,11 @@ function windowsOf(
   for (let h = 0; h < hits.count; h++) {
     const end = hits.end[h]!;
     for (const index of keyed[hits.keyword[h]!]!) {
+      const follow = follows[index];
+      if (follow) {
+        follow.lastIndex = end;
+        if (!follow.test(text)) continue;
+      }
       const reach = reaches[index]!;
       // Hits come in the order they end and `before` is the rule's own, so starts never go back.
       const from = Math.max(0, end - reach.before);

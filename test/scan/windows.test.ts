@@ -116,6 +116,30 @@ describe('a rule run in windows around its keywords', () => {
     expect(found('xyz@bbbbbd')).toEqual(['xyz@']);
     expect(found('qrstuvwxyz@bbbbbd xy@')).toEqual(['xy@']);
   });
+
+  it('opens no window at a hit its rule says the match cannot follow', () => {
+    const rule: DetectionRule = {
+      id: 'probe',
+      category: 'secret',
+      type: 'PROBE',
+      keywords: ['key'],
+      // Wider than `follows` on purpose, so a window opened where it fails would show: `key(x)`.
+      pattern: /key\W(?<value>\w{1,5})/gi,
+      follows: /=/y,
+      confidence: 0.5,
+    };
+    const found = (text: string) =>
+      detector([rule])
+        .matches(text)
+        .map((m) => text.slice(m.start, m.end));
+    // Farther apart than windows are joined across.
+    const gap = ' '.repeat(300);
+    expect(found(`key=abc${gap}key(x)${gap}KEY=def`)).toEqual(['abc', 'def']);
+    expect(detector([{ ...rule, follows: undefined }]).matches('key(x)')).toHaveLength(1);
+    // Refused: a follows that is not sticky, or one beside a keyword that `near` puts outside the match.
+    expect(() => detector([{ ...rule, follows: /=/g }])).toThrow(/needs the y flag/);
+    expect(() => detector([{ ...rule, near: 10 }])).toThrow(/near puts outside the match/);
+  });
 });
 
 describe('how far a pattern reaches', () => {

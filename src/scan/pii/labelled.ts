@@ -96,6 +96,9 @@ export const PERSON_NAME: DetectionRule = {
   // case word or a quote and one: the pattern is not tried there.
   locator: /(?i:name|author|maintainer|owner)["']?\s{0,40}(?::|=>?)\s{0,40}["'\x60]?[A-Z\u0080-\uffff]/g,
   lead: 'account_holder_'.length,
+  // The locator's tail, tried where a label word ends: of the 240,000 `name` in 200 MB of installed
+  // packages, only those followed by `:` or `=` and a capital open a window.
+  follows: /["']?\s{0,40}(?::|=>?)\s{0,40}["'\x60]?[A-Z\u0080-\uffff]/y,
   confidence: 0.85,
   check(value, { before, file }) {
     const label = before(40).toLowerCase();

@@ -121,6 +121,13 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     ),
     // A match starts at its secret word, a keyword or (`client_secret`) seven characters before one.
     lead: 7,
+    // After the word: the rest of the name, then `=`, `:`, a line break, a quote and a comma, or
+    // the space after a Dockerfile's `ENV` name. Most `token` and `auth` of code are followed by
+    // none of these (`token)`, `this.auth.user`): no window is opened there.
+    follows: new RegExp(
+      `[\\w.-]{0,30}(?:["']?[ \\t]{0,40}(?:[:=]|\\r?\\n)|["'][ \\t]{0,40},|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t])`,
+      'imy',
+    ),
     confidence: 0.55,
     check: judgeAssignedValue,
   }),

@@ -14,6 +14,7 @@ export interface SecretFormat {
   /** As DetectionRule's: where the pattern may match, found cheaply. */
   locator?: RegExp;
   lead?: number;
+  follows?: RegExp;
   check?(value: string, context: Context): boolean | number;
 }
 
