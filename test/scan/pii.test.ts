@@ -162,6 +162,14 @@ const CASES: Case[] = [
     text: 'peer=2607:f8b0:4005:80c:0:0:0:2004',
     value: '2607:f8b0:4005:80c:0:0:0:2004',
   },
+  // Every group four digits, and every group one: the colons fall after and inside the three
+  // characters the prefilter finds.
+  {
+    rule: 'ip-address-v6',
+    text: 'src 2606:4700:4400:0000:0000:0000:6812:2a1b',
+    value: '2606:4700:4400:0000:0000:0000:6812:2a1b',
+  },
+  { rule: 'ip-address-v6', text: 'src 2a00:1:2:3:4:5:6:7', value: '2a00:1:2:3:4:5:6:7' },
   { rule: 'ip-address-v6', text: 'bind ::1 or fe80::1ff:fe23:4567:890a', value: null },
   { rule: 'ip-address-v6', text: 'doc 2001:db8:85a3::8a2e:370:7334', value: null },
   { rule: 'ip-address-v6', text: 'at 12:30:45 and mac 00:1a:2b:3c:4d:5e', value: null },
@@ -262,6 +270,24 @@ describe('generated values', () => {
       }
     },
   );
+
+  it('finds public IPv6 addresses written every way: groups of one to four digits, zeros padded or not, one run compressed', () => {
+    const int = (below: number) => Math.floor(next() * below);
+    for (let i = 0; i < 2000; i++) {
+      const groups = Array.from({ length: 8 }, () => (int(4) === 0 ? 0 : int(16 ** (1 + int(4)))));
+      groups[0] = 0x2000 + int(0x2000);
+      const words = groups.map((g) => g.toString(16).padStart(int(3) === 0 ? 4 : 1, '0'));
+      const from = int(9);
+      const to = from + int(9 - from);
+      const value =
+        to > from + 1 ? `${words.slice(0, from).join(':')}::${words.slice(to).join(':')}` : words.join(':');
+      const parsed = v6Groups(value)!;
+      const expected =
+        publicV6(parsed) && /\d/.test(value) && parsed.filter((g) => g !== 0).length >= 3 ? [value] : [];
+      const got = found(`peer ${value} up`).filter(([id]) => id === 'ip-address-v6');
+      expect([value, got.map(([, v]) => v)]).toEqual([value, expected]);
+    }
+  });
 
   it('finds valid social security numbers', () => {
     for (let i = 0; i < 20; i++) {

@@ -113,6 +113,10 @@ export const IP_ADDRESS_V6: DetectionRule = {
   // characters, in every combination, lead the prefilter to the few places an address can be,
   // where a run of letters a to f in code would otherwise start a try at every one.
   keywords: V6_TRIGGERS,
+  // An address with three groups set has a colon at most two hex digits after one of its triggers
+  // (a group is at most four digits, and `:::` is no address). Most triggers of code (`a?b:c`,
+  // `{a:1}`, `:before`) are followed by none.
+  follows: /[0-9a-f]{0,2}:/iy,
   // A run of hex digits and colons holding at least two colons; `check` parses it. The run is one
   // character class, so it is read one way only.
   pattern: /(?<![\w:.])(?<value>[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:]{2,37})(?![\w:]|\.\d)/g,
