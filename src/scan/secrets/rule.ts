@@ -149,8 +149,9 @@ export function token(format: TokenFormat): DetectionRule {
     keywords: format.keywords ?? [format.prefix.toLowerCase()],
     pattern: new RegExp(`(?<![${WORD}-])${escape(format.prefix)}${format.body}(?![${WORD}-])`, 'g'),
     // A match starts where its prefix, the keyword, does: the search runs from each keyword on,
-    // not from as far before it as the longest token could reach.
-    ...(format.keywords ? {} : { lead: 0 }),
+    // not from as far before it as the longest token could reach, and only from a prefix its body
+    // follows (most `pat` of code are `path` or `pattern`).
+    ...(format.keywords ? {} : { lead: 0, follows: new RegExp(format.body, 'y') }),
     confidence: format.confidence ?? 0.95,
     ...(format.check ? { check: format.check } : {}),
   });
@@ -199,8 +200,10 @@ export function contextual(format: ContextFormat): DetectionRule {
       `(?<![A-Za-z0-9])(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
       'gi',
     ),
-    // A match starts at its name, which starts with a keyword.
+    // A match starts at its name, which starts with a keyword; the rest of the name and the
+    // assignment follow the keyword.
     lead: 0,
+    follows: new RegExp(`${rest}${NAMED_VALUE}`, 'iy'),
     confidence: format.confidence ?? 0.7,
     ...(format.check ? { check: format.check } : {}),
   });
