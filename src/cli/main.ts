@@ -873,8 +873,6 @@ export function buildProgram(): Command {
       'print one JSON object: findings, files_scanned, bytes_scanned, scan_id, silenced, skipped',
     )
     .action(async (path: string, options: JsonFlag) => {
-      // The scanning thread loads its rules while the store opens and the key is derived.
-      (await import('../backend/scan-folder.ts')).startScanThread();
       // A progress line on a terminal only: with --json stdout holds the one object and nothing else.
       const live = !options.json && process.stderr.isTTY;
       const kept = await withFinder(async (find) => {
