@@ -50,10 +50,12 @@ it('a digit in a keyword stands for any digit, in short texts and long', () => {
 // brute force over the text folded a UTF-16 unit at a time, offsets in units included, whatever
 // the text holds: letters outside ASCII in either case, astral characters, lone surrogates, the
 // Kelvin sign (which folds to `k`).
-const KEYWORDS = ['née', 'ghp_', 'hp_', 'key', 'akia', 'né le', 'ä', '@', 'ǅx'];
+// A capital sigma folds to `σ` alone, whatever is beside it (in a word's end, lower-casing the word
+// would make it `ς`).
+const KEYWORDS = ['née', 'ghp_', 'hp_', 'key', 'akia', 'né le', 'ä', '@', 'ǅx', 'σ'];
 const unit = fc.constantFrom(
   ...['a', 'k', 'K', 'e', 'E', 'n', 'N', 'é', 'É', 'ä', 'Ä', ' ', 'l', 'g', 'h', 'p', '_', '@', 'i', 'I'],
-  ...['😀', '\ud800', '\udc00', 'ǅ', 'ǆ', 'Ǆ', 'x', 'ß', 'ẞ', '\n'],
+  ...['😀', '\ud800', '\udc00', 'ǅ', 'ǆ', 'Ǆ', 'x', 'ß', 'ẞ', '\n', 'Σ', 'σ', 'ς'],
 );
 
 /** Every (keyword index, end) of `set`'s keywords in `text`, found one keyword at a time. */
