@@ -406,6 +406,8 @@ export function describe(
   fingerprint: (type: string, value: string) => string,
 ): Finding[] {
   const findings: Finding[] = [];
+  // Most texts have no match: a minified one would be searched whole for its first line break.
+  if (matches.length === 0) return findings;
   let line = 1;
   let lineStart = 0;
   /** The first line break at or after `lineStart`, or -1: found by indexOf, not a character at a time. */
