@@ -102,7 +102,7 @@ const FOLD_BLOCK = 256;
  *
  * Every code unit is read, lower-cased a block at a time with each unit followed by a space: one
  * call per block rather than one per unit, with no map of every unit's fold (a thread's start spent
- * 12 ms there, now about 2). Between spaces no unit's lower case depends on its neighbours, as a
+ * 12 ms there, now about 3). Between spaces no unit's lower case depends on its neighbours, as a
  * final sigma's does; a block where some unit lower-cases to two (`İ`) is read a unit at a time.
  */
 function foldingTo(chars: ReadonlySet<number>): Map<number, number[]> | undefined {
