@@ -1,7 +1,9 @@
 // The real Claude Code (`@anthropic-ai/claude-code`), offline against a stand-in of the Anthropic
 // Messages API, with svc's hook installed by `svc hook install`: a protected file never reaches the
 // model through Read, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP
-// server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on.
+// server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on, and
+// what svc_scan_folder hands it says where each finding is and what to do next, with no value.
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
@@ -219,5 +221,70 @@ describe.skipIf(!CLAUDE)(
         service.close();
       }
     });
+
+    it('svc_scan_folder: sees where each finding is, its kind, a masked preview, the files it did not read and the next step; never a value', async () => {
+      // A key of the documented shape, random: no real credential.
+      const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
+      fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
+      const call = { name: 'mcp__svc__svc_scan_folder', args: { path: '.' } };
+      standIn.requests.length = 0;
+      standIn.script(call);
+      const exit = await runClient(
+        CLAUDE!,
+        ['-p', 'Scan this folder.', '--output-format', 'json', '--allowedTools', call.name],
+        fixture.project,
+        env,
+        90_000,
+      );
+      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+      expect(standIn.called(), detail).toBe(true);
+      const result = toolResult(standIn);
+      expect(result, detail).toBeDefined();
+      const scan = JSON.parse(result!) as Record<string, unknown>;
+      expect(scan).toMatchObject({
+        total_findings: 1,
+        findings: [
+          {
+            file: 'config/app.yml',
+            line: 2,
+            category: 'secret',
+            rule: 'openai-project-key',
+            preview: expect.stringMatching(/^sk-p\*+ \(\d+ chars\)$/),
+            fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+          },
+        ],
+        // The rules protect .env and secrets/: counted, never read.
+        protected_files: expect.arrayContaining(['.env', 'secrets/token.txt']),
+        next: expect.stringContaining('svc_plan'),
+      });
+      // Neither the key nor the protected files' canary reached the model.
+      expect(requestsHolding(standIn, key), detail).toEqual([]);
+      expect(requestsHolding(standIn, fixture.canary), detail).toEqual([]);
+    });
   },
 );
+
+/**
+ * What Claude Code handed the model as the tool's result: the text of the tool_result block (for
+ * an MCP tool, its structuredContent as JSON).
+ */
+function toolResult(standIn: StandIn): string | undefined {
+  for (const request of standIn.requests) {
+    let body: { messages?: { content?: unknown }[] };
+    try {
+      body = JSON.parse(request.body) as typeof body;
+    } catch {
+      continue;
+    }
+    for (const message of body.messages ?? []) {
+      if (!Array.isArray(message.content)) continue;
+      for (const block of message.content as { type?: string; content?: unknown }[]) {
+        if (block.type !== 'tool_result') continue;
+        if (typeof block.content === 'string') return block.content;
+        const texts = (block.content as { type?: string; text?: string }[]).filter((c) => c.type === 'text');
+        return texts.map((c) => c.text).join('');
+      }
+    }
+  }
+  return undefined;
+}
