@@ -145,6 +145,13 @@ const CASES: Case[] = [
   { rule: 'us-ssn', text: 'SSN: 123-00-4567', value: null },
   { rule: 'us-ssn', text: 'SSN: 123-45-0000', value: null },
   { rule: 'us-ssn', text: 'order 536228726 shipped', value: null },
+  // Nine bare digits need their label just before them; a dashed number stands without one.
+  {
+    rule: 'us-ssn',
+    text: `ssn_check(a);${'b'.repeat(60)} 536228726`,
+    value: null,
+  },
+  { rule: 'us-ssn', text: `ssn: see below;${'x'.repeat(60)} ${GENERATED_SSN}`, value: GENERATED_SSN },
   // ip-address-v4
   { rule: 'ip-address-v4', text: 'client ip 81.2.69.160 refused', value: '81.2.69.160' },
   { rule: 'ip-address-v4', text: '31.13.72.36 - - [23/Nov/2026] "GET /"', value: '31.13.72.36' },

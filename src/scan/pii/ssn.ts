@@ -22,6 +22,9 @@ export function ssnValid(digits: string): boolean {
   return area !== 0 && area !== 666 && area < 900 && group !== 0 && serial !== 0;
 }
 
+/** How far before nine bare digits their label may start: as for a national phone number. */
+const SSN_LABEL_CHARS = 40;
+
 /** Words that label a number as a social security number. */
 const SSN_WORDS = /ssn|social.?security|soc\.? ?sec|\bss#|taxpayer|\btin\b/;
 
@@ -42,8 +45,13 @@ export const US_SSN: DetectionRule = {
     if (!ssnValid(digits) || PUBLISHED_SSNS.has(digits)) return false;
     // One digit repeated (111-11-1111) is a typed placeholder.
     if (new Set(digits).size === 1) return false;
-    const labelled = SSN_WORDS.test(before().toLowerCase());
+    // A dashed number stands alone, and a label anywhere before it on its line raises it. Nine
+    // bare digits (or spaced ones) are digits like any other: only a label just before them, as
+    // for a national phone number, makes them a number (read in 4,096 characters, each of the
+    // thousands of nine-digit runs of minified code cost a search of them).
+    const dashed = value.includes('-');
+    const labelled = SSN_WORDS.test(before(dashed ? undefined : SSN_LABEL_CHARS).toLowerCase());
     if (labelled) return 0.95;
-    return value.includes('-') ? 0.6 : false;
+    return dashed ? 0.6 : false;
   },
 };
