@@ -45,6 +45,17 @@ interface ToolExtra {
  * A tool error is a result the model reads: what went wrong and what to do next. `hint` is a line
  * of this adapter's own: where a refused credential came from, which the service cannot know.
  */
+/**
+ * The text of a tool's answer: its own, then the next step from its structured answer when the
+ * text does not say it already. Clients that show their model the text (Gemini CLI) then see the
+ * next step that clients showing structuredContent (Claude Code, Codex) see.
+ */
+function withNextStep(result: ToolResult<unknown>): string {
+  const next = (result.structured as { next?: unknown } | undefined)?.next;
+  if (typeof next !== 'string' || next === '' || result.text.includes(next)) return result.text;
+  return `${result.text}\nNext: ${next}`;
+}
+
 function toolError(error: unknown, hint?: string): CallToolResult {
   let text: string;
   if (error instanceof MissingCredential) text = error.message;
@@ -161,7 +172,7 @@ export function createMcpServer(
       if (tool.credential === 'owner or grant') ownerOrAgent(toolDeps);
       const result = await work(toolDeps);
       return {
-        content: [{ type: 'text', text: result.text }],
+        content: [{ type: 'text', text: withNextStep(result) }],
         structuredContent: result.structured as Record<string, unknown>,
       };
     } catch (error) {

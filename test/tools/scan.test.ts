@@ -45,6 +45,8 @@ describe('svc_scan_folder', () => {
       skipped: { protected: 1 },
     });
     expect(data.next).toContain('review the findings');
+    // The text, for clients that show it, ends with the same next step.
+    expect(result.text.endsWith(`\nNext: ${data.next}`), result.text).toBe(true);
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.at(-1)).toBe(14);
     expect(result.all).not.toContain(inCode);

@@ -34,6 +34,9 @@ export async function caller(client: Client) {
     const result = await client.callTool({ name, arguments: args });
     expect(result.isError, `${name}: ${text(result)}`).toBeFalsy();
     expect(result.structuredContent, name).toBeDefined();
+    // A client that shows its model the text (Gemini CLI) sees the next step too, once.
+    const next = (result.structuredContent as { next?: unknown }).next;
+    if (typeof next === 'string' && next) expect(text(result).split(next).length - 1, name).toBe(1);
     expect(JSON.stringify(result)).not.toContain(API_SECRET);
     return result.structuredContent as Record<string, any>;
   };
