@@ -1,9 +1,12 @@
 // The real Gemini CLI (`@google/gemini-cli`), offline against a stand-in of the Gemini API, with
 // svc's hook installed by `svc hook install`: a protected file never reaches the model through
-// read_file, cat, grep -r or python -c, and a harmless read still does.
+// read_file, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP server
+// added by `gemini mcp add`: the text svc_scan_folder answers reaches the model, next step included.
 
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
 import {
   clientBin,
   clientEnv,
@@ -137,3 +140,91 @@ describe.skipIf(!GEMINI)(suiteTitle('Gemini CLI with svc hook gemini', GEMINI, '
     expect(JSON.parse(exit.stdout).stats.tools, detail).toMatchObject({ totalCalls: 1, totalSuccess: 1 });
   });
 });
+
+describe.skipIf(!GEMINI)(
+  suiteTitle('Gemini CLI with svc mcp: what svc_scan_folder hands the model', GEMINI, 'gemini'),
+  () => {
+    let standIn: StandIn;
+    let fixture: ReturnType<typeof clientProject>;
+    let env: NodeJS.ProcessEnv;
+
+    beforeAll(async () => {
+      standIn = await startStandIn(geminiApi);
+      fixture = clientProject('svc-gemini-mcp-');
+      fixture.file(
+        join(fixture.home, '.gemini', 'settings.json'),
+        JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }),
+      );
+      env = clientEnv(fixture.home, {
+        GOOGLE_GEMINI_BASE_URL: standIn.url,
+        GEMINI_API_KEY: 'standin-key',
+        GEMINI_CLI_TRUST_WORKSPACE: 'true',
+      });
+      const added = await runClient(
+        GEMINI!,
+        [
+          'mcp',
+          'add',
+          'svc',
+          process.execPath,
+          join(REPO_ROOT, SVC_BIN),
+          'mcp',
+          '-e',
+          `SVC_HOME=${env.SVC_HOME}`,
+        ],
+        fixture.project,
+        env,
+      );
+      expect(added.code, `${added.stdout}\n${added.stderr}`).toBe(0);
+    }, 60_000);
+
+    afterAll(async () => {
+      await standIn?.close();
+      fixture?.cleanup();
+    });
+
+    it('the text reaches the model: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
+      // A key of the documented shape, random: no real credential.
+      const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
+      fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
+      standIn.requests.length = 0;
+      standIn.script({ name: 'mcp_svc_svc_scan_folder', args: { path: '.' } });
+      const exit = await runClient(
+        GEMINI!,
+        ['-p', 'Scan this folder.', '--approval-mode', 'yolo', '-o', 'json', '-m', 'gemini-2.5-flash'],
+        fixture.project,
+        env,
+        90_000,
+      );
+      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+      expect(standIn.called(), detail).toBe(true);
+      const answer = functionResponse(standIn);
+      expect(answer, detail).toBeDefined();
+      expect(answer).toMatch(
+        /config\/app\.yml:2:\d+ secret OPENAI_KEY \(openai-project-key\) sk-p\*+ \(\d+ chars\)/,
+      );
+      expect(answer).toContain('2 protected file(s) not read');
+      expect(answer).toContain('Next: review the findings with the person; svc_plan');
+      expect(requestsHolding(standIn, key), detail).toEqual([]);
+      expect(requestsHolding(standIn, fixture.canary), detail).toEqual([]);
+    });
+  },
+);
+
+/** What Gemini CLI handed the model as the tool's answer: its functionResponse, as JSON text. */
+function functionResponse(standIn: StandIn): string | undefined {
+  for (const request of standIn.requests) {
+    let body: { contents?: { parts?: { functionResponse?: { response?: unknown } }[] }[] };
+    try {
+      body = JSON.parse(request.body) as typeof body;
+    } catch {
+      continue;
+    }
+    for (const content of body.contents ?? []) {
+      for (const part of content.parts ?? []) {
+        if (part.functionResponse) return JSON.stringify(part.functionResponse.response);
+      }
+    }
+  }
+  return undefined;
+}
