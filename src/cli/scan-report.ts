@@ -12,6 +12,10 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   protected: 'the read gate does not let svc read it',
 };
 
+/** The last line after findings: what a person does with them, as `svc plan` says how to apply. */
+export const NEXT_AFTER_FINDINGS =
+  'next: svc plan proposes rules, seals and vault moves for them; svc scan feedback mark FINGERPRINT false_positive leaves one out of later scans';
+
 /** Findings a verdict left out, of either kind. */
 const silencedOf = (scan: StoredScan) => scan.silenced.false_positive + scan.silenced.accepted_risk;
 
@@ -24,7 +28,7 @@ export function scanJson(scan: StoredScan) {
 
 /**
  * The lines for a person: one per finding, one per file not scanned for a reason other than being
- * binary (those are many in most folders, and counted), and a summary.
+ * binary (those are many in most folders, and counted), a summary, and after findings the next step.
  */
 export function scanText(scan: StoredScan): string {
   const { findings, files_scanned, bytes_scanned, scan_id, skipped } = scan;
@@ -43,5 +47,6 @@ export function scanText(scan: StoredScan): string {
       .filter((s) => s.reason !== 'binary')
       .map((s) => `${s.file}: not scanned (${NOT_SCANNED[s.reason]})`),
     `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes${notScanned}${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${scan_id})`,
+    ...(findings.length ? [NEXT_AFTER_FINDINGS] : []),
   ].join('\n');
 }

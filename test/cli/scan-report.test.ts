@@ -2,7 +2,7 @@
 // failure: cases a test running as root cannot make on disk (a file this user may not open).
 import { describe, expect, it } from 'vitest';
 import { nothingReadable } from '../../src/backend/scan.ts';
-import { scanJson, scanText } from '../../src/cli/scan-report.ts';
+import { NEXT_AFTER_FINDINGS, scanJson, scanText } from '../../src/cli/scan-report.ts';
 import type { StoredScan } from '../../src/backend/scan-store.ts';
 
 function scanOf(files_scanned: number, skipped: StoredScan['skipped']): StoredScan {
@@ -82,6 +82,31 @@ describe('scanText and scanJson', () => {
       'dump.sql: not scanned (over 100 MiB)',
       '0 finding(s) in 3 file(s), 30 bytes; 3 not scanned (1 binary, 1 unreadable, 1 too large) (scan scan_0123456789abcdef)',
     ]);
+  });
+
+  it('after findings, says what a person does next: the plan, or a verdict on one by its fingerprint', () => {
+    const found: StoredScan = {
+      ...scanOf(1, []),
+      findings: [
+        {
+          file: 'config/app.yml',
+          line: 2,
+          column: 17,
+          category: 'secret',
+          type: 'OPENAI_KEY',
+          rule: 'openai-project-key',
+          confidence: 0.95,
+          fingerprint: '0'.repeat(32),
+          preview: 'sk-p************ (48 chars)',
+        },
+      ],
+    };
+    expect(scanText(found).split('\n')).toEqual([
+      `config/app.yml:2:17  secret OPENAI_KEY (openai-project-key, 0.95)  sk-p************ (48 chars)  ${'0'.repeat(32)}`,
+      '1 finding(s) in 1 file(s), 10 bytes (scan scan_0123456789abcdef)',
+      NEXT_AFTER_FINDINGS,
+    ]);
+    expect(NEXT_AFTER_FINDINGS).toMatch(/svc plan .*svc scan feedback mark FINGERPRINT false_positive/);
   });
 
   it('--json carries every skipped file with its reason', () => {
