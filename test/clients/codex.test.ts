@@ -1,10 +1,13 @@
 // The real Codex CLI (`@openai/codex`), offline against a stand-in of the OpenAI Responses API as a
 // custom model provider, with svc's hook installed by `svc hook install`: a protected file never
 // reaches the model through cat, grep -r or python -c (its shell is its only tool that reads
-// files), and a harmless cat still does.
+// files), and a harmless cat still does. And with svc's MCP server added by `codex mcp add`: what
+// svc_scan_folder hands the model (its structuredContent) says where each finding is, with no value.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
 import {
   clientBin,
   clientEnv,
@@ -41,7 +44,7 @@ const responsesApi: Wire = {
           type: 'function_call',
           id: 'fc_standin_1',
           call_id: 'call_standin_1',
-          name: call.name,
+          ...toolName(call.name),
           arguments: JSON.stringify(call.args),
         }
       : {
@@ -70,6 +73,15 @@ const responsesApi: Wire = {
     ]);
   },
 };
+
+/**
+ * A tool's name in a function_call: an MCP server's tools are a namespace (`mcp__svc`) holding them
+ * by their own names, written here `mcp__svc__svc_scan_folder` as Claude Code names them.
+ */
+function toolName(name: string): { name: string; namespace?: string } {
+  const server = /^(mcp__.+?)__(.+)$/.exec(name);
+  return server ? { namespace: server[1]!, name: server[2]! } : { name };
+}
 
 /** Codex's shell tool, as the model calls it (hooks see it as Bash). */
 const shell = (cmd: string): ToolCall => ({ name: 'exec_command', args: { cmd } });
@@ -147,3 +159,102 @@ describe.skipIf(!CODEX)(suiteTitle('Codex with svc hook codex', CODEX, 'codex'),
     expect(exit.stdout, detail).toContain('"type":"command_execution"');
   });
 });
+
+describe.skipIf(!CODEX)(
+  suiteTitle('Codex with svc mcp: what svc_scan_folder hands the model', CODEX, 'codex'),
+  () => {
+    let standIn: StandIn;
+    let fixture: ReturnType<typeof clientProject>;
+    let env: NodeJS.ProcessEnv;
+
+    beforeAll(async () => {
+      standIn = await startStandIn(responsesApi);
+      fixture = clientProject('svc-codex-mcp-');
+      const codexHome = join(fixture.home, '.codex');
+      mkdirSync(codexHome, { recursive: true });
+      env = clientEnv(fixture.home, { CODEX_HOME: codexHome, STANDIN_API_KEY: 'standin-key' });
+      const added = await runClient(
+        CODEX!,
+        [
+          'mcp',
+          'add',
+          'svc',
+          '--env',
+          `SVC_HOME=${env.SVC_HOME}`,
+          '--',
+          process.execPath,
+          join(REPO_ROOT, SVC_BIN),
+          'mcp',
+        ],
+        fixture.project,
+        env,
+      );
+      expect(added.code, `${added.stdout}\n${added.stderr}`).toBe(0);
+    }, 60_000);
+
+    afterAll(async () => {
+      await standIn?.close();
+      fixture?.cleanup();
+    });
+
+    it('sees the structuredContent: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
+      // A key of the documented shape, random: no real credential.
+      const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
+      fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
+      standIn.requests.length = 0;
+      standIn.script({ name: 'mcp__svc__svc_scan_folder', args: { path: '.' } });
+      const provider = [
+        'model_provider=standin',
+        'model_providers.standin.name=standin',
+        `model_providers.standin.base_url=${standIn.url}/v1`,
+        'model_providers.standin.wire_api=responses',
+        'model_providers.standin.env_key=STANDIN_API_KEY',
+        'model=gpt-standin',
+      ].flatMap((setting) => ['-c', setting]);
+      const exit = await runClient(
+        CODEX!,
+        ['exec', ...provider, '--dangerously-bypass-approvals-and-sandbox', '--json', 'Scan this folder.'],
+        fixture.project,
+        env,
+        90_000,
+      );
+      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+      expect(standIn.called(), detail).toBe(true);
+      const output = callOutput(standIn);
+      expect(output, detail).toBeDefined();
+      // Codex puts the call's wall time first, then the structuredContent as JSON.
+      const scan = JSON.parse(output!.slice(output!.indexOf('{'))) as Record<string, unknown>;
+      expect(scan).toMatchObject({
+        total_findings: 1,
+        findings: [
+          {
+            file: 'config/app.yml',
+            line: 2,
+            rule: 'openai-project-key',
+            preview: expect.stringMatching(/^sk-p\*+ \(\d+ chars\)$/),
+            fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+          },
+        ],
+        protected_files: expect.arrayContaining(['.env', 'secrets/token.txt']),
+        next: expect.stringContaining('svc_plan'),
+      });
+      expect(requestsHolding(standIn, key), detail).toEqual([]);
+      expect(requestsHolding(standIn, fixture.canary), detail).toEqual([]);
+    });
+  },
+);
+
+/** What Codex handed the model as the call's result: the function_call_output's text. */
+function callOutput(standIn: StandIn): string | undefined {
+  for (const request of standIn.requests) {
+    let body: { input?: { type?: string; output?: unknown }[] };
+    try {
+      body = JSON.parse(request.body) as typeof body;
+    } catch {
+      continue;
+    }
+    const answer = (body.input ?? []).find((item) => item.type === 'function_call_output');
+    if (typeof answer?.output === 'string') return answer.output;
+  }
+  return undefined;
+}
