@@ -389,9 +389,17 @@ async function uploadBackup(
 /** The vault entry where this computer keeps the recovery public key it set up (public, not a secret). */
 const RECOVERY_PUBKEY_CREDENTIAL = 'recovery-pubkey';
 
+/** This copy of svc's version, as its package.json says. */
+function packageVersion(): string {
+  return (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
+}
+
 export function buildProgram(): Command {
   const program = new Command('svc')
     .description('svc: governed access for AI agents')
+    .version(packageVersion(), '-V, --version', "print svc's version")
     .showHelpAfterError()
     // An option belongs to the command it follows: `svc scan feedback list --json` is the list's
     // --json, not `svc scan`'s.

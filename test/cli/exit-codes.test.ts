@@ -6,6 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runSvc } from '../e2e/procs.ts';
+import { SERVER_VERSION } from '../../src/tools/server.ts';
+import packageJson from '../../package.json' with { type: 'json' };
 import { cliComputer } from './computer.ts';
 
 const computer = cliComputer('svc-exit-codes-');
@@ -49,6 +51,15 @@ describe('help exits 0', () => {
     const run = await runSvc(['hook', 'claude', '--help'], env);
     expect(run.stdout).toMatch(/^Usage: svc hook /);
     expect(run.stderr).not.toMatch(/not JSON/);
+  });
+
+  it('svc --version (and -V) prints the version of the package, which the MCP server reports too', async () => {
+    for (const flag of ['--version', '-V']) {
+      const run = await runSvc([flag], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(packageJson.version);
+    }
+    expect(SERVER_VERSION).toBe(packageJson.version);
   });
 
   it('help for no such command, and svc alone, are usage errors (2)', async () => {
