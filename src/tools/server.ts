@@ -42,10 +42,6 @@ interface ToolExtra {
 }
 
 /**
- * A tool error is a result the model reads: what went wrong and what to do next. `hint` is a line
- * of this adapter's own: where a refused credential came from, which the service cannot know.
- */
-/**
  * The text of a tool's answer: its own, then the next step from its structured answer when the
  * text does not say it already. Clients that show their model the text (Gemini CLI) then see the
  * next step that clients showing structuredContent (Claude Code, Codex) see.
@@ -56,6 +52,10 @@ function withNextStep(result: ToolResult<unknown>): string {
   return `${result.text}\nNext: ${next}`;
 }
 
+/**
+ * A tool error is a result the model reads: what went wrong and what to do next. `hint` is a line
+ * of this adapter's own: where a refused credential came from, which the service cannot know.
+ */
 function toolError(error: unknown, hint?: string): CallToolResult {
   let text: string;
   if (error instanceof MissingCredential) text = error.message;

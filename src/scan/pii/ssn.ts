@@ -46,9 +46,10 @@ export const US_SSN: DetectionRule = {
     // One digit repeated (111-11-1111) is a typed placeholder.
     if (new Set(digits).size === 1) return false;
     // A dashed number stands alone, and a label anywhere before it on its line raises it. Nine
-    // bare digits (or spaced ones) are digits like any other: only a label just before them, as
-    // for a national phone number, makes them a number (read in 4,096 characters, each of the
-    // thousands of nine-digit runs of minified code cost a search of them).
+    // bare digits (or spaced ones) are digits like any other: only a label just before them makes
+    // them a number, as for a national phone number. (Looked for in all 4,096 characters before,
+    // a label made each nine-digit run of minified code a search of them, and found `tin` in
+    // unrelated code.)
     const dashed = value.includes('-');
     const labelled = SSN_WORDS.test(before(dashed ? undefined : SSN_LABEL_CHARS).toLowerCase());
     if (labelled) return 0.95;
