@@ -77,6 +77,8 @@ const CASES: Case[] = [
   // email
   { rule: 'email', text: 'Reach me at amelia.okafor@fastmail.fm', value: 'amelia.okafor@fastmail.fm' },
   { rule: 'email', text: 'mailto:r.tanaka@uni-heidelberg.de', value: 'r.tanaka@uni-heidelberg.de' },
+  // A one-letter first label: the shortest domain start the prefilter must let through.
+  { rule: 'email', text: 'cc: ines.moreau@x.fr', value: 'ines.moreau@x.fr' },
   { rule: 'email', text: 'support@acme-widgets.io answers', value: 'support@acme-widgets.io' },
   { rule: 'email', text: 'send to jane@example.com', value: null },
   { rule: 'email', text: 'noreply@github.com', value: null },

@@ -39,6 +39,8 @@ export const EMAIL: DetectionRule = {
   // Code is full of other `@`s (decorators, `@param`, scoped packages), and each cost a search of
   // the 64 characters before it.
   locator: /@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.[A-Za-z0-9]/g,
+  // The same domain start, tried at each `@`: an `@` without one opens no window at all.
+  follows: /[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.[A-Za-z0-9]/y,
   // Local part: the dot-atom characters of RFC 5322 that addresses use in practice. Domain: labels of
   // letters, digits and inner hyphens (RFC 1035), the last of letters only. Each label ends at a dot,
   // so no text is read two ways.
