@@ -3,7 +3,6 @@
 // model through Read, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP
 // server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on, and
 // what svc_scan_folder hands it says where each finding is and what to do next, with no value.
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
@@ -16,7 +15,10 @@ import {
   clientProject,
   FINAL_TEXT,
   installHook,
+  leaks,
+  plantKey,
   requestsHolding,
+  SCAN_SEEN,
   runClient,
   seenByModel,
   sse,
@@ -223,9 +225,7 @@ describe.skipIf(!CLAUDE)(
     });
 
     it('svc_scan_folder: sees where each finding is, its kind, a masked preview, the files it did not read and the next step; never a value', async () => {
-      // A key of the documented shape, random: no real credential.
-      const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
-      fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
+      const key = plantKey(fixture);
       const call = { name: 'mcp__svc__svc_scan_folder', args: { path: '.' } };
       standIn.requests.length = 0;
       standIn.script(call);
@@ -241,25 +241,9 @@ describe.skipIf(!CLAUDE)(
       const result = toolResult(standIn);
       expect(result, detail).toBeDefined();
       const scan = JSON.parse(result!) as Record<string, unknown>;
-      expect(scan).toMatchObject({
-        total_findings: 1,
-        findings: [
-          {
-            file: 'config/app.yml',
-            line: 2,
-            category: 'secret',
-            rule: 'openai-project-key',
-            preview: expect.stringMatching(/^sk-p\*+ \(\d+ chars\)$/),
-            fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
-          },
-        ],
-        // The rules protect .env and secrets/: counted, never read.
-        protected_files: expect.arrayContaining(['.env', 'secrets/token.txt']),
-        next: expect.stringContaining('svc_plan'),
-      });
+      expect(scan).toMatchObject(SCAN_SEEN);
       // Neither the key nor the protected files' canary reached the model.
-      expect(requestsHolding(standIn, key), detail).toEqual([]);
-      expect(requestsHolding(standIn, fixture.canary), detail).toEqual([]);
+      expect(leaks(standIn, fixture, key), detail).toEqual([]);
     });
   },
 );

@@ -3,7 +3,6 @@
 // reaches the model through cat, grep -r or python -c (its shell is its only tool that reads
 // files), and a harmless cat still does. And with svc's MCP server added by `codex mcp add`: what
 // svc_scan_folder hands the model (its structuredContent) says where each finding is, with no value.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +13,10 @@ import {
   clientProject,
   FINAL_TEXT,
   installHook,
+  leaks,
+  plantKey,
   requestsHolding,
+  SCAN_SEEN,
   runClient,
   seenByModel,
   sse,
@@ -83,6 +85,18 @@ function toolName(name: string): { name: string; namespace?: string } {
   return server ? { namespace: server[1]!, name: server[2]! } : { name };
 }
 
+/** The settings that make the stand-in Codex's model provider, as `-c` options. */
+function standInProvider(standIn: StandIn): string[] {
+  return [
+    'model_provider=standin',
+    'model_providers.standin.name=standin',
+    `model_providers.standin.base_url=${standIn.url}/v1`,
+    'model_providers.standin.wire_api=responses',
+    'model_providers.standin.env_key=STANDIN_API_KEY',
+    'model=gpt-standin',
+  ].flatMap((setting) => ['-c', setting]);
+}
+
 /** Codex's shell tool, as the model calls it (hooks see it as Bash). */
 const shell = (cmd: string): ToolCall => ({ name: 'exec_command', args: { cmd } });
 
@@ -112,19 +126,11 @@ describe.skipIf(!CODEX)(suiteTitle('Codex with svc hook codex', CODEX, 'codex'),
   async function run(call: ToolCall) {
     standIn.requests.length = 0;
     standIn.script(call);
-    const provider = [
-      'model_provider=standin',
-      'model_providers.standin.name=standin',
-      `model_providers.standin.base_url=${standIn.url}/v1`,
-      'model_providers.standin.wire_api=responses',
-      'model_providers.standin.env_key=STANDIN_API_KEY',
-      'model=gpt-standin',
-    ].flatMap((setting) => ['-c', setting]);
     const exit = await runClient(
       CODEX!,
       [
         'exec',
-        ...provider,
+        ...standInProvider(standIn),
         '--dangerously-bypass-approvals-and-sandbox',
         // A new hook runs only once reviewed in Codex's /hooks view, which a test cannot open.
         '--dangerously-bypass-hook-trust',
@@ -198,22 +204,18 @@ describe.skipIf(!CODEX)(
     });
 
     it('sees the structuredContent: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
-      // A key of the documented shape, random: no real credential.
-      const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
-      fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
+      const key = plantKey(fixture);
       standIn.requests.length = 0;
       standIn.script({ name: 'mcp__svc__svc_scan_folder', args: { path: '.' } });
-      const provider = [
-        'model_provider=standin',
-        'model_providers.standin.name=standin',
-        `model_providers.standin.base_url=${standIn.url}/v1`,
-        'model_providers.standin.wire_api=responses',
-        'model_providers.standin.env_key=STANDIN_API_KEY',
-        'model=gpt-standin',
-      ].flatMap((setting) => ['-c', setting]);
       const exit = await runClient(
         CODEX!,
-        ['exec', ...provider, '--dangerously-bypass-approvals-and-sandbox', '--json', 'Scan this folder.'],
+        [
+          'exec',
+          ...standInProvider(standIn),
+          '--dangerously-bypass-approvals-and-sandbox',
+          '--json',
+          'Scan this folder.',
+        ],
         fixture.project,
         env,
         90_000,
@@ -224,22 +226,8 @@ describe.skipIf(!CODEX)(
       expect(output, detail).toBeDefined();
       // Codex puts the call's wall time first, then the structuredContent as JSON.
       const scan = JSON.parse(output!.slice(output!.indexOf('{'))) as Record<string, unknown>;
-      expect(scan).toMatchObject({
-        total_findings: 1,
-        findings: [
-          {
-            file: 'config/app.yml',
-            line: 2,
-            rule: 'openai-project-key',
-            preview: expect.stringMatching(/^sk-p\*+ \(\d+ chars\)$/),
-            fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
-          },
-        ],
-        protected_files: expect.arrayContaining(['.env', 'secrets/token.txt']),
-        next: expect.stringContaining('svc_plan'),
-      });
-      expect(requestsHolding(standIn, key), detail).toEqual([]);
-      expect(requestsHolding(standIn, fixture.canary), detail).toEqual([]);
+      expect(scan).toMatchObject(SCAN_SEEN);
+      expect(leaks(standIn, fixture, key), detail).toEqual([]);
     });
   },
 );

@@ -3,7 +3,6 @@
 // read_file, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP server
 // added by `gemini mcp add`: the text svc_scan_folder answers reaches the model, next step included.
 
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
@@ -13,6 +12,8 @@ import {
   clientProject,
   FINAL_TEXT,
   installHook,
+  leaks,
+  plantKey,
   requestsHolding,
   runClient,
   seenByModel,
@@ -184,9 +185,7 @@ describe.skipIf(!GEMINI)(
     });
 
     it('the text reaches the model: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
-      // A key of the documented shape, random: no real credential.
-      const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
-      fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
+      const key = plantKey(fixture);
       standIn.requests.length = 0;
       standIn.script({ name: 'mcp_svc_svc_scan_folder', args: { path: '.' } });
       const exit = await runClient(
@@ -205,8 +204,7 @@ describe.skipIf(!GEMINI)(
       );
       expect(answer).toContain('2 protected file(s) not read');
       expect(answer).toContain('Next: review the findings with the person; svc_plan');
-      expect(requestsHolding(standIn, key), detail).toEqual([]);
-      expect(requestsHolding(standIn, fixture.canary), detail).toEqual([]);
+      expect(leaks(standIn, fixture, key), detail).toEqual([]);
     });
   },
 );

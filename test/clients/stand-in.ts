@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { childEnv, REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -203,4 +204,41 @@ export function seenByModel(standIn: StandIn): string {
 /** The routes of the requests whose body holds `text` (a short answer for a failing assertion). */
 export function requestsHolding(standIn: StandIn, text: string): string[] {
   return standIn.requests.filter((r) => r.body.includes(text)).map((r) => r.route);
+}
+
+/**
+ * Plants a key of OpenAI's documented project-key shape, random (no real credential), in the
+ * project's `config/app.yml` on line 2: what each client's svc_scan_folder test finds. Returns it.
+ */
+export function plantKey(fixture: ReturnType<typeof clientProject>): string {
+  const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
+  fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
+  return key;
+}
+
+/**
+ * What a client that shows its model the `structuredContent` must have handed it for the planted
+ * key: the finding's place, rule, masked preview and fingerprint, the protected files not read, the
+ * next step.
+ */
+export const SCAN_SEEN = {
+  total_findings: 1,
+  findings: [
+    {
+      file: 'config/app.yml',
+      line: 2,
+      category: 'secret',
+      rule: 'openai-project-key',
+      preview: expect.stringMatching(/^sk-p\*+ \(\d+ chars\)$/),
+      fingerprint: expect.stringMatching(/^[0-9a-f]{32}$/),
+    },
+  ],
+  // The rules protect .env and secrets/: counted, never read.
+  protected_files: expect.arrayContaining(['.env', 'secrets/token.txt']),
+  next: expect.stringContaining('svc_plan'),
+};
+
+/** The requests (by route) that carried the planted key or the protected files' canary: none may. */
+export function leaks(standIn: StandIn, fixture: ReturnType<typeof clientProject>, key: string): string[] {
+  return [...requestsHolding(standIn, key), ...requestsHolding(standIn, fixture.canary)];
 }
