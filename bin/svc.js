@@ -46,8 +46,13 @@ if (
   process.getBuiltinModule('node:module').enableCompileCache?.();
   if (process.argv[2] === 'scan' && !['feedback', '--help', '-h', undefined].includes(process.argv[3])) {
     // `svc scan PATH` starts its scanning thread first: the thread's load (its rules, about 90 ms)
-    // then overlaps the command line's own, which a small folder's scan had waited on.
-    (await import('../src/backend/scan-folder.ts')).startScanThread();
+    // then overlaps the command line's own, which a small folder's scan had waited on. Only a head
+    // start: if it cannot be had, the scan starts its threads itself and says what went wrong.
+    try {
+      (await import('../src/backend/scan-folder.ts')).startScanThread();
+    } catch {
+      // No head start: the scan below starts its own threads.
+    }
   }
   await import('../src/cli/main.ts');
 }
