@@ -3,18 +3,18 @@
 // model through Read, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP
 // server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on, and
 // what svc_scan_folder hands it says where each finding is and what to do next, with no value.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
 import { openFromLink } from '../../src/proofs/link-seal.ts';
-import { REPO_ROOT, SVC_BIN, runSvc } from '../e2e/procs.ts';
+import { runSvc } from '../e2e/procs.ts';
 import {
   clientBin,
   clientEnv,
   clientProject,
   FINAL_TEXT,
   installHook,
+  SVC_MCP,
   leaks,
   plantKey,
   requestsHolding,
@@ -173,9 +173,7 @@ describe.skipIf(!CLAUDE)(
           '-e',
           `SVC_API_KEY=${api_key}`,
           '--',
-          process.execPath,
-          join(REPO_ROOT, SVC_BIN),
-          'mcp',
+          ...SVC_MCP,
         ],
         fixture.project,
         env,

@@ -6,13 +6,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
 import {
   clientBin,
   clientEnv,
   clientProject,
   FINAL_TEXT,
   installHook,
+  SVC_MCP,
   leaks,
   plantKey,
   requestsHolding,
@@ -181,17 +181,7 @@ describe.skipIf(!CODEX)(
       env = clientEnv(fixture.home, { CODEX_HOME: codexHome, STANDIN_API_KEY: 'standin-key' });
       const added = await runClient(
         CODEX!,
-        [
-          'mcp',
-          'add',
-          'svc',
-          '--env',
-          `SVC_HOME=${env.SVC_HOME}`,
-          '--',
-          process.execPath,
-          join(REPO_ROOT, SVC_BIN),
-          'mcp',
-        ],
+        ['mcp', 'add', 'svc', '--env', `SVC_HOME=${env.SVC_HOME}`, '--', ...SVC_MCP],
         fixture.project,
         env,
       );

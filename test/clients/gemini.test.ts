@@ -5,13 +5,13 @@
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
 import {
   clientBin,
   clientEnv,
   clientProject,
   FINAL_TEXT,
   installHook,
+  SVC_MCP,
   leaks,
   plantKey,
   requestsHolding,
@@ -163,16 +163,7 @@ describe.skipIf(!GEMINI)(
       });
       const added = await runClient(
         GEMINI!,
-        [
-          'mcp',
-          'add',
-          'svc',
-          process.execPath,
-          join(REPO_ROOT, SVC_BIN),
-          'mcp',
-          '-e',
-          `SVC_HOME=${env.SVC_HOME}`,
-        ],
+        ['mcp', 'add', 'svc', ...SVC_MCP, '-e', `SVC_HOME=${env.SVC_HOME}`],
         fixture.project,
         env,
       );

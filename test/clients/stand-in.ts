@@ -119,6 +119,9 @@ export function clientProject(prefix: string) {
   return { dir: tmp.dir, project, home, canary, harmless, file, cleanup: tmp.cleanup };
 }
 
+/** The command that starts svc's MCP server over stdio, as a client's `mcp add` is given it. */
+export const SVC_MCP = [process.execPath, join(REPO_ROOT, SVC_BIN), 'mcp'];
+
 /** Runs the real `svc hook install` from `cwd`; throws with its output when it fails. */
 export function installHook(client: string, scope: 'project' | 'user', cwd: string, env: NodeJS.ProcessEnv) {
   const result = spawnSync(
