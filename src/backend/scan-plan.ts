@@ -65,7 +65,7 @@ export interface Plan {
   project: string;
   scanned_at: string;
   items: PlanItem[];
-  /** What applying does with each kind, and what it cannot do yet. */
+  /** What applying does, for each kind of item the plan holds. */
   notes: string[];
 }
 
@@ -145,13 +145,20 @@ export function planOf(scan: StoredScan): Plan {
     project: scan.project,
     scanned_at: scan.created_at,
     items,
-    notes: [
-      'rule items: applying adds them to the project rules file (.svc/rules.json), or to the organization with an owner key',
-      'seal items: applying seals the file in place on this computer (it then opens only through the gate: svc_open, or `svc open`)',
-      'vault items: applying copies the secret into the vault under its name; then change the program to read it from its environment and run it with that secret (svc_run with `secrets`, or `svc run --secret NAME -- COMMAND`)',
-    ],
+    // What applying does, for the kinds of item this plan holds: an empty plan needs none.
+    notes: (['rule', 'seal', 'vault'] as const)
+      .filter((kind) => items.some((item) => item.kind === kind))
+      .map((kind) => APPLY_NOTES[kind]),
   };
 }
+
+/** What applying an item of each kind does, said once under a plan that holds one. */
+const APPLY_NOTES = {
+  rule: 'rule items: applying adds them to the project rules file (.svc/rules.json), or to the organization with an owner key',
+  seal: 'seal items: applying seals the file in place on this computer (it then opens only through the gate: svc_open, or `svc open`)',
+  vault:
+    'vault items: applying copies the secret into the vault under its name; then change the program to read it from its environment and run it with that secret (svc_run with `secrets`, or `svc run --secret NAME -- COMMAND`)',
+} as const;
 
 /** Why a plan cannot be applied as asked: the receipt of an owner's refused apply names `reason`. */
 export class PlanRefused extends ServiceError {

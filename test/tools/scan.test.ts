@@ -129,6 +129,10 @@ describe('svc_scan_feedback and svc_plan', () => {
       }),
     ]);
     expect(shown.all).not.toContain(inCode);
+    // What applying does is said for the kinds this plan holds, and only those.
+    expect(shown.text).toContain('rule items: applying');
+    expect(shown.text).toContain('vault items: applying');
+    expect(shown.text).not.toContain('seal items');
     // Without `items`, apply carries out every item, not only the rules: the answer says so.
     expect(shown.data.next).toMatch(/without `items` every item is applied/);
 
