@@ -60,6 +60,10 @@ export const CATALOG: Record<Group, readonly string[]> = {
  */
 export type CredentialTag = 'none' | 'owner' | 'grant' | 'owner or grant';
 
+/** How a refusal says that `confirm` was `unanswered`. */
+export const NO_FORM_ANSWER =
+  "svc's confirmation form got no answer (this client shows no forms, or it was closed)";
+
 /** What a handler gets when it is called (never at listing time). */
 export interface ToolDeps {
   /** The service: in this process, or a remote `svc serve`. */
@@ -73,17 +77,19 @@ export interface ToolDeps {
   /** Where the bearers came from: this process's environment, or the HTTP request. */
   credentialSource: 'environment' | 'request';
   /**
-   * Asks the person to confirm through MCP form elicitation. `unsupported` when the client cannot
-   * elicit: the tool then needs an explicit `confirm: true` argument instead.
+   * Asks the person to confirm through MCP form elicitation. `unanswered` when no person answered
+   * it: the client cannot show forms, or it closed the form without a choice (MCP's `cancel`, which
+   * Claude Code's `-p` answers to every form at once). A tool that takes the agent's word then
+   * needs `confirmed: true`; one that does not refuses, saying how the person does it themselves.
    */
-  confirm(message: string): Promise<'accepted' | 'declined' | 'unsupported'>;
+  confirm(message: string): Promise<'accepted' | 'declined' | 'unanswered'>;
   /**
    * Reports progress of long work to the client, when it asked for progress (a no-op otherwise);
    * `total` when it is known.
    */
   progress(done: number, total: number | undefined, message: string): Promise<void>;
-  /** Asks the client to open a URL for the person (MCP URL elicitation), when it can. */
-  openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unsupported'>;
+  /** Asks the client to open a URL for the person (MCP URL elicitation), when it can; `unanswered` as for `confirm`. */
+  openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unanswered'>;
   /** Linking this computer (svc_connect) and where its key is kept; absent over HTTP. */
   connect?: { flow: ConnectFlow; keyStore: string } | undefined;
   /** The read gate of the computer this server runs on: what svc's tools ask before touching a file. */

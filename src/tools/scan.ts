@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { walkAsAsker } from '../backend/gate-check.ts';
 import { cwdField } from './gate.ts';
-import { defineTool, type ToolDeps } from './registry.ts';
+import { defineTool, NO_FORM_ANSWER, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { Feedback, FeedbackIdParam, PlanItemIds, ScanIdParam } from '../backend/operations/scans.ts';
@@ -158,7 +158,7 @@ const FeedbackInput = z
       .boolean()
       .optional()
       .describe(
-        'for a false_positive or accepted_risk mark, when the client cannot show a confirmation form: true only after the person said yes',
+        "for a false_positive or accepted_risk mark, when svc's confirmation form got no answer: true only after the person said yes",
       ),
     cwd: cwdField("a folder of the project (default: the server's folder)"),
   })
@@ -246,7 +246,7 @@ export const svcScanFeedback = defineTool({
       if (asked !== 'accepted' && input.confirmed !== true) {
         throw new ServiceError(
           'forbidden',
-          `silencing a finding needs the person's yes, and this client cannot show svc's confirmation form: ask them, then call again with confirmed: true`,
+          `silencing a finding needs the person's yes, and ${NO_FORM_ANSWER}: ask them, then call again with confirmed: true`,
         );
       }
       decidedBy = `the person, asked by an agent through svc_scan_feedback${asked === 'accepted' ? '' : ' (confirmed: true)'}`;
@@ -303,9 +303,7 @@ const PlanInput = z
     confirmed: z
       .boolean()
       .optional()
-      .describe(
-        'for apply, when the client cannot show a confirmation form: true only after the person said yes',
-      ),
+      .describe("for apply, when svc's confirmation form got no answer: true only after the person said yes"),
     cwd: cwdField("a folder of the project (default: the server's folder)"),
   })
   .strict();
@@ -380,7 +378,7 @@ export const svcPlan = defineTool({
     if (asked !== 'accepted' && input.confirmed !== true) {
       throw new ServiceError(
         'forbidden',
-        "applying a plan changes what agents may read, so it needs the person's yes, and this client cannot show svc's confirmation form: ask them, then call again with confirmed: true",
+        `applying a plan changes what agents may read, so it needs the person's yes, and ${NO_FORM_ANSWER}: ask them, then call again with confirmed: true`,
       );
     }
     const picked = { scan_id: plan.scan_id, items: input.items };

@@ -121,7 +121,7 @@ export function createMcpServer(
     // A client that declares elicitation without naming modes does forms (the original mode).
     const elicitation = server.getClientCapabilities()?.elicitation as
       { form?: object; url?: object } | undefined;
-    if (!elicitation || (!elicitation.form && elicitation.url)) return 'unsupported';
+    if (!elicitation || (!elicitation.form && elicitation.url)) return 'unanswered';
     const answer = await server.elicitInput({
       message,
       requestedSchema: {
@@ -130,18 +130,18 @@ export function createMcpServer(
         required: ['confirm'],
       },
     });
-    return answer.action === 'accept' && answer.content?.confirm === true ? 'accepted' : 'declined';
+    return answered(answer.action, answer.action === 'accept' && answer.content?.confirm === true);
   };
   const openUrl: ToolDeps['openUrl'] = async (message, url) => {
     const elicitation = server.getClientCapabilities()?.elicitation as { url?: object } | undefined;
-    if (!elicitation?.url) return 'unsupported';
+    if (!elicitation?.url) return 'unanswered';
     const answer = await server.elicitInput({
       mode: 'url',
       message,
       url,
       elicitationId: randomUUID(),
     });
-    return answer.action === 'accept' ? 'accepted' : 'declined';
+    return answered(answer.action, answer.action === 'accept');
   };
 
   /** Runs one tool: its credential check, then `work` (its handler); every failure is a tool error. */
@@ -254,4 +254,17 @@ function guardArguments(server: Server): void {
       deliver?.(message, extra);
     };
   };
+}
+
+/**
+ * A form's answer. Only a person's choice is one: `cancel` means the form was closed without a
+ * choice, or never shown (Claude Code's `-p` cancels every form at once), which is no answer
+ * rather than a no.
+ */
+function answered(
+  action: 'accept' | 'decline' | 'cancel',
+  yes: boolean,
+): 'accepted' | 'declined' | 'unanswered' {
+  if (action === 'cancel') return 'unanswered';
+  return yes ? 'accepted' : 'declined';
 }

@@ -2,7 +2,11 @@
 // Messages API, with svc's hook installed by `svc hook install`: a protected file never reaches the
 // model through Read, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP
 // server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on, and
-// what svc_scan_folder hands it says where each finding is and what to do next, with no value.
+// what svc_scan_folder hands it says where each finding is and what to do next, with no value; and
+// svc_plan applies in `claude -p`, which closes every confirmation form unanswered, once the model
+// passes the person's yes.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
@@ -242,6 +246,42 @@ describe.skipIf(!CLAUDE)(
       expect(scan).toMatchObject(SCAN_SEEN);
       // Neither the key nor the protected files' canary reached the model.
       expect(leaks(standIn, fixture, key), detail).toEqual([]);
+    });
+
+    it("svc_plan apply: `claude -p` closes svc's form unanswered, so the model is told to ask the person and pass confirmed: true; with it the plan applies", async () => {
+      plantKey(fixture);
+      expect((await runSvc(['scan', fixture.project, '--json'], env)).code).toBe(6);
+      const plan = (await runSvc(['plan', fixture.project, '--json'], env)).json() as {
+        items: { id: string; kind: string; path: string }[];
+      };
+      const rule = plan.items.find((i) => i.kind === 'rule' && i.path === './config/app.yml')!;
+      expect(rule, JSON.stringify(plan)).toBeDefined();
+      const rulesFile = join(fixture.project, '.svc', 'rules.json');
+      const apply = async (args: Record<string, unknown>) => {
+        const call = { name: 'mcp__svc__svc_plan', args: { action: 'apply', items: [rule.id], ...args } };
+        standIn.requests.length = 0;
+        standIn.script(call);
+        const exit = await runClient(
+          CLAUDE!,
+          ['-p', 'Apply the plan.', '--output-format', 'json', '--allowedTools', call.name],
+          fixture.project,
+          env,
+          90_000,
+        );
+        const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+        expect(standIn.called(), detail).toBe(true);
+        return { result: toolResult(standIn) ?? '', detail };
+      };
+
+      const unanswered = await apply({});
+      expect(unanswered.result, unanswered.detail).toContain('got no answer');
+      expect(unanswered.result).toContain('confirmed: true');
+      expect(unanswered.result).not.toContain('declined');
+      expect(readFileSync(rulesFile, 'utf8')).not.toContain('config/app.yml');
+
+      const confirmed = await apply({ confirmed: true });
+      expect(JSON.parse(confirmed.result), confirmed.detail).toMatchObject({ applied: [rule.id] });
+      expect(readFileSync(rulesFile, 'utf8')).toContain('./config/app.yml');
     });
   },
 );

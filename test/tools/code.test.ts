@@ -15,6 +15,7 @@ import { ops } from '../../src/backend/operations/index.ts';
 import { GateCheck } from '../../src/backend/gate-check.ts';
 import type { ServiceError } from '../../src/backend/errors.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
+import type { Elicit } from './computer.ts';
 
 const home = tempDir('svc-code-tool-');
 const project = join(home.dir, 'shop');
@@ -25,7 +26,6 @@ let agentToken: string;
 const asked: string[] = [];
 
 type Structured = Record<string, any>;
-type Elicit = 'accept' | 'decline' | 'unsupported';
 
 async function client(elicit: Elicit, options: { gate?: boolean } = {}) {
   const server = createMcpServer(() => ({
@@ -44,7 +44,8 @@ async function client(elicit: Elicit, options: { gate?: boolean } = {}) {
   if (elicit !== 'unsupported') {
     mcp.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(String(request.params.message));
-      return elicit === 'accept' ? { action: 'accept', content: { confirm: true } } : { action: 'decline' };
+      if (elicit === 'accept') return { action: 'accept', content: { confirm: true } };
+      return { action: elicit };
     });
   }
   await mcp.connect(c);
@@ -209,7 +210,7 @@ describe('svc_code_patch', () => {
     const args = { action: 'submit', summary: 'debug on', diff: CHANGE_CONFIG, cwd: project };
     const unsupported = await (await client('unsupported'))('svc_code_patch', args);
     expect(unsupported.error).toBe(true);
-    expect(unsupported.text).toContain('cannot show svc');
+    expect(unsupported.text).toContain('got no answer');
     expect(unsupported.text).toMatch(/audit record aud_/);
     const declined = await (await client('decline'))('svc_code_patch', args);
     expect(declined.error).toBe(true);
@@ -253,7 +254,7 @@ describe('svc_code_patch', () => {
 
   it('without the person\u2019s confirmation nothing is applied', async () => {
     const [queued] = (await (await client('accept'))('svc_code_patch', { action: 'list' })).data.patches;
-    for (const elicit of ['unsupported', 'decline'] as const) {
+    for (const elicit of ['unsupported', 'cancel', 'decline'] as const) {
       const answer = await (
         await client(elicit)
       )('svc_code_patch', { action: 'approve', patch_id: queued.patch_id });
@@ -271,7 +272,7 @@ describe('svc_code_patch', () => {
       diff: '--- /dev/null\n+++ b/NOTES.md\n@@ -0,0 +1 @@\n+notes\n',
       cwd: project,
     });
-    for (const elicit of ['unsupported', 'decline'] as const) {
+    for (const elicit of ['unsupported', 'cancel', 'decline'] as const) {
       const answer = await (
         await client(elicit)
       )('svc_code_patch', { action: 'approve', patch_id: notes.data.patch_id });

@@ -12,7 +12,11 @@ import { GateCheck } from '../../src/backend/gate-check.ts';
 import { createMcpServer } from '../../src/tools/server.ts';
 import type { ToolDeps } from '../../src/tools/registry.ts';
 
-export type Elicit = 'accept' | 'decline' | 'unsupported';
+/**
+ * How the client answers svc's confirmation form: the person's yes or no; `cancel`, the form
+ * closed without a choice (as Claude Code's `-p` answers every form); or a client without forms.
+ */
+export type Elicit = 'accept' | 'decline' | 'cancel' | 'unsupported';
 
 export interface ToolAnswer {
   error: boolean;
@@ -87,9 +91,8 @@ export function computer(prefix: string, rules: unknown[] = []): Computer {
       if (elicit !== 'unsupported') {
         mcp.setRequestHandler(ElicitRequestSchema, async (request) => {
           asked.push(String(request.params.message));
-          return elicit === 'accept'
-            ? { action: 'accept', content: { confirm: true } }
-            : { action: 'decline' };
+          if (elicit === 'accept') return { action: 'accept', content: { confirm: true } };
+          return { action: elicit };
         });
       }
       await mcp.connect(c);

@@ -55,13 +55,14 @@ describe('svc_run', () => {
     expect(ran.data.receipt_id).toMatch(/^rcpt_/);
   });
 
-  it('a declined run and a client without forms run nothing', async () => {
-    for (const elicit of ['decline', 'unsupported'] as const) {
+  it('a declined run, a form closed without an answer and a client without forms run nothing', async () => {
+    for (const elicit of ['decline', 'cancel', 'unsupported'] as const) {
       const marker = join(project, `not-${elicit}`);
       const ran = await (await client(elicit))({ command: printing(marker), secrets: ['API_TOKEN'] });
       expect(ran.error).toBe(true);
       expect(ran.text).toContain('nothing was run');
-      if (elicit === 'unsupported') {
+      expect(ran.text.includes('the person declined')).toBe(elicit === 'decline');
+      if (elicit !== 'decline') {
         // What the person can run instead is the whole command line, secrets and all.
         expect(ran.text).toContain(svcCommand('run', '--secret', 'API_TOKEN', '--', ...printing(marker)));
       }

@@ -147,6 +147,28 @@ describe('svc_scan_feedback and svc_plan', () => {
     );
     expect(decision.decision.outcome).toBe('clean_copy');
   });
+
+  it("a form closed without a choice is no answer, not a no: the agent's confirmed: true after asking the person applies", async () => {
+    // Claude Code's `-p` offers forms and cancels each at once.
+    const cancelling = await here.client(
+      (service) => ({ find: async () => finderOf(service.ctx) }),
+      'cancel',
+    );
+    const plan = (args: Record<string, unknown>) => cancelling('svc_plan', { cwd: project, ...args });
+    writeFileSync(join(project, 'src', 'extra.ts'), `export const token = "ghp_${random(36)}";\n`);
+    await cancelling('svc_scan_folder', { path: '.', cwd: project });
+    const items = (await plan({ action: 'show' })).data.items as { id: string; path: string }[];
+    const item = items.find((i) => i.path === './src/extra.ts')!;
+    expect(item, JSON.stringify(items)).toBeDefined();
+    const unasked = await plan({ action: 'apply', items: [item.id] });
+    expect(unasked.error).toBe(true);
+    expect(unasked.text).not.toContain('declined');
+    expect(unasked.text).toContain('got no answer');
+    expect(unasked.text).toContain('confirmed: true');
+    const applied = await plan({ action: 'apply', items: [item.id], confirmed: true });
+    expect(applied.error, applied.text).toBeFalsy();
+    expect(applied.data).toMatchObject({ applied: [item.id] });
+  });
 });
 
 describe('svc_plan seal items', () => {
