@@ -39,6 +39,12 @@ export interface DetectionRule {
   /** How sure a match is, in [0, 1], before `check`. */
   confidence: number;
   /**
+   * How many of a value's first characters its report may show: a documented prefix that names the
+   * kind (`ghp_`, `AKIA`), at most 4 and never more than a quarter of the value. Default 0: a
+   * password, or a value found by the name it is assigned to, shows only its length.
+   */
+  shows?: number;
+  /**
    * A cheaper global expression that matches (reading no further than `pattern`) at most `lead`
    * characters after every place `pattern` matches, and maybe elsewhere: the pattern is tried only
    * there. For a pattern whose every try is dear (the `u` flag's classes).
@@ -388,14 +394,15 @@ function textBefore(text: string, offset: number, chars: number): string {
 }
 
 /**
- * The value masked for a report: its first characters when they name the kind (a documented
- * prefix such as `AKIA` or `ghp_`, at most 4, and never more than a quarter of it), the rest as
- * `*`, and its length. Personal data shows its shape only: its first character, every other letter
- * and digit as `*`, punctuation kept (`j***@*******.***`).
+ * The value masked for a report. A secret shows the first `shows` characters when its rule says
+ * they are a documented prefix that names the kind (`ghp_`; at most 4, and never more than a
+ * quarter of it), the rest as `*`, and its length. Personal data shows its shape only: its first
+ * character, every other letter, mark and digit of any script as `*`, punctuation and spaces kept
+ * (`j***@*******.***`, `И*** ******`).
  */
-export function preview(value: string, category: Category): string {
-  if (category === 'pii') return value.replace(/[A-Za-z0-9]/g, (c, i: number) => (i === 0 ? c : '*'));
-  const shown = Math.min(4, Math.floor(value.length / 4));
+export function preview(value: string, category: Category, shows = 0): string {
+  if (category === 'pii') return value.replace(/[\p{L}\p{M}\p{N}]/gu, (c, i: number) => (i === 0 ? c : '*'));
+  const shown = Math.min(shows, 4, Math.floor(value.length / 4));
   return `${value.slice(0, shown)}${'*'.repeat(Math.min(12, value.length - shown))} (${value.length} chars)`;
 }
 
@@ -427,7 +434,7 @@ export function describe(
       rule: match.rule.id,
       confidence: Math.round(match.confidence * 100) / 100,
       fingerprint: fingerprint(match.rule.type, value),
-      preview: preview(value, match.rule.category),
+      preview: preview(value, match.rule.category, match.rule.shows),
     });
   }
   return findings;

@@ -263,9 +263,11 @@ it('a store that keeps writing has a thread copy its log into the file between c
 it('a store that keeps writing starts its log over, checkpointing thread or not', async () => {
   const store = openStore();
   const text = 'x'.repeat(3000);
-  // 3,000 commits of a page each: a log that never started over would pass 12 MB.
+  // 3,000 commits of a page each: a log that never started over would pass 12 MB. One that did
+  // stays near 4 MB (1,000 pages), more on a loaded machine, where the thread's checkpoints and
+  // the commits' take turns later: 9 MiB still says it started over.
   for (let i = 0; i < 3000; i++) await store.run('INSERT INTO notes (text) VALUES (?)', text);
-  expect(statSync(`${store.file}-wal`).size).toBeLessThan(6 * 1024 * 1024);
+  expect(statSync(`${store.file}-wal`).size).toBeLessThan(9 * 1024 * 1024);
 });
 
 it('a closed store refuses writes with a clear error', async () => {

@@ -194,6 +194,7 @@ const CASES: Case[] = [
   { rule: 'person-name', text: 'Name: Amelia Okafor', value: 'Amelia Okafor' },
   { rule: 'person-name', text: '{"full_name": "Ludwig van Beethoven"}', value: 'Ludwig van Beethoven' },
   { rule: 'person-name', text: "first_name='Renée'", value: 'Renée' },
+  { rule: 'person-name', text: 'Name: Иван Петров', value: 'Иван Петров' },
   { rule: 'person-name', text: 'name: Run Tests', file: 'ci/pipeline.yml', value: null },
   { rule: 'person-name', text: '- name: Setup Node', file: '.github/workflows/ci.yml', value: null },
   { rule: 'person-name', text: 'Name: John Doe', value: null },
@@ -433,7 +434,10 @@ describe('findings', () => {
     for (const [i, finding] of findings.entries()) {
       const value = text.slice(matches[i]!.start, matches[i]!.end);
       expect(JSON.stringify(finding)).not.toContain(value);
+      // Its shape only: the first character, no other letter or digit of any script.
+      expect(finding.preview.slice(1), finding.preview).not.toMatch(/[\p{L}\p{N}]/u);
     }
+    expect(findings.map((f) => f.preview)).toContain('И*** ******');
   });
 });
 

@@ -82,12 +82,15 @@ describe.each(SECRET_RULES.map((r) => [r.id, r] as const))('%s', (id, rule: Dete
     expect(alone.matches(nearMiss), nearMiss).toEqual([]);
   });
 
-  it('never puts the value in a finding', () => {
+  it('never puts the value in a finding, and shows no more of it than its documented prefix', () => {
     const matches = alone.matches(positive);
     const findings = describeMatches(positive, matches, (type) => `fp:${type}`);
     for (const [i, finding] of findings.entries()) {
       const value = positive.slice(matches[i]!.start, matches[i]!.end);
       expect(JSON.stringify(finding)).not.toContain(value);
+      const shown = /^[^*]*/.exec(finding.preview)![0];
+      expect(shown.length, finding.preview).toBeLessThanOrEqual(Math.min(rule.shows ?? 0, 4));
+      expect(value.startsWith(shown)).toBe(true);
     }
   });
 });

@@ -15,6 +15,7 @@ export interface SecretFormat {
   locator?: RegExp;
   lead?: number;
   follows?: RegExp;
+  shows?: number;
   check?(value: string, context: Context): boolean | number;
 }
 
@@ -153,6 +154,8 @@ export function token(format: TokenFormat): DetectionRule {
     // follows (most `pat` of code are `path` or `pattern`).
     ...(format.keywords ? {} : { lead: 0, follows: new RegExp(format.body, 'y') }),
     confidence: format.confidence ?? 0.95,
+    // The prefix names the kind, and a report may show it.
+    shows: format.prefix.length,
     ...(format.check ? { check: format.check } : {}),
   });
 }
