@@ -17,9 +17,11 @@
 import type { Match } from './detect.ts';
 
 /**
- * Hands out tokens for one clean copy: the same value of the same type gets the same token
- * everywhere in it, and each type is numbered on its own (`[EMAIL_1]`, `[EMAIL_2]`, `[IBAN_1]`).
- * It holds the values too, for the owner's reversible mapping: never log or print it.
+ * Hands out tokens for one clean copy: the same value gets the same token everywhere in it,
+ * whichever rule found it (the type it was first found as names it: a password in a connection
+ * string and again in `DB_PASSWORD=` is one token), and each type is numbered on its own
+ * (`[EMAIL_1]`, `[EMAIL_2]`, `[IBAN_1]`). It holds the values too, for the owner's reversible
+ * mapping: never log or print it.
  */
 export class TokenAllocator {
   private readonly tokens = new Map<string, string>();
@@ -28,14 +30,13 @@ export class TokenAllocator {
 
   /** The token of `value` found as `type` (a rule's type, upper case). */
   tokenFor(type: string, value: string): string {
-    const kind = type.toUpperCase().replace(/[^A-Z0-9_]/g, '_') || 'VALUE';
-    const key = `${kind}\u0000${value}`;
-    let token = this.tokens.get(key);
+    let token = this.tokens.get(value);
     if (token === undefined) {
+      const kind = type.toUpperCase().replace(/[^A-Z0-9_]/g, '_') || 'VALUE';
       const number = (this.counts.get(kind) ?? 0) + 1;
       this.counts.set(kind, number);
       token = `[${kind}_${number}]`;
-      this.tokens.set(key, token);
+      this.tokens.set(value, token);
       this.values.set(token, value);
     }
     return token;

@@ -9,6 +9,7 @@ import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { parseCsv } from '../../src/backend/csv.ts';
 import { detector, type DetectionRule, type Match } from '../../src/scan/detect.ts';
 import { luhnValid } from '../../src/scan/pii/cards.ts';
+import { randomBytes } from 'node:crypto';
 import { formatOf, redactText, tokenBody, TokenAllocator } from '../../src/scan/redact.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../../src/scan/rules.ts';
 
@@ -375,18 +376,32 @@ const redact = (text: string, file: string, values: [string, DetectionRule][]) =
   redactText(text, file, at(text, values), new TokenAllocator()).text;
 
 describe('tokens', () => {
-  it('numbers each type on its own and gives a value the same token again', () => {
+  it('numbers each type on its own and gives a value the same token again, whatever it was found as', () => {
     const tokens = new TokenAllocator();
     expect(tokens.tokenFor('EMAIL', 'a')).toBe('[EMAIL_1]');
     expect(tokens.tokenFor('EMAIL', 'b')).toBe('[EMAIL_2]');
-    expect(tokens.tokenFor('AWS_ACCESS_KEY', 'a')).toBe('[AWS_ACCESS_KEY_1]');
+    expect(tokens.tokenFor('AWS_ACCESS_KEY', 'c')).toBe('[AWS_ACCESS_KEY_1]');
     expect(tokens.tokenFor('EMAIL', 'a')).toBe('[EMAIL_1]');
+    // The type it was first found as names it.
+    expect(tokens.tokenFor('SECRET', 'c')).toBe('[AWS_ACCESS_KEY_1]');
     expect(tokens.tokensByType()).toEqual({ AWS_ACCESS_KEY: 1, EMAIL: 2 });
     expect([...tokens.mapping()]).toEqual([
       ['[EMAIL_1]', 'a'],
       ['[EMAIL_2]', 'b'],
-      ['[AWS_ACCESS_KEY_1]', 'a'],
+      ['[AWS_ACCESS_KEY_1]', 'c'],
     ]);
+  });
+
+  it('a password found by two rules, in a connection string and in an assignment, is one token', () => {
+    const password = `Pw${randomBytes(12).toString('base64url')}!9`;
+    const text = `DATABASE_URL=postgres://app:${password}@db.internal:5432/app\nDB_PASSWORD=${password}\n`;
+    const types = new Set(find.matches(text, '.env').map((m) => m.rule.type));
+    expect(types.size, [...types].join()).toBe(2);
+    const copy = clean(text, '.env');
+    expect(copy).not.toContain(password);
+    expect(copy).toBe(
+      'DATABASE_URL=postgres://app:[DATABASE_PASSWORD_1]@db.internal:5432/app\nDB_PASSWORD=[DATABASE_PASSWORD_1]\n',
+    );
   });
 
   it('writes a type that is not a token name as one', () => {
