@@ -164,8 +164,7 @@ export class GateCheck {
    * Decides what a tool is about to do, counted and recorded as the hook does. A decision that
    * cannot be made (unreadable rules) throws: the caller refuses.
    */
-  async check(ask: GateAsk, asker: Asker): Promise<RecordedDecision> {
-    const setting = this.setting();
+  async check(ask: GateAsk, asker: Asker, setting: GateSetting = this.setting()): Promise<RecordedDecision> {
     const cached = await this.compiled(setting, asker.cwd);
     const where = { cwd: asker.cwd, home: setting.home };
     const reach = ask.kind === 'shell' ? commandReach(ask.command, where) : undefined;
@@ -178,6 +177,17 @@ export class GateCheck {
     const first = decide(() => 0);
     if (!first.rule && first.charges.length === 0) return { decision: first, receipt_id: null };
     return decideAndRecord(this.options.core(), decide, asker);
+  }
+
+  /**
+   * The gate for one walk over many files: the organization rules are read from the store once, at
+   * its first check, not at each file's (a read of the store each: 0.22 s of a walk over 840
+   * files). A rule added during a walk holds from the next one, as one added during a call holds
+   * from the next call.
+   */
+  forOneWalk(): Pick<GateCheck, 'check'> {
+    let setting: GateSetting | undefined;
+    return { check: (ask, asker) => this.check(ask, asker, (setting ??= this.setting())) };
   }
 
   /** Every rule the gate applies for the project `cwd` is in, and the refused ones. */
@@ -226,7 +236,11 @@ export class GateCheck {
  * The gate's recorded decision on `ask`. Rules that cannot be read are the owner's to fix: until
  * then the answer is `forbidden`, and nothing is touched.
  */
-export async function decideOrRefuse(gate: GateCheck, ask: GateAsk, asker: Asker): Promise<RecordedDecision> {
+export async function decideOrRefuse(
+  gate: Pick<GateCheck, 'check'>,
+  ask: GateAsk,
+  asker: Asker,
+): Promise<RecordedDecision> {
   try {
     return await gate.check(ask, asker);
   } catch (error) {
@@ -252,8 +266,9 @@ export function walkAsAsker<T>(
   admitted: readonly Decision['outcome'][],
   walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
 ): Promise<T> {
+  const once = gate.forOneWalk();
   return walk(async (path) => {
-    const { decision } = await decideOrRefuse(gate, { kind: 'paths', action: 'read', paths: [path] }, asker);
+    const { decision } = await decideOrRefuse(once, { kind: 'paths', action: 'read', paths: [path] }, asker);
     return admitted.includes(decision.outcome);
   });
 }

@@ -883,16 +883,30 @@ export function buildProgram(): Command {
     .action(async (path: string, options: JsonFlag) => {
       // A progress line on a terminal only: with --json stdout holds the one object and nothing else.
       const live = !options.json && process.stderr.isTTY;
-      const kept = await withFinder(async (find) => {
+      const kept = await withService(async (service) => {
+        const { finderOf } = await import('../backend/scan.ts');
+        const { GateCheck, walkAsAsker } = await import('../backend/gate-check.ts');
+        // The command may have been started by an agent through a shell: it reads only what the
+        // read gate lets an agent read, as svc_scan_folder does. A protected file's fingerprints
+        // would otherwise let an agent test guesses at its values (scan a file of guesses, compare).
+        const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
         try {
-          return await find.scan(path, {
-            scannedBy: 'svc scan',
-            onProgress: ({ files, bytes }) => {
-              if (live)
-                process.stderr.write(`\rsvc scan: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
-            },
-          });
+          return await walkAsAsker(
+            gate,
+            { cwd: process.cwd(), client: 'svc' },
+            ['allowed', 'limited'],
+            (admit) =>
+              finderOf(service.ctx).scan(path, {
+                scannedBy: 'svc scan',
+                admit,
+                onProgress: ({ files, bytes }) => {
+                  if (live)
+                    process.stderr.write(`\rsvc scan: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+                },
+              }),
+          );
         } finally {
+          await gate.close();
           if (live) process.stderr.write('\n');
         }
       });

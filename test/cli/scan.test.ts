@@ -1,8 +1,9 @@
 // `svc scan` as a real process: the --json contract (exactly one object on stdout, each finding's
 // fields, paths relative to the scanned folder, 1-based positions), the exit codes (found, none,
-// error), a single file, what was not scanned, and no value ever in the output.
+// error), a single file, what was not scanned (binary, over the size cap, protected by the read
+// gate), and no value ever in the output.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
@@ -90,16 +91,41 @@ describe('svc scan', () => {
     mkdirSync(folder);
     writeFileSync(join(folder, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
     writeFileSync(join(folder, 'notes.md'), 'nothing here\n');
+    // Just over the documented cap (100 MiB), and sparse: it takes no room on the disk.
+    writeFileSync(join(folder, 'huge.log'), '');
+    truncateSync(join(folder, 'huge.log'), 100 * 1024 * 1024 + 1);
     const json = await runSvc(['scan', folder, '--json'], env);
     expect(json.code, json.stderr).toBe(0);
-    expect(json.json()).toMatchObject({
-      files_scanned: 1,
-      skipped: [{ file: 'logo.png', reason: 'binary' }],
-    });
-    const text = await runSvc(['scan', folder], env);
-    expect(text.stdout).toMatch(
-      /^0 finding\(s\) in 1 file\(s\), \d+ bytes; 1 not scanned \(1 binary\) \(scan /m,
+    expect(json.json()).toMatchObject({ files_scanned: 1 });
+    expect((json.json() as Scan).skipped).toEqual(
+      expect.arrayContaining([
+        { file: 'logo.png', reason: 'binary' },
+        { file: 'huge.log', reason: 'too_large' },
+      ]),
     );
+    const text = await runSvc(['scan', folder], env);
+    expect(text.stdout).toContain('huge.log: not scanned (over 100 MiB)');
+    expect(text.stdout).toMatch(
+      /^0 finding\(s\) in 1 file\(s\), \d+ bytes; 2 not scanned \(1 (binary|too large), 1 (binary|too large)\) \(scan /m,
+    );
+  });
+
+  it('reads only what the read gate lets an agent read: a protected file is named, and no fingerprint of its values comes out', async () => {
+    // It may run in an agent's shell: a fingerprint of a protected value would let the agent test
+    // guesses at it (scan a file of guesses, compare).
+    const guarded = join(tmp.dir, 'guarded');
+    mkdirSync(join(guarded, '.svc'), { recursive: true });
+    writeFileSync(join(guarded, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['.env'] }]));
+    const secret = `ghp_${random(36)}`;
+    writeFileSync(join(guarded, '.env'), `GITHUB_TOKEN=${secret}\n`);
+    writeFileSync(join(guarded, 'guess.txt'), `${secret}\n`);
+    const json = await runSvc(['scan', guarded, '--json'], env);
+    expect(json.code, json.stderr).toBe(6);
+    const scan = json.json() as Scan;
+    expect(scan.findings.map((f) => f.file)).toEqual(['guess.txt']);
+    expect(scan.skipped).toEqual([{ file: '.env', reason: 'protected' }]);
+    const text = await runSvc(['scan', guarded], env);
+    expect(text.stdout).toContain('.env: not scanned (the read gate does not let svc read it)');
   });
 
   it('a path it cannot read at all (a named pipe) fails with exit 1 and says so, never "0 findings"', async () => {
