@@ -232,4 +232,21 @@ describe('svc plan', () => {
       not_vaulted: [{ name: 'GITHUB_TOKEN' }],
     });
   });
+
+  it('a file with weak findings only gets an ask rule: the person decides, and nothing is sealed or vaulted', async () => {
+    // A generic assignment is at most 0.6 sure, under the 0.7 a strong finding needs.
+    const weak = project('plan-weak', { 'config/settings.py': `session_token = "${random(24)}"\n` });
+    expect((await runSvc(['scan', weak], env)).code).toBe(6);
+    const shown = await runSvc(['plan', weak, '--json'], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect((shown.json() as { items: unknown[] }).items).toEqual([
+      expect.objectContaining({
+        id: 'r1',
+        kind: 'rule',
+        effect: 'ask',
+        path: './config/settings.py',
+        reason: expect.stringContaining('the person decides'),
+      }),
+    ]);
+  });
 });

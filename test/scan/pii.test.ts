@@ -1,8 +1,6 @@
 // The personal-data rules: for every rule a value it finds and a near miss it leaves (a table, with
 // an inventory check that no rule lacks either), generated valid and invalid values, the CSV column
 // reader, that a finding never carries the value, and that a megabyte of code is scanned quickly.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describe as describeMatches, detector } from '../../src/scan/detect.ts';
 import { cardNetwork, luhnValid } from '../../src/scan/pii/cards.ts';
@@ -441,29 +439,23 @@ describe('findings', () => {
   });
 });
 
-describe('speed', () => {
-  /** About a megabyte of this project's own TypeScript. */
-  function codeMegabyte(): string {
-    const files: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        const path = join(dir, name);
-        if (statSync(path).isDirectory()) walk(path);
-        else if (path.endsWith('.ts')) files.push(readFileSync(path, 'utf8'));
-      }
-    };
-    walk('src');
-    walk('test');
-    let text = files.join('\n');
-    while (text.length < 1_000_000) text += text;
-    return text.slice(0, 1_000_000);
-  }
-
-  it('scans a megabyte of code in well under a second', () => {
-    const text = codeMegabyte();
-    const started = performance.now();
-    pii.matches(text, 'src/big.ts');
-    expect(performance.now() - started).toBeLessThan(1500);
+// How fast is the benchmarks' to measure (npm run bench): a test never asserts a time on a shared
+// machine. A pattern that backtracked without bound on these texts would pass the test's time limit.
+describe('texts made to be slow', () => {
+  it('a megabyte of ordinary code that speaks of names, emails, phones and dates holds none', () => {
+    const code = [
+      'export interface Customer { name: string; email?: string; phone: string; born?: Date; iban: string }',
+      'export function contact(customer: Customer, ip = request.ip): string {',
+      '  const name = customer.name.trim(); // Name: the display name, not the legal one',
+      '  if (!customer.email?.includes("@")) throw new Error(`no email for ${name}`);',
+      '  return `${name} <${customer.email}> tel ${customer.phone} from ${ip}`;',
+      '}',
+      'const version = "1.2.3"; const port = 8080; const retries = [100, 200, 400, 800];',
+      'const ssnPattern = /^\\d{3}-\\d{2}-\\d{4}$/; // date of birth: YYYY-MM-DD, card: 16 digits',
+    ].join('\n');
+    const text = code.repeat(Math.ceil(1_000_000 / code.length));
+    expect(pii.matches(text, 'src/big.ts')).toEqual([]);
+    expect(pii.matches(text.replace(/\n/g, ' '), 'src/big.ts')).toEqual([]);
   });
 
   it.each([
@@ -478,9 +470,9 @@ describe('speed', () => {
     ['phone words and digits', 'phone 1-1-1-1\n'.repeat(15_000)],
     // Lines of ordinary length: a rule's second look reads the line a match is on, so one line of
     // hundreds of kilobytes with a match every few characters costs its length per match.
-  ])('reads 200 kB of %s without backtracking', (_name, text) => {
-    const started = performance.now();
-    pii.matches(text);
-    expect(performance.now() - started).toBeLessThan(1500);
+  ])('reads 200 kB of %s and finds only what it holds', (name, text) => {
+    const found = pii.matches(text).map((m) => m.rule.id);
+    // Sixteen thousand labelled names are sixteen thousand names; the rest is not personal data.
+    expect(found).toEqual(name === 'labels' ? Array(16_000).fill('person-name') : []);
   });
 });

@@ -250,8 +250,10 @@ describe('generic assignments', () => {
   });
 });
 
-describe('speed', () => {
-  it('runs all rules over a megabyte of ordinary code', () => {
+// How fast is the benchmarks' to measure (npm run bench): a test never asserts a time on a shared
+// machine. A pattern that backtracked without bound would pass the test's time limit.
+describe('a megabyte of ordinary code', () => {
+  it('holds no secret: all rules find nothing in it, in lines or as one minified line', () => {
     const code = [
       'import { createServer } from "node:http";',
       'export function authenticate(token: string, password: string): boolean {',
@@ -265,10 +267,9 @@ describe('speed', () => {
       '-----BEGIN PRIVATE KEY----- is how a key file starts; eyJ opens a JWT; sk- and ghp_ are prefixes',
     ].join('\n');
     const text = code.repeat(Math.ceil(1_000_000 / code.length));
-    const found = everything.matches(text);
-    expect(Array.isArray(found)).toBe(true);
+    expect(everything.matches(text)).toEqual([]);
     // One long line with no line breaks, the shape of minified code.
-    expect(Array.isArray(everything.matches(text.replace(/\n/g, ' ')))).toBe(true);
+    expect(everything.matches(text.replace(/\n/g, ' '))).toEqual([]);
   });
 });
 
