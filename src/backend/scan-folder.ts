@@ -42,8 +42,16 @@ export interface FolderScanOptions {
   admit?: (path: string) => Promise<boolean>;
   /** Scan this one file of the folder (a name in it) and nothing else. */
   only?: string;
-  /** Called after each file, with the files done and the bytes read so far. */
-  onProgress?: (done: { files: number; bytes: number }) => void;
+  /** Called after each file, with the files done and the bytes read so far, of those walked so far. */
+  onProgress?: (progress: ScanProgress) => void;
+}
+
+/** How far a folder's scan is: done of what the walk found so far, all of it once the walk ended. */
+export interface ScanProgress {
+  files: number;
+  bytes: number;
+  /** The files and bytes the walk has found to scan; `final` once it has ended, and they are all. */
+  of: { files: number; bytes: number; final: boolean };
 }
 
 /** One named file of `root`, as the walk would give it (too large: skipped). */
@@ -173,6 +181,10 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
   const outcomes: { file: string; outcome: ScanOutcome }[] = [];
   const queue = new LargestFirst();
   let walked = false;
+  /** Files and bytes the walk has handed to the threads. */
+  let filesFound = 0;
+  let found = 0;
+  /** Files and bytes the threads have answered for. */
   let done = 0;
   let bytes = 0;
   /** Wakes the threads waiting for files when the walk finds more, or ends. */
@@ -232,7 +244,7 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
         outcomes[index] = { file: files.get(index)!, outcome };
         done++;
         if ('bytes' in outcome) bytes += outcome.bytes;
-        options.onProgress?.({ files: done, bytes });
+        options.onProgress?.({ files: done, bytes, of: { files: filesFound, bytes: found, final: walked } });
       }
     }
   };
@@ -262,21 +274,19 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
   const adaptive = options.threads === undefined;
   const first = adaptive ? Math.min(count, Math.max(1, keptScanThreads(options.rules).length)) : count;
   for (let i = 0; i < first; i++) addThread();
-  let found = 0;
   try {
     const source =
       options.only === undefined
         ? filesToScan(root, (s) => skipped.push(s))
         : oneFile(root, options.only, skipped);
-    let index = 0;
     for await (const target of source) {
       if (failure !== undefined) break;
       if (options.admit && !(await options.admit(target.path))) {
         skipped.push({ file: target.file, reason: 'protected' });
         continue;
       }
-      files.set(index, target.file);
-      queue.push({ target, index: index++ });
+      files.set(filesFound, target.file);
+      queue.push({ target, index: filesFound++ });
       found += target.bytes;
       if (adaptive && workers.length < count && found > workers.length * NEW_THREAD_BYTES) addThread();
       announce();

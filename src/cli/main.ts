@@ -34,7 +34,8 @@ import {
 import { addAgeCommands } from './age-commands.ts';
 import { addShareCommands } from './share-commands.ts';
 import { addExposeCommands } from './expose-commands.ts';
-import { scanJson, scanText } from './scan-report.ts';
+import { progressBar, scanJson, scanText } from './scan-report.ts';
+import type { ScanProgress } from '../backend/scan-folder.ts';
 
 /**
  * Exit codes (docs/CLI.md): 0 done (or allowed), 1 refused or failed, 2 bad usage, 3 a proof did
@@ -881,8 +882,10 @@ export function buildProgram(): Command {
       'print one JSON object: findings, files_scanned, bytes_scanned, scan_id, silenced, skipped',
     )
     .action(async (path: string, options: JsonFlag) => {
-      // A progress line on a terminal only: with --json stdout holds the one object and nothing else.
+      // A progress bar on a terminal only: with --json stdout holds the one object and nothing else.
       const live = !options.json && process.stderr.isTTY;
+      let drawn = 0;
+      let last: ScanProgress | undefined;
       const kept = await withService(async (service) => {
         const { finderOf } = await import('../backend/scan.ts');
         const { GateCheck, walkAsAsker } = await import('../backend/gate-check.ts');
@@ -899,15 +902,20 @@ export function buildProgram(): Command {
               finderOf(service.ctx).scan(path, {
                 scannedBy: 'svc scan',
                 admit,
-                onProgress: ({ files, bytes }) => {
-                  if (live)
-                    process.stderr.write(`\rsvc scan: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+                onProgress: (progress) => {
+                  if (!live) return;
+                  last = progress;
+                  // At most ten redraws a second: one per file of thousands would flood the terminal.
+                  if (Date.now() - drawn < 100) return;
+                  drawn = Date.now();
+                  process.stderr.write(`\r${progressBar(progress)}`);
                 },
               }),
           );
         } finally {
           await gate.close();
-          if (live) process.stderr.write('\n');
+          // The bar as it ended (all of it, when the scan finished), and the line ended.
+          if (live && last) process.stderr.write(`\r${progressBar(last)}\n`);
         }
       });
       print(options, scanJson(kept), scanText(kept));

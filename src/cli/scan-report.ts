@@ -3,6 +3,7 @@
 // is refused in the core: nothingReadable, backend/scan.ts).
 import type { StoredScan } from '../backend/scan-store.ts';
 import type { Skipped } from '../backend/scan-files.ts';
+import type { ScanProgress } from '../backend/scan-folder.ts';
 
 /** Why a file was not scanned, in words. */
 const NOT_SCANNED: Record<Skipped['reason'], string> = {
@@ -11,6 +12,21 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   unreadable: 'svc cannot read it',
   protected: 'the read gate does not let svc read it',
 };
+
+const BAR_WIDTH = 24;
+const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
+
+/**
+ * The progress bar a terminal shows while `svc scan` runs (on stderr, redrawn in place), by bytes:
+ * `svc scan [##########--------------]  42%  1234 of 2901 files, 40.1 of 95.3 MiB`. While the walk
+ * still finds files, what it found so far is the whole (`2901+ files`), so the bar can move back.
+ */
+export function progressBar({ files, bytes, of }: ScanProgress): string {
+  const part = of.bytes > 0 ? Math.min(1, bytes / of.bytes) : of.files > 0 ? files / of.files : 0;
+  const filled = Math.round(part * BAR_WIDTH);
+  const more = of.final ? '' : '+';
+  return `svc scan [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(part * 100)).padStart(3)}%  ${files} of ${of.files}${more} files, ${mib(bytes)} of ${mib(of.bytes)}${more} MiB`;
+}
 
 /** The last line after findings: what a person does with them, as `svc plan` says how to apply. */
 export const NEXT_AFTER_FINDINGS =

@@ -93,8 +93,13 @@ export const svcScanFolder = defineTool({
       find.scan(resolve(cwd, input.path), {
         scannedBy: 'an agent, through svc_scan_folder',
         admit,
-        onProgress: ({ files, bytes }) =>
-          void deps.progress(files, undefined, `${files} files, ${(bytes / 1048576).toFixed(1)} MiB scanned`),
+        // The total once the walk has found every file: a client can then show how far it is.
+        onProgress: ({ files, bytes, of }) =>
+          void deps.progress(
+            files,
+            of.final ? of.files : undefined,
+            `${files} files, ${(bytes / 1048576).toFixed(1)} MiB scanned`,
+          ),
       }),
     );
     const { counts: skipped, protectedFiles } = skippedOf(result.skipped);

@@ -2,7 +2,7 @@
 // failure: cases a test running as root cannot make on disk (a file this user may not open).
 import { describe, expect, it } from 'vitest';
 import { nothingReadable } from '../../src/backend/scan.ts';
-import { NEXT_AFTER_FINDINGS, scanJson, scanText } from '../../src/cli/scan-report.ts';
+import { NEXT_AFTER_FINDINGS, progressBar, scanJson, scanText } from '../../src/cli/scan-report.ts';
 import type { StoredScan } from '../../src/backend/scan-store.ts';
 
 function scanOf(files_scanned: number, skipped: StoredScan['skipped']): StoredScan {
@@ -118,5 +118,26 @@ describe('scanText and scanJson', () => {
       silenced: 0,
       skipped: scan.skipped,
     });
+  });
+});
+
+describe('progressBar', () => {
+  const MiB = 1048576;
+  it('fills by bytes, and marks a whole the walk is still finding with +', () => {
+    expect(progressBar({ files: 0, bytes: 0, of: { files: 3, bytes: 4 * MiB, final: false } })).toBe(
+      'svc scan [------------------------]   0%  0 of 3+ files, 0.0 of 4.0+ MiB',
+    );
+    expect(progressBar({ files: 1, bytes: MiB, of: { files: 3, bytes: 4 * MiB, final: true } })).toBe(
+      'svc scan [######------------------]  25%  1 of 3 files, 1.0 of 4.0 MiB',
+    );
+    expect(progressBar({ files: 3, bytes: 4 * MiB, of: { files: 3, bytes: 4 * MiB, final: true } })).toBe(
+      'svc scan [########################] 100%  3 of 3 files, 4.0 of 4.0 MiB',
+    );
+  });
+
+  it('counts files when every file is empty', () => {
+    expect(progressBar({ files: 1, bytes: 0, of: { files: 2, bytes: 0, final: true } })).toContain(
+      ' 50%  1 of 2 files',
+    );
   });
 });

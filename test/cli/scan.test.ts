@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
 import { childEnv, runSvc } from '../e2e/procs.ts';
+import { onTerminal } from './terminal.ts';
 
 const tmp = tempDir('svc-scan-cli-');
 afterAll(() => tmp.cleanup());
@@ -126,6 +127,14 @@ describe('svc scan', () => {
     expect(scan.skipped).toEqual([{ file: '.env', reason: 'protected' }]);
     const text = await runSvc(['scan', guarded], env);
     expect(text.stdout).toContain('.env: not scanned (the read gate does not let svc read it)');
+  });
+
+  it('on a terminal, a progress bar on stderr that ends full, then the findings', async () => {
+    const shown = await onTerminal(['scan', project], env);
+    expect(shown.code, shown.shown).toBe(6);
+    expect(shown.shown).toMatch(/svc scan \[#{24}\] 100% {2}(\d+) of \1 files, ([\d.]+) of \2 MiB\r?\n/);
+    expect(shown.shown).toContain('src/app.ts:2:');
+    expect(shown.shown).not.toContain(token);
   });
 
   it('a path it cannot read at all (a named pipe) fails with exit 1 and says so, never "0 findings"', async () => {

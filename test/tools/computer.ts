@@ -41,7 +41,7 @@ export interface Computer {
     (
       name: string,
       args: Record<string, unknown>,
-      onprogress?: (p: { progress: number }) => void,
+      onprogress?: (p: { progress: number; total?: number }) => void,
     ) => Promise<ToolAnswer>
   >;
   /** What the confirmation forms asked, in order. */

@@ -29,10 +29,8 @@ afterAll(() => here.close());
 
 describe('svc_scan_folder', () => {
   it('finds what the agent may read, counts the protected file without reading it, and reports progress', async () => {
-    const progress: number[] = [];
-    const result = await mcp('svc_scan_folder', { path: '.', cwd: project }, (p) =>
-      progress.push(p.progress),
-    );
+    const progress: { progress: number; total?: number }[] = [];
+    const result = await mcp('svc_scan_folder', { path: '.', cwd: project }, (p) => progress.push(p));
     expect(result.error, result.text).toBe(false);
     const data = result.data;
     expect(data.findings).toEqual([
@@ -48,7 +46,8 @@ describe('svc_scan_folder', () => {
     // The text, for clients that show it, ends with the same next step.
     expect(result.text.endsWith(`\nNext: ${data.next}`), result.text).toBe(true);
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.at(-1)).toBe(14);
+    // The total comes once the walk has found every file.
+    expect(progress.at(-1)).toMatchObject({ progress: 14, total: 14 });
     expect(result.all).not.toContain(inCode);
     expect(result.all).not.toContain(inDotEnv);
   });
