@@ -411,7 +411,9 @@ async function intoVault(
       continue;
     }
     const match = matches[at]!;
-    await secrets.setSecret(ctx, item.name, text.slice(match.start, match.end), { by: input.applied_by });
+    // A value found encoded (a Kubernetes Secret's base64) goes into the vault as what it encodes.
+    const value = match.decoded ?? text.slice(match.start, match.end);
+    await secrets.setSecret(ctx, item.name, value, { by: input.applied_by });
     named.add(item.name);
     vaulted.push({ name: item.name, path: item.path, line: item.line });
   }

@@ -74,6 +74,13 @@ export interface DetectionRule {
    * the confidence. Absent: every match stands.
    */
   check?(value: string, context: Context): boolean | number;
+  /**
+   * For a rule whose value may be another value encoded (a Kubernetes Secret's `data:` holds each
+   * in base64): the text the value encodes, or undefined. Every rule then reads that text where the
+   * value stood (after the same name, on the same line), and a secret that is the whole of it names
+   * the match: its rule, type and confidence, at the encoded value's place.
+   */
+  decodes?(value: string): string | undefined;
 }
 
 export interface Finding {
@@ -98,6 +105,8 @@ export interface Match {
   start: number;
   end: number;
   confidence: number;
+  /** The text the value encodes, when the match is what that text is (see `decodes`). */
+  decoded?: string;
 }
 
 /**
@@ -183,29 +192,51 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
   // One pass finds every keyword a text holds, and where, however many rules there are.
   const keywords = new KeywordSet([...byKeyword.keys()]);
   const keyed = keywords.keywords.map((k) => byKeyword.get(k)!);
-  return {
-    matches(text, file = '', header, utf8) {
-      const windows = windowsOf(text, keywords.hits(text, utf8), keyed, reaches, rules, follows);
-      const found: Match[] = [];
-      // In the rules' own order: of two equally good matches the rule listed first wins, always.
-      rules.forEach((rule, index) => {
-        const spans = windows[index];
-        if (spans) runRule(rule, sticky[index], text, spans, reaches[index]!, file, found);
-      });
-      for (const reader of readers) {
-        if (!reader.applies(file)) continue;
-        if (header === undefined) found.push(...reader.matches(text, file));
-        else {
-          // A later piece: read with the header before it, offsets moved back into the piece.
-          const shift = header.length + 1;
-          for (const m of reader.matches(`${header}\n${text}`, file)) {
-            if (m.start >= shift) found.push({ ...m, start: m.start - shift, end: m.end - shift });
-          }
+  const matches: Detector['matches'] = (text, file = '', header, utf8) => {
+    const windows = windowsOf(text, keywords.hits(text, utf8), keyed, reaches, rules, follows);
+    const found: Match[] = [];
+    // In the rules' own order: of two equally good matches the rule listed first wins, always.
+    rules.forEach((rule, index) => {
+      const spans = windows[index];
+      if (spans) runRule(rule, sticky[index], text, spans, reaches[index]!, file, found);
+    });
+    for (const reader of readers) {
+      if (!reader.applies(file)) continue;
+      if (header === undefined) found.push(...reader.matches(text, file));
+      else {
+        // A later piece: read with the header before it, offsets moved back into the piece.
+        const shift = header.length + 1;
+        for (const m of reader.matches(`${header}\n${text}`, file)) {
+          if (m.start >= shift) found.push({ ...m, start: m.start - shift, end: m.end - shift });
         }
       }
-      return bestPerSpan(found);
-    },
+    }
+    return bestPerSpan(found).map((m) => (m.rule.decodes ? named(m, text, file, matches) : m));
   };
+  return { matches };
+}
+
+/** Longest name kept before a decoded value, as its line gives it: a contextual rule reads the name. */
+const NAME_BEFORE_DECODED = 200;
+
+/**
+ * `match` named by the secret its value encodes, when a rule finds one that is all of it: the
+ * decoded text is read after what stood before the value on its line (`TWILIO_AUTH_TOKEN: `), so
+ * a rule that needs the name finds it too. Otherwise `match` as it was.
+ */
+function named(match: Match, text: string, file: string, detect: Detector['matches']): Match {
+  const decoded = match.rule.decodes!(text.slice(match.start, match.end));
+  if (decoded === undefined) return match;
+  const before = textBefore(text, match.start, NAME_BEFORE_DECODED);
+  const start = before.length;
+  const inner = detect(`${before}${decoded}`, file).find(
+    (m) =>
+      m.rule !== match.rule &&
+      m.rule.category === 'secret' &&
+      m.start === start &&
+      m.end === start + decoded.length,
+  );
+  return inner ? { ...match, rule: inner.rule, confidence: inner.confidence, decoded } : match;
 }
 
 /** Windows closer than this are searched as one. */
@@ -434,7 +465,8 @@ export function describe(
       rule: match.rule.id,
       confidence: Math.round(match.confidence * 100) / 100,
       fingerprint: fingerprint(match.rule.type, value),
-      preview: preview(value, match.rule.category, match.rule.shows),
+      // An encoded value's first characters are no prefix of the kind: it shows only its length.
+      preview: preview(value, match.rule.category, match.decoded === undefined ? match.rule.shows : 0),
     });
   }
   return findings;

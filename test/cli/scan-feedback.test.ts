@@ -2,6 +2,7 @@
 // a finding in later scans of its project (and is receipted), "confirmed" beats a silencing verdict,
 // a verdict promoted to the organization holds in another project of the same store, and a plan
 // applied writes rules that the read gate then enforces.
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -231,6 +232,33 @@ describe('svc plan', () => {
       not_sealed: [{ path: './.env', reason: 'already_sealed' }],
       not_vaulted: [{ name: 'GITHUB_TOKEN' }],
     });
+  });
+
+  it('a key a Kubernetes Secret holds in base64 is named as the key, and goes into the vault as what it encodes', async () => {
+    const key = `sk_live_${random(24)}`;
+    const manifest = [
+      'apiVersion: v1',
+      'kind: Secret',
+      'metadata:',
+      '  name: shop',
+      'data:',
+      `  STRIPE_SECRET_KEY: ${btoa(key)}`,
+    ];
+    const k8s = project('plan-k8s', { 'deploy/shop-secret.yaml': `${manifest.join('\n')}\n` });
+    expect((await runSvc(['scan', k8s], env)).code).toBe(6);
+    const plan = (await runSvc(['plan', k8s, '--json'], env)).json() as {
+      items: { id: string; kind: string; name?: string }[];
+    };
+    const vault = plan.items.find((i) => i.kind === 'vault');
+    expect(vault, JSON.stringify(plan)).toMatchObject({ name: 'STRIPE_KEY' });
+    const applied = await runSvc(['plan', 'apply', k8s, '--items', vault!.id, '--json'], env);
+    expect(applied.json()).toMatchObject({ vaulted: [{ name: 'STRIPE_KEY' }] });
+    // What the program gets is the key itself, not its base64: compared by hash, never printed.
+    const digest =
+      "process.stdout.write(require('node:crypto').createHash('sha256').update(process.env.STRIPE_KEY).digest('hex'))";
+    const ran = await runSvc(['run', '--secret', 'STRIPE_KEY', '--', process.execPath, '-e', digest], env);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toBe(createHash('sha256').update(key).digest('hex'));
   });
 
   it('a file with weak findings only gets an ask rule: the person decides, and nothing is sealed or vaulted', async () => {

@@ -438,7 +438,8 @@ const EXTRA_SECRETS: readonly { rule: string; template: string }[] = [
   { rule: 'grafana-cloud-token', template: 'GRAFANA_CLOUD_TOKEN=glc_eyJ{b120}=' },
   { rule: 'figma-personal-access-token', template: 'FIGMA_TOKEN=figd_{w40}' },
   { rule: 'linear-api-key', template: 'LINEAR_API_KEY=lin_api_{a40}' },
-  { rule: 'npmrc-auth-token', template: '//npm.pkg.github.com/:_authToken=ghp_{a36}' },
+  // GitHub's registry takes a GitHub token: it is named by its own rule, not as an npm one.
+  { rule: 'github-personal-access-token', template: '//npm.pkg.github.com/:_authToken=ghp_{a36}' },
   { rule: 'generic-url-password', template: 'https://ci-bot:{a20}@git.internal.net/platform/infra.git' },
 ];
 

@@ -198,6 +198,57 @@ describe('GitHub and npm checksums', () => {
   });
 });
 
+describe('names as other files spell them', () => {
+  it.each([
+    ['npm-config-auth', 'npmrc-auth', 'NPM_CONFIG__AUTH={b24}='],
+    ['npm-config-auth, lower case', 'npmrc-auth', 'npm_config__password = {b16}'],
+    ['a Java properties key', 'aws-session-token', 'aws.session.token={b120}'],
+    ['a kebab-case key', 'aws-session-token', 'aws-session-token: {b120}'],
+  ])('%s is found by its own rule', (_name, rule, template) => {
+    expect(everything.matches(fill(template)).map((m) => m.rule.id)).toEqual([rule]);
+  });
+});
+
+describe("values a Kubernetes Secret's data holds in base64", () => {
+  const secret = (lines: string[]) =>
+    [
+      'apiVersion: v1',
+      'kind: Secret',
+      'metadata:',
+      '  name: shop',
+      'type: Opaque',
+      'data:',
+      ...lines,
+      '',
+    ].join('\n');
+
+  it('a provider token in it is named as that token, shows only its length, and carries what it encodes', () => {
+    const token = fill('sk_live_{a24}');
+    const text = secret([`  STRIPE_SECRET_KEY: ${btoa(token)}`]);
+    const [match, ...more] = everything.matches(text, 'deploy/shop-secret.yaml');
+    expect(more).toEqual([]);
+    expect(match).toMatchObject({ decoded: token, rule: { id: 'stripe-secret-key' } });
+    expect(text.slice(match!.start, match!.end)).toBe(btoa(token));
+    const [finding] = describeMatches(text, [match!], () => 'fp');
+    expect(finding).toMatchObject({
+      type: 'STRIPE_KEY',
+      preview: `${'*'.repeat(12)} (${btoa(token).length} chars)`,
+    });
+  });
+
+  it('a value found by the name it is assigned to is named so too: the name stays before the decoded value', () => {
+    const hex = fill('{h32}');
+    const [match] = everything.matches(secret([`  TWILIO_AUTH_TOKEN: ${btoa(hex)}`]));
+    expect(match).toMatchObject({ decoded: hex, rule: { id: 'twilio-auth-token' } });
+  });
+
+  it('a password in it stays a generic secret, judged by what it encodes', () => {
+    const [match] = everything.matches(secret([`  DB_PASSWORD: ${btoa(fill('{a12}7!'))}`]));
+    expect(match).toMatchObject({ rule: { id: 'generic-secret-assignment' } });
+    expect(match!.decoded).toBeUndefined();
+  });
+});
+
 describe('generic assignments', () => {
   it.each([
     ['.env', 'DB_PASSWORD={a20}'],

@@ -35,7 +35,7 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
   contextual({
     id: 'aws-session-token',
     type: 'AWS_SESSION_TOKEN',
-    names: ['aws_session_token', 'sessiontoken', 'session_token'],
+    names: ['aws_session_token', 'aws.session.token', 'aws-session-token', 'sessiontoken', 'session_token'],
     value: '[A-Za-z0-9/+]{100,2000}={0,2}',
     confidence: 0.8,
   }),

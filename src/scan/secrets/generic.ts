@@ -120,6 +120,8 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       'gim',
     ),
     // A match starts at its secret word, a keyword or (`client_secret`) seven characters before one.
+    // A Kubernetes Secret's value is base64: a provider's token in it is named as that token.
+    decodes: base64Text,
     lead: 7,
     // After the word: the rest of the name, then `=`, `:`, a line break, a quote and a comma, or
     // the space after a Dockerfile's `ENV` name. Most `token` and `auth` of code are followed by

@@ -16,7 +16,8 @@ export const REGISTRY_RULES: readonly DetectionRule[] = [
     check: (value) => (hasBase62Checksum(value.slice(4)) ? 0.99 : 0.9),
   }),
   // .npmrc: `//registry.example/:_authToken=...` (a UUID before 2021), `_auth` (base64 of
-  // user:password) and `_password` (base64).
+  // user:password) and `_password` (base64); npm reads the same from the environment, as
+  // `npm_config__auth` in any case (`NPM_CONFIG__AUTH=` in a `.env`).
   secretRule({
     id: 'npmrc-auth-token',
     type: 'NPM_TOKEN',
@@ -28,7 +29,8 @@ export const REGISTRY_RULES: readonly DetectionRule[] = [
     id: 'npmrc-auth',
     type: 'NPM_PASSWORD',
     keywords: ['_auth', '_password'],
-    pattern: /(?:^|[\s:])_(?:auth|password)\s{0,40}=\s{0,40}"?(?<value>[A-Za-z0-9+/]{8,200}={0,2})/gm,
+    pattern:
+      /(?:^|[\s:]|npm_config_)_(?:auth|password)\s{0,40}=\s{0,40}"?(?<value>[A-Za-z0-9+/]{8,200}={0,2})/gim,
     confidence: 0.85,
   }),
   // PyPI API tokens are macaroons: `pypi-`, then base64 that opens with the issuing host's name.

@@ -17,6 +17,7 @@ export interface SecretFormat {
   follows?: RegExp;
   shows?: number;
   check?(value: string, context: Context): boolean | number;
+  decodes?(value: string): string | undefined;
 }
 
 /** Shannon entropy of a string, in bits per character. */
