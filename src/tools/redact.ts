@@ -6,10 +6,11 @@
 // Values never come back: the answer counts tokens per type.
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { ServiceError } from '../backend/errors.ts';
 import { walkAsAsker } from '../backend/gate-check.ts';
 import { localFind, skippedOf } from './scan.ts';
 import { requireGate, cwdField } from './gate.ts';
-import { defineTool } from './registry.ts';
+import { defineTool, NO_FORM_ANSWER } from './registry.ts';
 
 /** Names listed at most in one answer. */
 const NAMES_SHOWN = 20;
@@ -30,7 +31,13 @@ const Input = z
       .boolean()
       .optional()
       .describe(
-        "keep the mapping from token to value sealed in the owner's vault, only when the owner asked for it: the owner can then put the values back with `svc redact reverse`, as the read gate allows (default false)",
+        "keep the mapping from token to value sealed in the owner's vault, only when the owner asked for it (the person confirms): the owner can then put the values back with `svc redact reverse`, as the read gate allows (default false)",
+      ),
+    confirmed: z
+      .boolean()
+      .optional()
+      .describe(
+        "with keep_mapping, when svc's confirmation form got no answer: true only after the person said yes",
       ),
   })
   .strict();
@@ -73,6 +80,24 @@ export const svcRedact = defineTool({
     const { cleanCopyPlace } = await import('../backend/redact.ts');
     const place = cleanCopyPlace(source, out);
     await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker);
+    // The mapping holds the values themselves: it is kept only when the owner says so.
+    if (input.keep_mapping) {
+      const asked = await deps.confirm(
+        `Keep the values of the clean copy of ${source} sealed in your vault, so that you can put them back later (svc redact reverse)?`,
+      );
+      if (asked === 'declined') {
+        throw new ServiceError(
+          'forbidden',
+          'the person declined keeping the mapping: nothing was copied. Call again without keep_mapping for a copy whose values cannot be put back',
+        );
+      }
+      if (asked !== 'accepted' && input.confirmed !== true) {
+        throw new ServiceError(
+          'forbidden',
+          `keeping the mapping keeps the values in the owner's vault, so it needs the person's yes, and ${NO_FORM_ANSWER}: nothing was copied. Ask them, then call again with confirmed: true, or call without keep_mapping`,
+        );
+      }
+    }
     // A clean copy is exactly what a clean-copy-only rule lets out: such files are read too.
     const copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>
       find.redact(source, {

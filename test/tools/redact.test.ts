@@ -74,8 +74,18 @@ describe('svc_redact', () => {
     });
   });
 
-  it('keeps the mapping sealed only when asked, and the answer names it without a value', async () => {
-    const result = await redact({ path: 'app.json', out: '../kept', keep_mapping: true });
+  it('keeps the mapping sealed only when the person says so, and the answer names it without a value', async () => {
+    // This client shows no form: without the person's yes (confirmed), nothing is copied.
+    const unasked = await redact({ path: 'app.json', out: '../kept', keep_mapping: true });
+    expect(unasked.error).toBe(true);
+    expect(unasked.text).toContain('confirmed: true');
+    expect(existsSync(join(project, '..', 'kept'))).toBe(false);
+    const declined = await (
+      await here.client((svc) => ({ find: async () => finderOf(svc.ctx) }), 'decline')
+    )('svc_redact', { cwd: project, path: 'app.json', out: '../kept', keep_mapping: true, confirmed: true });
+    expect(declined.error).toBe(true);
+    expect(declined.text).toContain('the person declined');
+    const result = await redact({ path: 'app.json', out: '../kept', keep_mapping: true, confirmed: true });
     expect(result.error, result.text).toBe(false);
     const data = result.data as { copy_id: string; next: string };
     expect(data.copy_id).toMatch(/^copy_/);
