@@ -7,7 +7,7 @@ import type { MachineFacts } from './setup.ts';
 
 export interface ConnectHooks {
   /** Asks the client to open the page for the person. */
-  openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unanswered'>;
+  openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'closed' | 'no_form'>;
   progress(done: number, total: number, message: string): Promise<void>;
 }
 

@@ -24,7 +24,7 @@ import { RulesUnreadable, projectRootOf } from '../gate/local.ts';
 import { ACTIONS } from '../gate/rules.ts';
 import { agentOf, ownerOf } from './credentials.ts';
 import { requireGate, cwdField } from './gate.ts';
-import { defineTool, NO_FORM_ANSWER, type ToolDeps } from './registry.ts';
+import { defineTool, noAnswer, type ToolDeps } from './registry.ts';
 
 /** The diff and patch code loads with the first advice or patch, not with the server. */
 const patchCode = lazily(async () => ({
@@ -315,10 +315,10 @@ async function runPatch(input: PatchIn, deps: ToolDeps): Promise<{ text: string;
           if (answer === 'declined') {
             throw new ServiceError('forbidden', `the person declined: ${patch.patch_id} stays queued`);
           }
-          if (answer === 'unanswered') {
+          if (answer !== 'accepted') {
             throw new ServiceError(
               'forbidden',
-              `approving writes files, so the person confirms it, and ${NO_FORM_ANSWER}: ${patch.patch_id} stays queued. The owner approves it with POST /api/v1/patches/${patch.patch_id}/approve and the organization key, or in a client with MCP form elicitation`,
+              `approving writes files, so the person confirms it, and ${noAnswer(answer)}: ${patch.patch_id} stays queued. The owner approves it with POST /api/v1/patches/${patch.patch_id}/approve and the organization key, or in a client with MCP form elicitation`,
             );
           }
         }

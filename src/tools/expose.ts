@@ -10,7 +10,7 @@ import { svcCommand } from '../config/command.ts';
 import { ops } from '../backend/operations/index.ts';
 import { EXPOSURE_MAX_COPIES, EXPOSURE_MAX_TTL_HOURS } from '../backend/vocabulary.ts';
 import { requireGate } from './gate.ts';
-import { defineTool, NO_FORM_ANSWER, type ToolDeps } from './registry.ts';
+import { defineTool, noAnswer, type ToolDeps } from './registry.ts';
 
 const BY = 'agent:mcp, confirmed by the person';
 
@@ -179,7 +179,7 @@ export const svcExpose = defineTool({
         'forbidden',
         answer === 'declined'
           ? 'the person declined: nothing was exposed'
-          : `exposing a folder needs the person's yes, and ${NO_FORM_ANSWER}: nothing was exposed. The person can run \`${svcCommand(
+          : `exposing a folder needs the person's yes, and ${noAnswer(answer)}: nothing was exposed. The person can run \`${svcCommand(
               'expose',
               ...(input.expires_hours ? ['--expires', `${input.expires_hours}h`] : []),
               ...(input.max_copies ? ['--max-copies', String(input.max_copies)] : []),

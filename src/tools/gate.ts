@@ -9,7 +9,7 @@ import { ServiceError } from '../backend/errors.ts';
 import { decideOrRefuse } from '../backend/gate-check.ts';
 import type { Asker, GateAsk } from '../gate/check.ts';
 import { z } from 'zod';
-import { NO_FORM_ANSWER, type ToolDeps } from './registry.ts';
+import { noAnswer, type ToolDeps } from './registry.ts';
 
 export interface GatePassed extends RecordedDecision {
   /** The person approved through the client's form (an `ask` rule). */
@@ -78,7 +78,7 @@ export async function requireGate(
         throw refusal(`the person declined: ${what(ask)} was not done. ${rule}${record}`, passed);
       }
       throw refusal(
-        `${rule} asks the person before an agent may ${what(ask)}, and ${NO_FORM_ANSWER}, so it was not done${record}. Do it yourself outside the agent, or use a client with MCP form elicitation; ${decision.to_change}`,
+        `${rule} asks the person before an agent may ${what(ask)}, and ${noAnswer(answer)}, so it was not done${record}. Do it yourself outside the agent, or use a client with MCP form elicitation; ${decision.to_change}`,
         passed,
       );
     }

@@ -13,7 +13,7 @@ import type { GateAsk } from '../gate/check.ts';
 import type { Action } from '../gate/rules.ts';
 import { decideOrRefuse } from '../backend/gate-check.ts';
 import { cwdField, requireGate } from './gate.ts';
-import { defineTool, NO_FORM_ANSWER, type ToolDeps } from './registry.ts';
+import { defineTool, noAnswer, type ToolDeps } from './registry.ts';
 
 /** The most of a sealed file svc_open answers as text: a model's context is not a file transfer. */
 export const OPEN_TEXT_MAX_BYTES = 64 * 1024;
@@ -337,7 +337,7 @@ export const svcSealRevoke = defineTool({
           message:
             answer === 'declined'
               ? 'the person declined: the seal stands'
-              : `revoking a seal needs the person's confirmation, and ${NO_FORM_ANSWER}: the seal stands. The person can run \`${svcCommand('seal', 'revoke', path, ...(input.reason ? ['--reason', input.reason] : []))}\` in a terminal`,
+              : `revoking a seal needs the person's confirmation, and ${noAnswer(answer)}: the seal stands. The person can run \`${svcCommand('seal', 'revoke', path, ...(input.reason ? ['--reason', input.reason] : []))}\` in a terminal`,
         };
       },
     });

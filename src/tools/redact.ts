@@ -6,11 +6,11 @@
 // Values never come back: the answer counts tokens per type.
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { ServiceError } from '../backend/errors.ts';
 import { walkAsAsker } from '../backend/gate-check.ts';
 import { localFind, skippedOf } from './scan.ts';
 import { requireGate, cwdField } from './gate.ts';
-import { defineTool, NO_FORM_ANSWER } from './registry.ts';
+import { svcCommand } from '../config/command.ts';
+import { defineTool, personSaysYes } from './registry.ts';
 
 /** Names listed at most in one answer. */
 const NAMES_SHOWN = 20;
@@ -37,7 +37,7 @@ const Input = z
       .boolean()
       .optional()
       .describe(
-        "with keep_mapping, when svc's confirmation form got no answer: true only after the person said yes",
+        'with keep_mapping, when the client shows no confirmation forms: true only after the person said yes',
       ),
   })
   .strict();
@@ -82,21 +82,17 @@ export const svcRedact = defineTool({
     await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker);
     // The mapping holds the values themselves: it is kept only when the owner says so.
     if (input.keep_mapping) {
-      const asked = await deps.confirm(
+      await personSaysYes(
+        deps,
         `Keep the values of the clean copy of ${source} sealed in your vault, so that you can put them back later (svc redact reverse)?`,
+        {
+          needs: "keeping the mapping keeps the values in the owner's vault, so it needs the person's yes",
+          nothing:
+            'nothing was copied (without keep_mapping, a copy whose values cannot be put back can be made)',
+          confirmed: input.confirmed,
+          instead: `The person can run \`${svcCommand('redact', source, ...(out ? ['--out', out] : []), '--keep-mapping')}\` in a terminal.`,
+        },
       );
-      if (asked === 'declined') {
-        throw new ServiceError(
-          'forbidden',
-          'the person declined keeping the mapping: nothing was copied. Call again without keep_mapping for a copy whose values cannot be put back',
-        );
-      }
-      if (asked !== 'accepted' && input.confirmed !== true) {
-        throw new ServiceError(
-          'forbidden',
-          `keeping the mapping keeps the values in the owner's vault, so it needs the person's yes, and ${NO_FORM_ANSWER}: nothing was copied. Ask them, then call again with confirmed: true, or call without keep_mapping`,
-        );
-      }
     }
     // A clean copy is exactly what a clean-copy-only rule lets out: such files are read too.
     const copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>

@@ -1,6 +1,7 @@
 // The MCP tool registry: the catalog of all 38 svc_ tools in their five groups, one declaration
 // per implemented tool, and the loop that registers them. Declarations are plain data: listing,
 // snapshotting and generating the README table start nothing.
+import { ServiceError } from '../backend/errors.ts';
 import type { z } from 'zod';
 import type { Invoker } from '../backend/invoke.ts';
 import type { Operation } from '../backend/operation.ts';
@@ -60,9 +61,44 @@ export const CATALOG: Record<Group, readonly string[]> = {
  */
 export type CredentialTag = 'none' | 'owner' | 'grant' | 'owner or grant';
 
-/** How a refusal says that `confirm` was `unanswered`. */
-export const NO_FORM_ANSWER =
-  "svc's confirmation form got no answer (this client shows no forms, or it was closed)";
+/** What `confirm` got: the person's yes or no, a form closed without either, or no form at all. */
+export type Confirmation = 'accepted' | 'declined' | 'closed' | 'no_form';
+
+/** How a refusal says the form brought no yes. */
+export function noAnswer(answer: 'closed' | 'no_form'): string {
+  return answer === 'closed'
+    ? "svc's confirmation form was closed without an answer (a client that shows no forms in this mode, as `claude -p`, closes each at once)"
+    : 'this client shows no confirmation forms';
+}
+
+/**
+ * The person's yes, for a tool that may take the agent's word where the client has no forms: the
+ * form's yes, or `confirmed: true` from an agent that asked them in the conversation. A form closed
+ * without an answer is no yes, and the agent's word cannot stand in for it: the person may have
+ * shut it. Otherwise throws the refusal, saying what to do (`instead`: what the person can run).
+ * Resolves with where the yes came from.
+ */
+export async function personSaysYes(
+  deps: Pick<ToolDeps, 'confirm'>,
+  question: string,
+  refusal: { needs: string; nothing: string; confirmed: boolean | undefined; instead?: string },
+): Promise<'form' | 'agent'> {
+  const answer = await deps.confirm(question);
+  if (answer === 'accepted') return 'form';
+  if (answer === 'no_form' && refusal.confirmed === true) return 'agent';
+  const then =
+    answer === 'no_form'
+      ? ' Ask them, then call again with confirmed: true.'
+      : refusal.instead
+        ? ` ${refusal.instead}`
+        : '';
+  throw new ServiceError(
+    'forbidden',
+    answer === 'declined'
+      ? `the person declined: ${refusal.nothing}`
+      : `${refusal.needs}, and ${noAnswer(answer)}: ${refusal.nothing}.${then}`,
+  );
+}
 
 /** What a handler gets when it is called (never at listing time). */
 export interface ToolDeps {
@@ -77,19 +113,19 @@ export interface ToolDeps {
   /** Where the bearers came from: this process's environment, or the HTTP request. */
   credentialSource: 'environment' | 'request';
   /**
-   * Asks the person to confirm through MCP form elicitation. `unanswered` when no person answered
-   * it: the client cannot show forms, or it closed the form without a choice (MCP's `cancel`, which
-   * Claude Code's `-p` answers to every form at once). A tool that takes the agent's word then
-   * needs `confirmed: true`; one that does not refuses, saying how the person does it themselves.
+   * Asks the person to confirm through MCP form elicitation. `closed` when the form was closed
+   * without a choice (MCP's `cancel`: dismissed, or never shown, as Claude Code's `-p` cancels
+   * every form at once); `no_form` when the client offers none, where a tool that takes the agent's
+   * word needs `confirmed: true` (`personSaysYes`).
    */
-  confirm(message: string): Promise<'accepted' | 'declined' | 'unanswered'>;
+  confirm(message: string): Promise<Confirmation>;
   /**
    * Reports progress of long work to the client, when it asked for progress (a no-op otherwise);
    * `total` when it is known.
    */
   progress(done: number, total: number | undefined, message: string): Promise<void>;
-  /** Asks the client to open a URL for the person (MCP URL elicitation), when it can; `unanswered` as for `confirm`. */
-  openUrl(message: string, url: string): Promise<'accepted' | 'declined' | 'unanswered'>;
+  /** Asks the client to open a URL for the person (MCP URL elicitation), when it can; answers as `confirm`. */
+  openUrl(message: string, url: string): Promise<Confirmation>;
   /** Linking this computer (svc_connect) and where its key is kept; absent over HTTP. */
   connect?: { flow: ConnectFlow; keyStore: string } | undefined;
   /** The read gate of the computer this server runs on: what svc's tools ask before touching a file. */

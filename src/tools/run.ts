@@ -8,7 +8,7 @@ import { svcCommand } from '../config/command.ts';
 import { SECRET_NAME } from '../backend/vocabulary.ts';
 import { admitAll } from './lock.ts';
 import { cwdField } from './gate.ts';
-import { defineTool, NO_FORM_ANSWER } from './registry.ts';
+import { defineTool, noAnswer } from './registry.ts';
 
 /** The most of each stream handed back: the end of it, where a command says how it went. */
 export const RUN_OUTPUT_MAX_CHARS = 64 * 1024;
@@ -96,7 +96,7 @@ export const svcRun = defineTool({
         if (answer === 'accepted') return null;
         return answer === 'declined'
           ? 'the person declined: nothing was run'
-          : `running a command needs the person's confirmation, and ${NO_FORM_ANSWER}: nothing was run. The person can run it in a terminal in ${cwd}: \`${svcCommand('run', ...input.secrets.flatMap((name) => ['--secret', name]), '--', ...input.command)}\``;
+          : `running a command needs the person's confirmation, and ${noAnswer(answer)}: nothing was run. The person can run it in a terminal in ${cwd}: \`${svcCommand('run', ...input.secrets.flatMap((name) => ['--secret', name]), '--', ...input.command)}\``;
       },
     });
     for (const stream of ['stdout', 'stderr'] as const) {

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { walkAsAsker } from '../backend/gate-check.ts';
 import { cwdField } from './gate.ts';
-import { defineTool, NO_FORM_ANSWER, type ToolDeps } from './registry.ts';
+import { svcCommand } from '../config/command.ts';
+import { defineTool, personSaysYes, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { Feedback, FeedbackIdParam, PlanItemIds, ScanIdParam } from '../backend/operations/scans.ts';
@@ -163,7 +164,7 @@ const FeedbackInput = z
       .boolean()
       .optional()
       .describe(
-        "for a false_positive or accepted_risk mark, when svc's confirmation form got no answer: true only after the person said yes",
+        'for a false_positive or accepted_risk mark, when the client shows no confirmation forms: true only after the person said yes',
       ),
     cwd: cwdField("a folder of the project (default: the server's folder)"),
   })
@@ -242,19 +243,17 @@ export const svcScanFeedback = defineTool({
     let decidedBy = 'an agent, through svc_scan_feedback';
     if (verdict !== 'confirmed') {
       // Silencing a finding hides it from every later scan: the person says yes, not the agent.
-      const asked = await deps.confirm(
+      const yes = await personSaysYes(
+        deps,
         `Mark finding ${fingerprint} as ${verdict.replace('_', ' ')} in ${project}${input.reason ? ` (${input.reason})` : ''}? Later scans will leave it out.`,
+        {
+          needs: "silencing a finding needs the person's yes",
+          nothing: 'the finding stays reported',
+          confirmed: input.confirmed,
+          instead: `The person can run \`${svcCommand('scan', 'feedback', 'mark', fingerprint, verdict, '--project', project, ...(input.reason ? ['--reason', input.reason] : []))}\` in a terminal.`,
+        },
       );
-      if (asked === 'declined') {
-        throw new ServiceError('forbidden', 'the person declined: the finding stays reported');
-      }
-      if (asked !== 'accepted' && input.confirmed !== true) {
-        throw new ServiceError(
-          'forbidden',
-          `silencing a finding needs the person's yes, and ${NO_FORM_ANSWER}: ask them, then call again with confirmed: true`,
-        );
-      }
-      decidedBy = `the person, asked by an agent through svc_scan_feedback${asked === 'accepted' ? '' : ' (confirmed: true)'}`;
+      decidedBy = `the person, asked by an agent through svc_scan_feedback${yes === 'form' ? '' : ' (confirmed: true)'}`;
     }
     const entry = await find.mark({
       project,
@@ -308,7 +307,9 @@ const PlanInput = z
     confirmed: z
       .boolean()
       .optional()
-      .describe("for apply, when svc's confirmation form got no answer: true only after the person said yes"),
+      .describe(
+        'for apply, when the client shows no confirmation forms: true only after the person said yes',
+      ),
     cwd: cwdField("a folder of the project (default: the server's folder)"),
   })
   .strict();
@@ -376,16 +377,16 @@ export const svcPlan = defineTool({
         },
       };
     }
-    const asked = await deps.confirm(
+    await personSaysYes(
+      deps,
       `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : `rules to ${plan.project}/.svc/rules.json, files sealed in place, secrets copied into the vault`})?`,
+      {
+        needs: "applying a plan changes what agents may read, so it needs the person's yes",
+        nothing: 'nothing was applied',
+        confirmed: input.confirmed,
+        instead: `The person can run \`${svcCommand('plan', 'apply', plan.project, ...(input.items ? ['--items', input.items.join(',')] : []), ...(input.to === 'organization' ? ['--to', 'organization'] : []))}\` in a terminal.`,
+      },
     );
-    if (asked === 'declined') throw new ServiceError('forbidden', 'the person declined: nothing was applied');
-    if (asked !== 'accepted' && input.confirmed !== true) {
-      throw new ServiceError(
-        'forbidden',
-        `applying a plan changes what agents may read, so it needs the person's yes, and ${NO_FORM_ANSWER}: ask them, then call again with confirmed: true`,
-      );
-    }
     const picked = { scan_id: plan.scan_id, items: input.items };
     const applied =
       input.to === 'organization'

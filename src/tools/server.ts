@@ -28,7 +28,7 @@ import {
   refusedCredentialHint,
 } from './credentials.ts';
 import { VaultError } from '../vault/key-vault.ts';
-import type { ToolDefinition, ToolDeps, ToolResult } from './registry.ts';
+import type { Confirmation, ToolDefinition, ToolDeps, ToolResult } from './registry.ts';
 import toolList from './tool-list.json' with { type: 'json' };
 
 export const SERVER_NAME = 'svc';
@@ -121,7 +121,7 @@ export function createMcpServer(
     // A client that declares elicitation without naming modes does forms (the original mode).
     const elicitation = server.getClientCapabilities()?.elicitation as
       { form?: object; url?: object } | undefined;
-    if (!elicitation || (!elicitation.form && elicitation.url)) return 'unanswered';
+    if (!elicitation || (!elicitation.form && elicitation.url)) return 'no_form';
     const answer = await server.elicitInput({
       message,
       requestedSchema: {
@@ -134,7 +134,7 @@ export function createMcpServer(
   };
   const openUrl: ToolDeps['openUrl'] = async (message, url) => {
     const elicitation = server.getClientCapabilities()?.elicitation as { url?: object } | undefined;
-    if (!elicitation?.url) return 'unanswered';
+    if (!elicitation?.url) return 'no_form';
     const answer = await server.elicitInput({
       mode: 'url',
       message,
@@ -257,14 +257,10 @@ function guardArguments(server: Server): void {
 }
 
 /**
- * A form's answer. Only a person's choice is one: `cancel` means the form was closed without a
- * choice, or never shown (Claude Code's `-p` cancels every form at once), which is no answer
- * rather than a no.
+ * A form's answer: `cancel` is the form closed without a choice (dismissed, or never shown: Claude
+ * Code's `-p` cancels every form at once), which is neither the person's yes nor their no.
  */
-function answered(
-  action: 'accept' | 'decline' | 'cancel',
-  yes: boolean,
-): 'accepted' | 'declined' | 'unanswered' {
-  if (action === 'cancel') return 'unanswered';
+function answered(action: 'accept' | 'decline' | 'cancel', yes: boolean): Confirmation {
+  if (action === 'cancel') return 'closed';
   return yes ? 'accepted' : 'declined';
 }

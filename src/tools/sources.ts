@@ -9,7 +9,7 @@ import {
   SourceRequest,
   RegisteredSource,
 } from '../backend/operations/sources.ts';
-import { defineTool } from './registry.ts';
+import { defineTool, noAnswer } from './registry.ts';
 import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';
 import { ServiceError } from '../backend/errors.ts';
@@ -111,6 +111,12 @@ export const svcApiWrite = defineTool({
     const asked = await deps.confirm(`${call.method} ${call.path} on ${call.source}: go ahead?`);
     if (asked === 'declined')
       throw new ServiceError('forbidden', 'the person declined this change; nothing was sent');
+    // A form closed without an answer may have been shut by the person: the agent's word cannot stand in.
+    if (asked === 'closed')
+      throw new ServiceError(
+        'forbidden',
+        `a write needs the person's yes, and ${noAnswer(asked)}: nothing was sent`,
+      );
     const confirmed = asked === 'accepted' || said === true;
     const result = await deps.invoker.invoke(ops.callSource, owner, { ...call, confirmed });
     return { text: describeCall(result), structured: result };

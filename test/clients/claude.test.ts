@@ -3,15 +3,16 @@
 // model through Read, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP
 // server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on, and
 // what svc_scan_folder hands it says where each finding is and what to do next, with no value; and
-// svc_plan applies in `claude -p`, which closes every confirmation form unanswered, once the model
-// passes the person's yes.
-import { readFileSync } from 'node:fs';
+// svc_plan's apply in `claude -p`, which closes every confirmation form unanswered, is refused and
+// tells the model the command the person can run.
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
 import { openFromLink } from '../../src/proofs/link-seal.ts';
 import { runSvc } from '../e2e/procs.ts';
+import { svcCommand } from '../../src/config/command.ts';
 import {
   clientBin,
   clientEnv,
@@ -248,7 +249,7 @@ describe.skipIf(!CLAUDE)(
       expect(leaks(standIn, fixture, key), detail).toEqual([]);
     });
 
-    it("svc_plan apply: `claude -p` closes svc's form unanswered, so the model is told to ask the person and pass confirmed: true; with it the plan applies", async () => {
+    it("svc_plan apply: `claude -p` closes svc's form unanswered, which is no yes even with the model's confirmed: true; the model is told what the person can run", async () => {
       plantKey(fixture);
       expect((await runSvc(['scan', fixture.project, '--json'], env)).code).toBe(6);
       const plan = (await runSvc(['plan', fixture.project, '--json'], env)).json() as {
@@ -256,32 +257,30 @@ describe.skipIf(!CLAUDE)(
       };
       const rule = plan.items.find((i) => i.kind === 'rule' && i.path === './config/app.yml')!;
       expect(rule, JSON.stringify(plan)).toBeDefined();
-      const rulesFile = join(fixture.project, '.svc', 'rules.json');
-      const apply = async (args: Record<string, unknown>) => {
-        const call = { name: 'mcp__svc__svc_plan', args: { action: 'apply', items: [rule.id], ...args } };
-        standIn.requests.length = 0;
-        standIn.script(call);
-        const exit = await runClient(
-          CLAUDE!,
-          ['-p', 'Apply the plan.', '--output-format', 'json', '--allowedTools', call.name],
-          fixture.project,
-          env,
-          90_000,
-        );
-        const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-        expect(standIn.called(), detail).toBe(true);
-        return { result: toolResult(standIn) ?? '', detail };
+      const call = {
+        name: 'mcp__svc__svc_plan',
+        args: { action: 'apply', items: [rule.id], confirmed: true },
       };
-
-      const unanswered = await apply({});
-      expect(unanswered.result, unanswered.detail).toContain('got no answer');
-      expect(unanswered.result).toContain('confirmed: true');
-      expect(unanswered.result).not.toContain('declined');
-      expect(readFileSync(rulesFile, 'utf8')).not.toContain('config/app.yml');
-
-      const confirmed = await apply({ confirmed: true });
-      expect(JSON.parse(confirmed.result), confirmed.detail).toMatchObject({ applied: [rule.id] });
-      expect(readFileSync(rulesFile, 'utf8')).toContain('./config/app.yml');
+      standIn.requests.length = 0;
+      standIn.script(call);
+      const exit = await runClient(
+        CLAUDE!,
+        ['-p', 'Apply the plan.', '--output-format', 'json', '--allowedTools', call.name],
+        fixture.project,
+        env,
+        90_000,
+      );
+      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+      expect(standIn.called(), detail).toBe(true);
+      const result = toolResult(standIn) ?? '';
+      expect(result, detail).toContain('closed without an answer');
+      expect(result).not.toContain('declined');
+      expect(result).toContain(
+        svcCommand('plan', 'apply', realpathSync(fixture.project), '--items', rule.id),
+      );
+      expect(readFileSync(join(fixture.project, '.svc', 'rules.json'), 'utf8')).not.toContain(
+        'config/app.yml',
+      );
     });
   },
 );

@@ -210,7 +210,7 @@ describe('svc_code_patch', () => {
     const args = { action: 'submit', summary: 'debug on', diff: CHANGE_CONFIG, cwd: project };
     const unsupported = await (await client('unsupported'))('svc_code_patch', args);
     expect(unsupported.error).toBe(true);
-    expect(unsupported.text).toContain('got no answer');
+    expect(unsupported.text).toContain('this client shows no confirmation forms');
     expect(unsupported.text).toMatch(/audit record aud_/);
     const declined = await (await client('decline'))('svc_code_patch', args);
     expect(declined.error).toBe(true);

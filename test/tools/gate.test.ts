@@ -32,7 +32,7 @@ const deps = {
       receipt_id: 'aud_7_00000000000000000000000000000000',
     }),
   },
-  confirm: async () => 'unanswered',
+  confirm: async () => 'no_form',
 } as unknown as ToolDeps;
 const asker = { cwd: tmp.dir, client: 'svc' };
 

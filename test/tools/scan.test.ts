@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
+import { svcCommand } from '../../src/config/command.ts';
 import { computer } from './computer.ts';
 
 const here = computer('svc-scan-tool-', [{ effect: 'deny', paths: ['.env'] }]);
@@ -147,26 +148,24 @@ describe('svc_scan_feedback and svc_plan', () => {
     expect(decision.decision.outcome).toBe('clean_copy');
   });
 
-  it("a form closed without a choice is no answer, not a no: the agent's confirmed: true after asking the person applies", async () => {
-    // Claude Code's `-p` offers forms and cancels each at once.
-    const cancelling = await here.client(
-      (service) => ({ find: async () => finderOf(service.ctx) }),
-      'cancel',
-    );
-    const plan = (args: Record<string, unknown>) => cancelling('svc_plan', { cwd: project, ...args });
+  it("a form closed without a choice is no yes, and the agent's confirmed: true cannot stand in for it: the person is told what to run", async () => {
+    // Claude Code's `-p` offers forms and cancels each at once; a person may close one too.
+    const closing = await here.client((service) => ({ find: async () => finderOf(service.ctx) }), 'cancel');
+    const plan = (args: Record<string, unknown>) => closing('svc_plan', { cwd: project, ...args });
     writeFileSync(join(project, 'src', 'extra.ts'), `export const token = "ghp_${random(36)}";\n`);
-    await cancelling('svc_scan_folder', { path: '.', cwd: project });
+    await closing('svc_scan_folder', { path: '.', cwd: project });
     const items = (await plan({ action: 'show' })).data.items as { id: string; path: string }[];
     const item = items.find((i) => i.path === './src/extra.ts')!;
     expect(item, JSON.stringify(items)).toBeDefined();
-    const unasked = await plan({ action: 'apply', items: [item.id] });
-    expect(unasked.error).toBe(true);
-    expect(unasked.text).not.toContain('declined');
-    expect(unasked.text).toContain('got no answer');
-    expect(unasked.text).toContain('confirmed: true');
-    const applied = await plan({ action: 'apply', items: [item.id], confirmed: true });
-    expect(applied.error, applied.text).toBeFalsy();
-    expect(applied.data).toMatchObject({ applied: [item.id] });
+    for (const confirmed of [undefined, true]) {
+      const refused = await plan({ action: 'apply', items: [item.id], ...(confirmed ? { confirmed } : {}) });
+      expect(refused.error).toBe(true);
+      expect(refused.text).not.toContain('declined');
+      expect(refused.text).toContain('closed without an answer');
+      expect(refused.text).toContain(svcCommand('plan', 'apply', project, '--items', item.id));
+    }
+    const rules = readFileSync(join(project, '.svc', 'rules.json'), 'utf8');
+    expect(rules).not.toContain('extra.ts');
   });
 });
 
