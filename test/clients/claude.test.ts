@@ -191,20 +191,26 @@ describe.skipIf(!CLAUDE)(
       fixture?.cleanup();
     });
 
-    it('sees the link, the code to give separately and the next step; the link opens', async () => {
-      const text = `the staging password is ${fixture.harmless}`;
-      const call = { name: 'mcp__svc__svc_send', args: { text, code: true } };
+    /** Runs `claude -p PROMPT` with the stand-in scripted to make `call`; what it showed, for failures. */
+    async function ask(call: ToolCall, prompt: string) {
       standIn.requests.length = 0;
       standIn.script(call);
       const exit = await runClient(
         CLAUDE!,
-        ['-p', 'Share the text as a link.', '--output-format', 'json', '--allowedTools', call.name],
+        ['-p', prompt, '--output-format', 'json', '--allowedTools', call.name],
         fixture.project,
         env,
         90_000,
       );
       const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
       expect(standIn.called(), detail).toBe(true);
+      return detail;
+    }
+
+    it('sees the link, the code to give separately and the next step; the link opens', async () => {
+      const text = `the staging password is ${fixture.harmless}`;
+      const call = { name: 'mcp__svc__svc_send', args: { text, code: true } };
+      const detail = await ask(call, 'Share the text as a link.');
       const seen = seenByModel(standIn);
       const url = /http:\/\/127\.0\.0\.1:8787\/s\/([A-Za-z0-9_-]{22})#([A-Za-z0-9_-]{43})/.exec(seen);
       expect(url, detail).not.toBeNull();
@@ -230,17 +236,7 @@ describe.skipIf(!CLAUDE)(
     it('svc_scan_folder: sees where each finding is, its kind, a masked preview, the files it did not read and the next step; never a value', async () => {
       const key = plantKey(fixture);
       const call = { name: 'mcp__svc__svc_scan_folder', args: { path: '.' } };
-      standIn.requests.length = 0;
-      standIn.script(call);
-      const exit = await runClient(
-        CLAUDE!,
-        ['-p', 'Scan this folder.', '--output-format', 'json', '--allowedTools', call.name],
-        fixture.project,
-        env,
-        90_000,
-      );
-      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-      expect(standIn.called(), detail).toBe(true);
+      const detail = await ask(call, 'Scan this folder.');
       const result = toolResult(standIn);
       expect(result, detail).toBeDefined();
       const scan = JSON.parse(result!) as Record<string, unknown>;
@@ -261,17 +257,7 @@ describe.skipIf(!CLAUDE)(
         name: 'mcp__svc__svc_plan',
         args: { action: 'apply', items: [rule.id], confirmed: true },
       };
-      standIn.requests.length = 0;
-      standIn.script(call);
-      const exit = await runClient(
-        CLAUDE!,
-        ['-p', 'Apply the plan.', '--output-format', 'json', '--allowedTools', call.name],
-        fixture.project,
-        env,
-        90_000,
-      );
-      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-      expect(standIn.called(), detail).toBe(true);
+      const detail = await ask(call, 'Apply the plan.');
       const result = toolResult(standIn) ?? '';
       expect(result, detail).toContain('closed without an answer');
       expect(result).not.toContain('declined');
