@@ -77,10 +77,12 @@ export interface DetectionRule {
   /**
    * For a rule whose value may be another value encoded (a Kubernetes Secret's `data:` holds each
    * in base64): the text the value encodes, or undefined. Every rule then reads that text where the
-   * value stood (after the same name, on the same line), and a secret that is the whole of it names
+   * value stood (after the same name, on the same line), and the surest secret found in it names
    * the match: its rule, type and confidence, at the encoded value's place.
    */
   decodes?(value: string): string | undefined;
+  /** With `decodes`: a match stands only when what it encodes holds a secret that names it. */
+  decodedOnly?: boolean;
 }
 
 export interface Finding {
@@ -105,7 +107,10 @@ export interface Match {
   start: number;
   end: number;
   confidence: number;
-  /** The text the value encodes, when the match is what that text is (see `decodes`). */
+  /**
+   * The secret the value encodes, when a rule found one in it (see `decodes`): all of what it
+   * encodes, or the part that is the secret (a connection string's password).
+   */
   decoded?: string;
 }
 
@@ -211,7 +216,8 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
         }
       }
     }
-    return bestPerSpan(found).map((m) => (m.rule.decodes ? named(m, text, file, matches) : m));
+    const decoded = found.flatMap((m) => (m.rule.decodes ? (named(m, text, file, matches) ?? []) : m));
+    return bestPerSpan(decoded);
   };
   return { matches };
 }
@@ -220,23 +226,23 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
 const NAME_BEFORE_DECODED = 200;
 
 /**
- * `match` named by the secret its value encodes, when a rule finds one that is all of it: the
- * decoded text is read after what stood before the value on its line (`TWILIO_AUTH_TOKEN: `), so
- * a rule that needs the name finds it too. Otherwise `match` as it was.
+ * `match` named by the surest secret its value encodes: the decoded text is read after what stood
+ * before the value on its line (`TWILIO_AUTH_TOKEN: `), so a rule that needs the name finds it too.
+ * Without one, `match` as it was, or nothing for a rule that only finds encoded values.
  */
-function named(match: Match, text: string, file: string, detect: Detector['matches']): Match {
+function named(match: Match, text: string, file: string, detect: Detector['matches']): Match | undefined {
   const decoded = match.rule.decodes!(text.slice(match.start, match.end));
-  if (decoded === undefined) return match;
+  const unnamed = match.rule.decodedOnly ? undefined : match;
+  if (decoded === undefined) return unnamed;
   const before = textBefore(text, match.start, NAME_BEFORE_DECODED);
-  const start = before.length;
-  const inner = detect(`${before}${decoded}`, file).find(
-    (m) =>
-      m.rule !== match.rule &&
-      m.rule.category === 'secret' &&
-      m.start === start &&
-      m.end === start + decoded.length,
-  );
-  return inner ? { ...match, rule: inner.rule, confidence: inner.confidence, decoded } : match;
+  let inner: Match | undefined;
+  for (const m of detect(`${before}${decoded}`, file)) {
+    if (m.rule === match.rule || m.rule.category !== 'secret' || m.start < before.length) continue;
+    if (!inner || m.confidence > inner.confidence) inner = m;
+  }
+  if (!inner) return unnamed;
+  const secret = decoded.slice(inner.start - before.length, inner.end - before.length);
+  return { ...match, rule: inner.rule, confidence: inner.confidence, decoded: secret };
 }
 
 /** Windows closer than this are searched as one. */

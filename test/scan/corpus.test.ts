@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCANNER_RULES, scanFolder } from '../../src/backend/scan-folder.ts';
+import { DETECTION_RULES } from '../../src/scan/rules.ts';
 import { asFound, score, writeCorpus, type Corpus, type Scored } from './corpus.ts';
 
 /** The floors the issue sets: recall and precision of each category. */
@@ -77,10 +78,15 @@ describe('the detection corpus', () => {
   });
 
   it('names each secret it finds by the kind planted there (the score itself leaves secret types out, as the benchmark scores secretlint with it, whose names differ)', () => {
+    // A rule that only finds encoded values is named by the rule that finds the secret in them.
+    const namedByWhatTheyEncode = new Set(DETECTION_RULES.filter((r) => r.decodedOnly).map((r) => r.id));
     const misnamed = scored.matches
       .filter(
         (m) =>
-          m.planted.category === 'secret' && m.planted.rule !== undefined && m.found.rule !== m.planted.rule,
+          m.planted.category === 'secret' &&
+          m.planted.rule !== undefined &&
+          !namedByWhatTheyEncode.has(m.planted.rule) &&
+          m.found.rule !== m.planted.rule,
       )
       .map((m) => `${m.planted.rule} found as ${m.found.rule} at ${m.planted.file}:${m.planted.line}`);
     expect(misnamed).toEqual([]);

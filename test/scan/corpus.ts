@@ -408,6 +408,8 @@ function shapeOf(rule: string, text: string): Shape {
     /^(?<name>[A-Za-z_][\w.]*)=(?<value>\S.*)$/.exec(text) ??
     /^"?(?<name>[A-Za-z_][\w-]*)"?: (?<value>.+)$/.exec(text) ??
     /^(?<name>[A-Za-z_][\w.]*) = (?<value>.+)$/.exec(text);
+  // An .npmrc setting (`_auth = ...`) is written as its line, in an .npmrc: no other file spells it so.
+  if (pair?.groups!.name!.startsWith('_')) return { kind: 'line', text };
   if (pair) {
     const value = unquote(pair.groups!.value!);
     if (!/[;\\"'<>]/.test(value)) return { kind: 'pair', name: pair.groups!.name!, value };
@@ -977,6 +979,8 @@ function writeLineFiles(open: Open, lines: SecretValue[]): void {
   code.ln('// Clients of the upstream services.');
   const gcp = open('config/gcp-service-account.json');
   gcp.ln('{').ln('  "type": "service_account",').ln('  "project_id": "acme-prod-291",');
+  const npmrc = open('.npmrc');
+  npmrc.ln('registry=https://registry.npmjs.org/');
   for (const s of lines) {
     const text = (s.shape as { text: string }).text;
     const plant = secretPlant(s, text, 'line');
@@ -984,6 +988,7 @@ function writeLineFiles(open: Open, lines: SecretValue[]): void {
       xml.ln('    <server>').ln('      <id>nexus</id>').ln('      ', plant).ln('    </server>');
     else if (text.startsWith('"private_key"')) gcp.ln('  ', plant);
     else if (/^curl /.test(text)) script.ln(plant, ' https://api.internal.net/health');
+    else if (text.startsWith('_')) npmrc.ln(plant);
     else code.ln(plant);
   }
   script.ln('echo ok');

@@ -125,6 +125,8 @@ const CASES: Case[] = [
   { rule: 'card-number', text: 'timestamp 1732377600000123', value: null },
   // The last sixteen digits of an IBAN in groups may pass Luhn: they follow its country and check digits.
   { rule: 'card-number', text: `iban: AT61 ${grouped(card('2541', 16))}`, value: null },
+  // So may sixteen digits further in, after whole groups.
+  { rule: 'card-number', text: `FR42 8064 ${grouped(card('4599', 16))} 118`, value: null },
   // iban
   { rule: 'iban', text: `IBAN: ${grouped(GENERATED_IBAN)}`, value: grouped(GENERATED_IBAN) },
   { rule: 'iban', text: `to ${FR_IBAN} please`, value: FR_IBAN },

@@ -39,7 +39,8 @@ export const SLOT = /\{([a-zA-Z])(\d+)\}/g;
 
 /**
  * Fills templates from one seeded generator: `{a36}`-style slots with random characters of their
- * alphabet, `{basic}` with base64 of `deploy:<random>`.
+ * alphabet, `{basic}` with base64 of `deploy:<random>`, and `{{b64:TEXT}}` with base64 of TEXT (its
+ * slots filled first).
  */
 export function sampleFiller(random: () => number): {
   pick(alphabet: string, count: number): string;
@@ -53,7 +54,8 @@ export function sampleFiller(random: () => number): {
   const fill = (template: string) =>
     template
       .replace('{basic}', () => btoa(`deploy:${pick(ALPHABETS.a!, 16)}`))
-      .replace(SLOT, (_, alphabet: string, count: string) => pick(ALPHABETS[alphabet]!, Number(count)));
+      .replace(SLOT, (_, alphabet: string, count: string) => pick(ALPHABETS[alphabet]!, Number(count)))
+      .replace(/\{\{b64:([^{}]*)\}\}/g, (_, text: string) => btoa(text));
   return { pick, fill };
 }
 
@@ -448,6 +450,12 @@ export const SAMPLES: Record<string, Sample> = {
   'generic-secret-assignment': ['const apiKey = "{a24}";', 'const apiKey = getApiKey(config);'],
   'generic-xml-secret': ['<password>{a20}</password>', '<password>${env.PASSWORD}</password>'],
   'generic-url-password': ['https://deploy:{a16}@git.internal/repo.git', 'https://git.internal/repo.git'],
+  // What it encodes holds a secret another rule names (here a PostgreSQL password); a value that
+  // holds none is no finding.
+  'kubernetes-secret-data': [
+    'kind: Secret\ndata:\n  DATABASE_URL: {{b64:postgres://app:{a16}@db.internal:5432/app}}',
+    'kind: Secret\ndata:\n  LOG_LEVEL: {{b64:warn-{l8}}}',
+  ],
   'generic-bearer-token': ['curl -H "Authorization: Bearer {w40}"', 'Authorization: Bearer <token>'],
   'generic-basic-auth-header': ['Authorization: Basic {basic}', 'Authorization: Basic dXNlcjpwYXNzd29yZA=='],
 };

@@ -150,8 +150,9 @@ export const CARD_NUMBER: DetectionRule = {
   check(value, { before, file }) {
     const digits = value.replace(/[ -]/g, '');
     if (!luhnValid(digits) || cardNetwork(digits) === undefined) return false;
-    // The tail of an IBAN written in groups (`AT86 2541 7393 7047 9235`): its country and check digits come first.
-    if (/[A-Z]{2}\d{2} $/.test(before(5))) return false;
+    // Part of an IBAN written in groups (`FR42 8064 4599 5629 7371 3954 118`): its country and check
+    // digits, then whole groups, come first.
+    if (/[A-Z]{2}\d{2}(?: [A-Z0-9]{4}){0,7} $/.test(before(40))) return false;
     // Fewer than four distinct digits: a pattern someone typed (4111 1111 1111 1111), not an issued number.
     const placeholder = DOCUMENTED_TEST_CARDS.has(digits) || new Set(digits).size < 4;
     if (placeholder) return isTestFile(file) ? false : TEST_CARD_CONFIDENCE;

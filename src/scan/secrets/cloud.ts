@@ -27,7 +27,7 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
   contextual({
     id: 'aws-secret-access-key',
     type: 'AWS_SECRET_KEY',
-    names: ['aws_secret', 'secret_access_key', 'secretaccesskey', 'aws-secret', 'secret-access-key'],
+    names: ['aws_secret', 'secret_access_key', 'secretaccesskey'],
     value: '[A-Za-z0-9/+]{40}',
     confidence: 0.85,
     check: minBits(4),
@@ -35,7 +35,7 @@ export const CLOUD_RULES: readonly DetectionRule[] = [
   contextual({
     id: 'aws-session-token',
     type: 'AWS_SESSION_TOKEN',
-    names: ['aws_session_token', 'aws.session.token', 'aws-session-token', 'sessiontoken', 'session_token'],
+    names: ['aws_session_token', 'sessiontoken', 'session_token'],
     value: '[A-Za-z0-9/+]{100,2000}={0,2}',
     confidence: 0.8,
   }),

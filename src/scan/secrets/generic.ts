@@ -160,6 +160,20 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       return /@(?:localhost|127\.0\.0\.1)\b/.test(context.line) ? 0.35 : bitsPerChar(value) >= 2.5;
     },
   }),
+  // A Kubernetes Secret's `data:` holds every value in base64, under any name (`DATABASE_URL`, not
+  // only a name that says secret): each is read as what it encodes, and stands only where another
+  // rule finds a secret in that (the connection string's password, the provider's token). The
+  // manifest's `kind: Secret` may come before its data or after it (`kubectl get -o yaml` sorts).
+  secretRule({
+    id: 'kubernetes-secret-data',
+    type: 'SECRET',
+    keywords: ['kind: secret'],
+    near: 4096,
+    pattern: /^[ \t]{1,16}[\w.-]{1,253}:[ \t]{0,8}["']?(?<value>[A-Za-z0-9+/]{8,8192}={0,2})["']?[ \t]*$/gm,
+    confidence: 0.5,
+    decodes: base64Text,
+    decodedOnly: true,
+  }),
   // `Authorization: Bearer ...` and `Authorization: Basic base64(user:password)` (RFC 6750, RFC 7617).
   secretRule({
     id: 'generic-bearer-token',

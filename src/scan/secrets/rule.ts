@@ -14,10 +14,12 @@ export interface SecretFormat {
   /** As DetectionRule's: where the pattern may match, found cheaply. */
   locator?: RegExp;
   lead?: number;
+  near?: number;
   follows?: RegExp;
   shows?: number;
   check?(value: string, context: Context): boolean | number;
   decodes?(value: string): string | undefined;
+  decodedOnly?: boolean;
 }
 
 /** Shannon entropy of a string, in bits per character. */
@@ -194,12 +196,17 @@ export interface ContextFormat {
  * `os.Setenv("TWILIO_AUTH_TOKEN", "...")`.
  */
 export function contextual(format: ContextFormat): DetectionRule {
-  const names = format.names.map(escape).join('|');
+  // Names as each kind of file spells them: `line_channel` in a `.env`, `line.channel` in Java
+  // properties, `line-channel` in YAML keys.
+  const spellings = [
+    ...new Set(format.names.flatMap((n) => [n, n.replaceAll('_', '.'), n.replaceAll('_', '-')])),
+  ];
+  const names = spellings.map(escape).join('|');
   const rest = format.secretWord ? `[\\w.-]{0,30}?(?:${format.secretWord})[\\w.-]{0,30}?` : '[\\w.-]{0,40}?';
   return secretRule({
     id: format.id,
     type: format.type,
-    keywords: format.names,
+    keywords: spellings,
     pattern: new RegExp(
       `(?<![A-Za-z0-9])(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
       'gi',

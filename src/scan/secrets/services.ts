@@ -144,7 +144,7 @@ export const SERVICE_RULES: readonly DetectionRule[] = [
   contextual({
     id: 'datadog-api-key',
     type: 'DATADOG_KEY',
-    names: ['datadog', 'dd_api', 'dd-api'],
+    names: ['datadog', 'dd_api', 'dd-api', 'ddapi'],
     value: '[a-f0-9]{32}',
   }),
   contextual({
