@@ -3,7 +3,7 @@
 // a verdict promoted to the organization holds in another project of the same store, and a plan
 // applied writes rules that the read gate then enforces.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
@@ -259,6 +259,33 @@ describe('svc plan', () => {
     const ran = await runSvc(['run', '--secret', 'STRIPE_KEY', '--', process.execPath, '-e', digest], env);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toBe(createHash('sha256').update(key).digest('hex'));
+  });
+
+  it('applied to the organization with an owner key: its rules only, each holding in this project, receipted; a vault item there is refused, receipted too', async () => {
+    const org = (await runSvc(['org', 'create', '--name', 'Plan Org', '--json'], env)).json() as {
+      api_key: string;
+    };
+    const owner = { ...env, SVC_API_KEY: org.api_key };
+    const app = project('plan-org', { 'src/app.ts': `export const github = "ghp_${random(36)}";\n` });
+    expect((await runSvc(['scan', app], env)).code).toBe(6);
+    const applied = await runSvc(['plan', 'apply', app, '--to', 'organization', '--json'], owner);
+    expect(applied.code, applied.stderr).toBe(0);
+    const result = applied.json() as { receipt_id: string };
+    expect(result).toMatchObject({ applied: ['r1'], rules_added: 1, to: 'organization', vaulted: [] });
+    expect((await runSvc(['verify', result.receipt_id], env)).code).toBe(0);
+    // The organization's rule holds for this project's file on this computer, with no rules file.
+    const decided = await runSvc(['rules', 'test', 'src/app.ts', '--json'], env, 30_000, app);
+    expect(decided.json()).toMatchObject({ decision: { outcome: 'clean_copy' } });
+    expect(existsSync(join(app, '.svc', 'rules.json'))).toBe(false);
+
+    const vault = await runSvc(
+      ['plan', 'apply', app, '--to', 'organization', '--items', 'v1', '--json'],
+      owner,
+    );
+    expect(vault.code).toBe(1);
+    const refused = vault.json() as { error: string; receipt_id: string };
+    expect(refused.error).toBe('invalid_request');
+    expect((await runSvc(['verify', refused.receipt_id], env)).code).toBe(0);
   });
 
   it('a file with weak findings only gets an ask rule: the person decides, and nothing is sealed or vaulted', async () => {
