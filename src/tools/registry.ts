@@ -81,23 +81,19 @@ export function noAnswer(answer: 'closed' | 'no_form'): string {
 export async function personSaysYes(
   deps: Pick<ToolDeps, 'confirm'>,
   question: string,
-  refusal: { needs: string; nothing: string; confirmed: boolean | undefined; instead?: string },
+  refusal: { needs: string; nothing: string; confirmed: boolean | undefined; instead: string },
 ): Promise<'form' | 'agent'> {
   const answer = await deps.confirm(question);
   if (answer === 'accepted') return 'form';
   if (answer === 'no_form' && refusal.confirmed === true) return 'agent';
-  const then =
-    answer === 'no_form'
-      ? ' Ask them, then call again with confirmed: true.'
-      : refusal.instead
-        ? ` ${refusal.instead}`
-        : '';
-  throw new ServiceError(
-    'forbidden',
-    answer === 'declined'
-      ? `the person declined: ${refusal.nothing}`
-      : `${refusal.needs}, and ${noAnswer(answer)}: ${refusal.nothing}.${then}`,
-  );
+  const why = {
+    // A client may decline for the person (`codex exec` declines every form): the way to do it
+    // without the agent is said here too.
+    declined: `the person declined: ${refusal.nothing} (a client that shows no forms in this mode, as \`codex exec\`, declines each). ${refusal.instead}`,
+    closed: `${refusal.needs}, and ${noAnswer('closed')}: ${refusal.nothing}. ${refusal.instead}`,
+    no_form: `${refusal.needs}, and ${noAnswer('no_form')}: ${refusal.nothing}. Ask them, then call again with confirmed: true.`,
+  };
+  throw new ServiceError('forbidden', why[answer]);
 }
 
 /** What a handler gets when it is called (never at listing time). */

@@ -2,7 +2,9 @@
 // custom model provider, with svc's hook installed by `svc hook install`: a protected file never
 // reaches the model through cat, grep -r or python -c (its shell is its only tool that reads
 // files), and a harmless cat still does. And with svc's MCP server added by `codex mcp add`: what
-// svc_scan_folder hands the model (its structuredContent) says where each finding is, with no value.
+// svc_scan_folder hands the model (its structuredContent) says where each finding is, with no value;
+// and `codex exec` declines svc's confirmation form itself, so svc_plan applies nothing and the
+// model is told the command the person can run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import {
   SVC_MCP,
   leaks,
   plantKey,
+  plannedKey,
   requestsHolding,
   SCAN_SEEN,
   runClient,
@@ -219,10 +222,39 @@ describe.skipIf(!CODEX)(
       expect(scan).toMatchObject(SCAN_SEEN);
       expect(leaks(standIn, fixture, key), detail).toEqual([]);
     });
+
+    it("svc_plan apply: `codex exec` declines svc's form for the person, so nothing is applied; the model is told what the person can run", async () => {
+      const rule = await plannedKey(fixture, env);
+      standIn.requests.length = 0;
+      standIn.script({
+        name: 'mcp__svc__svc_plan',
+        args: { action: 'apply', items: [rule.id], confirmed: true },
+      });
+      const exit = await runClient(
+        CODEX!,
+        [
+          'exec',
+          ...standInProvider(standIn),
+          '--dangerously-bypass-approvals-and-sandbox',
+          '--json',
+          'Apply the plan.',
+        ],
+        fixture.project,
+        env,
+        90_000,
+      );
+      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+      expect(standIn.called(), detail).toBe(true);
+      const output = callOutput(standIn) ?? '';
+      expect(output, detail).toContain('declined');
+      expect(output).toContain('codex exec');
+      expect(output).toContain(rule.command);
+      expect(rule.applied()).toBe(false);
+    });
   },
 );
 
-/** What Codex handed the model as the call's result: the function_call_output's text. */
+/** What Codex handed the model as the call's result: the function_call_output's text (or its items, as JSON). */
 function callOutput(standIn: StandIn): string | undefined {
   for (const request of standIn.requests) {
     let body: { input?: { type?: string; output?: unknown }[] };
@@ -233,6 +265,8 @@ function callOutput(standIn: StandIn): string | undefined {
     }
     const answer = (body.input ?? []).find((item) => item.type === 'function_call_output');
     if (typeof answer?.output === 'string') return answer.output;
+    // A failed call's output comes as its content items.
+    if (answer?.output !== undefined) return JSON.stringify(answer.output);
   }
   return undefined;
 }

@@ -1,7 +1,8 @@
 // The real Gemini CLI (`@google/gemini-cli`), offline against a stand-in of the Gemini API, with
 // svc's hook installed by `svc hook install`: a protected file never reaches the model through
 // read_file, cat, grep -r or python -c, and a harmless read still does. And with svc's MCP server
-// added by `gemini mcp add`: the text svc_scan_folder answers reaches the model, next step included.
+// added by `gemini mcp add`: the text svc_scan_folder answers reaches the model, next step included;
+// and, as Gemini CLI offers no confirmation forms, svc_plan applies on the model's confirmed: true.
 
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import {
   SVC_MCP,
   leaks,
   plantKey,
+  plannedKey,
   requestsHolding,
   runClient,
   seenByModel,
@@ -196,6 +198,27 @@ describe.skipIf(!GEMINI)(
       expect(answer).toContain('2 protected file(s) not read');
       expect(answer).toContain('Next: review the findings with the person; svc_plan');
       expect(leaks(standIn, fixture, key), detail).toEqual([]);
+    });
+
+    it("svc_plan apply: Gemini CLI offers no forms, so the model's confirmed: true, after asking the person, applies the plan", async () => {
+      const rule = await plannedKey(fixture, env);
+      const gemini = (args: Record<string, unknown>) => {
+        standIn.requests.length = 0;
+        standIn.script({ name: 'mcp_svc_svc_plan', args: { action: 'apply', items: [rule.id], ...args } });
+        return runClient(
+          GEMINI!,
+          ['-p', 'Apply the plan.', '--approval-mode', 'yolo', '-o', 'json', '-m', 'gemini-2.5-flash'],
+          fixture.project,
+          env,
+          90_000,
+        );
+      };
+      const unasked = await gemini({});
+      expect(functionResponse(standIn), unasked.stderr).toContain('call again with confirmed: true');
+      expect(rule.applied()).toBe(false);
+      const confirmed = await gemini({ confirmed: true });
+      expect(functionResponse(standIn), confirmed.stderr).toContain(`Applied ${rule.id}`);
+      expect(rule.applied()).toBe(true);
     });
   },
 );

@@ -4,11 +4,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import { childEnv, REPO_ROOT, SVC_BIN } from '../e2e/procs.ts';
+import { childEnv, REPO_ROOT, runSvc, SVC_BIN } from '../e2e/procs.ts';
+import { svcCommand } from '../../src/config/command.ts';
 import { tempDir } from '../helpers.ts';
 
 /** The tool call the stand-in asks for: the client's tool name and its arguments. */
@@ -217,6 +218,26 @@ export function plantKey(fixture: ReturnType<typeof clientProject>): string {
   const key = `sk-proj-${randomBytes(30).toString('base64url')}`;
   fixture.file(join(fixture.project, 'config', 'app.yml'), `service: shop\nopenai_api_key: ${key}\n`);
   return key;
+}
+
+/**
+ * A key planted and scanned with `svc scan`, as the person would: its plan's rule item for the key's
+ * file, the command that applies it in a terminal, and whether the project's rules file has it.
+ */
+export async function plannedKey(fixture: ReturnType<typeof clientProject>, env: NodeJS.ProcessEnv) {
+  plantKey(fixture);
+  expect((await runSvc(['scan', fixture.project, '--json'], env)).code).toBe(6);
+  const plan = (await runSvc(['plan', fixture.project, '--json'], env)).json() as {
+    items: { id: string; kind: string; path: string }[];
+  };
+  const rule = plan.items.find((i) => i.kind === 'rule' && i.path === './config/app.yml');
+  expect(rule, JSON.stringify(plan)).toBeDefined();
+  return {
+    id: rule!.id,
+    command: svcCommand('plan', 'apply', realpathSync(fixture.project), '--items', rule!.id),
+    applied: () =>
+      readFileSync(join(fixture.project, '.svc', 'rules.json'), 'utf8').includes('config/app.yml'),
+  };
 }
 
 /**
