@@ -196,25 +196,28 @@ describe.skipIf(!CODEX)(
       fixture?.cleanup();
     });
 
-    it('sees the structuredContent: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
-      const key = plantKey(fixture);
+    /** Runs `codex exec PROMPT` with the stand-in scripted to make `call`; what it showed, for failures. */
+    async function exec(call: ToolCall, prompt: string) {
       standIn.requests.length = 0;
-      standIn.script({ name: 'mcp__svc__svc_scan_folder', args: { path: '.' } });
+      standIn.script(call);
       const exit = await runClient(
         CODEX!,
-        [
-          'exec',
-          ...standInProvider(standIn),
-          '--dangerously-bypass-approvals-and-sandbox',
-          '--json',
-          'Scan this folder.',
-        ],
+        ['exec', ...standInProvider(standIn), '--dangerously-bypass-approvals-and-sandbox', '--json', prompt],
         fixture.project,
         env,
         90_000,
       );
       const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
       expect(standIn.called(), detail).toBe(true);
+      return detail;
+    }
+
+    it('sees the structuredContent: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
+      const key = plantKey(fixture);
+      const detail = await exec(
+        { name: 'mcp__svc__svc_scan_folder', args: { path: '.' } },
+        'Scan this folder.',
+      );
       const output = callOutput(standIn);
       expect(output, detail).toBeDefined();
       // Codex puts the call's wall time first, then the structuredContent as JSON.
@@ -225,26 +228,13 @@ describe.skipIf(!CODEX)(
 
     it("svc_plan apply: `codex exec` declines svc's form for the person, so nothing is applied; the model is told what the person can run", async () => {
       const rule = await plannedKey(fixture, env);
-      standIn.requests.length = 0;
-      standIn.script({
-        name: 'mcp__svc__svc_plan',
-        args: { action: 'apply', items: [rule.id], confirmed: true },
-      });
-      const exit = await runClient(
-        CODEX!,
-        [
-          'exec',
-          ...standInProvider(standIn),
-          '--dangerously-bypass-approvals-and-sandbox',
-          '--json',
-          'Apply the plan.',
-        ],
-        fixture.project,
-        env,
-        90_000,
+      const detail = await exec(
+        {
+          name: 'mcp__svc__svc_plan',
+          args: { action: 'apply', items: [rule.id], confirmed: true },
+        },
+        'Apply the plan.',
       );
-      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-      expect(standIn.called(), detail).toBe(true);
       const output = callOutput(standIn) ?? '';
       expect(output, detail).toContain('declined');
       expect(output).toContain('codex exec');
