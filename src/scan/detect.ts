@@ -216,8 +216,8 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
         }
       }
     }
-    const decoded = found.flatMap((m) => (m.rule.decodes ? (named(m, text, file, matches) ?? []) : m));
-    return bestPerSpan(decoded);
+    if (!found.some((m) => m.rule.decodes)) return bestPerSpan(found);
+    return bestPerSpan(found.flatMap((m) => (m.rule.decodes ? (named(m, text, file, matches) ?? []) : m)));
   };
   return { matches };
 }
