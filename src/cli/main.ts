@@ -15,6 +15,7 @@ import { ACTIONS, type Action, type Rule } from '../gate/rules.ts';
 import { RuleListSchema } from '../gate/rules-schema.ts';
 import { projectRootOf } from '../gate/local.ts';
 import type { GateAsk } from '../gate/check.ts';
+import type { Decision } from '../gate/engine.ts';
 import { VERDICTS } from '../backend/vocabulary.ts';
 import type { Verdict } from '../backend/scan-store.ts';
 import type { Finder } from '../backend/scan.ts';
@@ -163,6 +164,25 @@ async function withService<T>(work: (service: Service) => Promise<T>): Promise<T
     return await work(service);
   } finally {
     service.close();
+  }
+}
+
+/**
+ * Runs `walk` over files, reading each only when the read gate's outcome for an agent's read is one
+ * of `admitted`: a command that reads files for the person may have been started by an agent
+ * through a shell, and must not read for it what the gate keeps from it.
+ */
+async function walkAsAgent<T>(
+  service: Service,
+  admitted: readonly Decision['outcome'][],
+  walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
+): Promise<T> {
+  const { GateCheck, walkAsAsker } = await import('../backend/gate-check.ts');
+  const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
+  try {
+    return await walkAsAsker(gate, { cwd: process.cwd(), client: 'svc' }, admitted, walk);
+  } finally {
+    await gate.close();
   }
 }
 
@@ -888,32 +908,24 @@ export function buildProgram(): Command {
       let last: ScanProgress | undefined;
       const kept = await withService(async (service) => {
         const { finderOf } = await import('../backend/scan.ts');
-        const { GateCheck, walkAsAsker } = await import('../backend/gate-check.ts');
-        // The command may have been started by an agent through a shell: it reads only what the
-        // read gate lets an agent read, as svc_scan_folder does. A protected file's fingerprints
-        // would otherwise let an agent test guesses at its values (scan a file of guesses, compare).
-        const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
+        // It reads only what the read gate lets an agent read, as svc_scan_folder does: a protected
+        // file's fingerprints would let an agent test guesses at its values (scan guesses, compare).
         try {
-          return await walkAsAsker(
-            gate,
-            { cwd: process.cwd(), client: 'svc' },
-            ['allowed', 'limited'],
-            (admit) =>
-              finderOf(service.ctx).scan(path, {
-                scannedBy: 'svc scan',
-                admit,
-                onProgress: (progress) => {
-                  if (!live) return;
-                  last = progress;
-                  // At most ten redraws a second: one per file of thousands would flood the terminal.
-                  if (Date.now() - drawn < 100) return;
-                  drawn = Date.now();
-                  process.stderr.write(`\r${progressBar(progress)}`);
-                },
-              }),
+          return await walkAsAgent(service, ['allowed', 'limited'], (admit) =>
+            finderOf(service.ctx).scan(path, {
+              scannedBy: 'svc scan',
+              admit,
+              onProgress: (progress) => {
+                if (!live) return;
+                last = progress;
+                // At most ten redraws a second: one per file of thousands would flood the terminal.
+                if (Date.now() - drawn < 100) return;
+                drawn = Date.now();
+                process.stderr.write(`\r${progressBar(progress)}`);
+              },
+            }),
           );
         } finally {
-          await gate.close();
           // The bar as it ended (all of it, when the scan finished), and the line ended.
           if (live && last) process.stderr.write(`\r${progressBar(last)}\n`);
         }
@@ -1105,12 +1117,8 @@ export function buildProgram(): Command {
     .action(async (path: string, options: JsonFlag & { out?: string; keepMapping?: boolean }) => {
       const live = !options.json && process.stderr.isTTY;
       const { cleanCopyPlace, redactPath } = await import('../backend/redact.ts');
-      const { GateCheck, walkAsAsker } = await import('../backend/gate-check.ts');
-      // The command may have been started by an agent through a shell: it reads and writes as the
-      // read gate lets it, recorded, as svc_redact does.
+      // It reads and writes as the read gate lets an agent, recorded, as svc_redact does.
       const service = await openService();
-      const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
-      const asker = { cwd: process.cwd(), client: 'svc' };
       let copy;
       try {
         const place = cleanCopyPlace(path, options.out);
@@ -1128,7 +1136,7 @@ export function buildProgram(): Command {
         }
         // A clean copy is what a clean-copy-only rule lets out: such files are read too. A file the
         // gate denies or asks about is not read, and is reported as protected.
-        copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>
+        copy = await walkAsAgent(service, ['allowed', 'limited', 'clean_copy'], (admit) =>
           redactPath(service.ctx, path, {
             out: options.out,
             keepMapping: options.keepMapping,
@@ -1143,7 +1151,6 @@ export function buildProgram(): Command {
         if (refusedByGate(options, error)) return;
         throw error;
       } finally {
-        await gate.close();
         service.close();
         if (live) process.stderr.write('\n');
       }
