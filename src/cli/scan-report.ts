@@ -10,7 +10,9 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   binary: 'binary',
   too_large: 'over 100 MiB',
   unreadable: 'svc cannot read it',
-  protected: 'the read gate does not let svc read it',
+  // The person running `svc scan` may wonder why: a rule keeps the file from agents, and the
+  // command reads only what an agent may (it may run in an agent's shell).
+  protected: 'a read rule keeps it from agents; svc rules explain FILE names the rule',
 };
 
 const BAR_WIDTH = 24;

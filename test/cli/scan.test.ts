@@ -126,7 +126,9 @@ describe('svc scan', () => {
     expect(scan.findings.map((f) => f.file)).toEqual(['guess.txt']);
     expect(scan.skipped).toEqual([{ file: '.env', reason: 'protected' }]);
     const text = await runSvc(['scan', guarded], env);
-    expect(text.stdout).toContain('.env: not scanned (the read gate does not let svc read it)');
+    expect(text.stdout).toContain(
+      '.env: not scanned (a read rule keeps it from agents; svc rules explain FILE names the rule)',
+    );
   });
 
   it('on a terminal, a progress bar on stderr that ends full, then the findings', async () => {
