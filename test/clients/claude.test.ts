@@ -23,6 +23,7 @@ import {
   requestsHolding,
   SCAN_SEEN,
   runClient,
+  runScripted,
   seenByModel,
   sse,
   startStandIn,
@@ -100,14 +101,12 @@ describe.skipIf(!CLAUDE)(suiteTitle('Claude Code with svc hook claude', CLAUDE, 
     fixture?.cleanup();
   });
 
-  async function run(call: ToolCall) {
-    standIn.requests.length = 0;
-    standIn.script(call);
-    const exit = await runClient(
-      CLAUDE!,
-      ['-p', 'Do what the tool call says.', '--output-format', 'json', '--allowedTools', call.name],
-      fixture.project,
-      clientEnv(fixture.home, {
+  const run = (call: ToolCall) =>
+    runScripted(standIn, call, {
+      bin: CLAUDE!,
+      args: ['-p', 'Do what the tool call says.', '--output-format', 'json', '--allowedTools', call.name],
+      cwd: fixture.project,
+      env: clientEnv(fixture.home, {
         ANTHROPIC_BASE_URL: standIn.url,
         ANTHROPIC_API_KEY: 'standin-key',
         DISABLE_AUTOUPDATER: '1',
@@ -115,12 +114,7 @@ describe.skipIf(!CLAUDE)(suiteTitle('Claude Code with svc hook claude', CLAUDE, 
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         ENABLE_TOOL_SEARCH: 'false',
       }),
-    );
-    const detail = `exit ${exit.code}${exit.timedOut ? ' (timed out)' : ''}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-    expect(standIn.called(), `the stand-in never asked for the tool call: ${detail}`).toBe(true);
-    expect(exit.timedOut, detail).toBe(false);
-    return { exit, detail, seen: seenByModel(standIn) };
-  }
+    });
 
   it.each<[string, ToolCall]>([
     ['Read', { name: 'Read', args: { file_path: '.env' } }],
@@ -190,20 +184,16 @@ describe.skipIf(!CLAUDE)(
     });
 
     /** Runs `claude -p PROMPT` with the stand-in scripted to make `call`; what it showed, for failures. */
-    async function ask(call: ToolCall, prompt: string) {
-      standIn.requests.length = 0;
-      standIn.script(call);
-      const exit = await runClient(
-        CLAUDE!,
-        ['-p', prompt, '--output-format', 'json', '--allowedTools', call.name],
-        fixture.project,
-        env,
-        90_000,
-      );
-      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-      expect(standIn.called(), detail).toBe(true);
-      return detail;
-    }
+    const ask = async (call: ToolCall, prompt: string) =>
+      (
+        await runScripted(standIn, call, {
+          bin: CLAUDE!,
+          args: ['-p', prompt, '--output-format', 'json', '--allowedTools', call.name],
+          cwd: fixture.project,
+          env,
+          timeoutMs: 90_000,
+        })
+      ).detail;
 
     it('sees the link, the code to give separately and the next step; the link opens', async () => {
       const text = `the staging password is ${fixture.harmless}`;

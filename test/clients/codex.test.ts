@@ -21,7 +21,7 @@ import {
   requestsHolding,
   SCAN_SEEN,
   runClient,
-  seenByModel,
+  runScripted,
   sse,
   startStandIn,
   suiteTitle,
@@ -126,12 +126,10 @@ describe.skipIf(!CODEX)(suiteTitle('Codex with svc hook codex', CODEX, 'codex'),
     fixture?.cleanup();
   });
 
-  async function run(call: ToolCall) {
-    standIn.requests.length = 0;
-    standIn.script(call);
-    const exit = await runClient(
-      CODEX!,
-      [
+  const run = (call: ToolCall) =>
+    runScripted(standIn, call, {
+      bin: CODEX!,
+      args: [
         'exec',
         ...standInProvider(standIn),
         '--dangerously-bypass-approvals-and-sandbox',
@@ -140,15 +138,9 @@ describe.skipIf(!CODEX)(suiteTitle('Codex with svc hook codex', CODEX, 'codex'),
         '--json',
         'Do what the tool call says.',
       ],
-      fixture.project,
-      clientEnv(fixture.home, { CODEX_HOME: codexHome, STANDIN_API_KEY: 'standin-key' }),
-      45_000,
-    );
-    const detail = `exit ${exit.code}${exit.timedOut ? ' (timed out)' : ''}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-    expect(standIn.called(), `the stand-in never asked for the tool call: ${detail}`).toBe(true);
-    expect(exit.timedOut, detail).toBe(false);
-    return { exit, detail, seen: seenByModel(standIn) };
-  }
+      cwd: fixture.project,
+      env: clientEnv(fixture.home, { CODEX_HOME: codexHome, STANDIN_API_KEY: 'standin-key' }),
+    });
 
   it.each<[string, ToolCall]>([
     ['cat', shell('cat .env')],
@@ -197,20 +189,22 @@ describe.skipIf(!CODEX)(
     });
 
     /** Runs `codex exec PROMPT` with the stand-in scripted to make `call`; what it showed, for failures. */
-    async function exec(call: ToolCall, prompt: string) {
-      standIn.requests.length = 0;
-      standIn.script(call);
-      const exit = await runClient(
-        CODEX!,
-        ['exec', ...standInProvider(standIn), '--dangerously-bypass-approvals-and-sandbox', '--json', prompt],
-        fixture.project,
-        env,
-        90_000,
-      );
-      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-      expect(standIn.called(), detail).toBe(true);
-      return detail;
-    }
+    const exec = async (call: ToolCall, prompt: string) =>
+      (
+        await runScripted(standIn, call, {
+          bin: CODEX!,
+          args: [
+            'exec',
+            ...standInProvider(standIn),
+            '--dangerously-bypass-approvals-and-sandbox',
+            '--json',
+            prompt,
+          ],
+          cwd: fixture.project,
+          env,
+          timeoutMs: 90_000,
+        })
+      ).detail;
 
     it('sees the structuredContent: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
       const key = plantKey(fixture);

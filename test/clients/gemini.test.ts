@@ -18,7 +18,7 @@ import {
   plannedKey,
   requestsHolding,
   runClient,
-  seenByModel,
+  runScripted,
   sse,
   startStandIn,
   suiteTitle,
@@ -60,6 +60,21 @@ const geminiApi: Wire = {
   },
 };
 
+/**
+ * `gemini -p PROMPT` as the tests run it: no approvals, JSON out, and a named model (with none, a
+ * router first asks the API to pick one, which the stand-in does not).
+ */
+const headless = (prompt: string) => [
+  '-p',
+  prompt,
+  '--approval-mode',
+  'yolo',
+  '-o',
+  'json',
+  '-m',
+  'gemini-2.5-flash',
+];
+
 describe.skipIf(!GEMINI)(suiteTitle('Gemini CLI with svc hook gemini', GEMINI, 'gemini'), () => {
   let standIn: StandIn;
   let fixture: ReturnType<typeof clientProject>;
@@ -80,35 +95,17 @@ describe.skipIf(!GEMINI)(suiteTitle('Gemini CLI with svc hook gemini', GEMINI, '
     fixture?.cleanup();
   });
 
-  async function run(call: ToolCall) {
-    standIn.requests.length = 0;
-    standIn.script(call);
-    const exit = await runClient(
-      GEMINI!,
-      // A named model: with none, a router first asks the API to pick one, which the stand-in does not.
-      [
-        '-p',
-        'Do what the tool call says.',
-        '--approval-mode',
-        'yolo',
-        '-o',
-        'json',
-        '-m',
-        'gemini-2.5-flash',
-      ],
-      fixture.project,
-      clientEnv(fixture.home, {
+  const run = (call: ToolCall) =>
+    runScripted(standIn, call, {
+      bin: GEMINI!,
+      args: headless('Do what the tool call says.'),
+      cwd: fixture.project,
+      env: clientEnv(fixture.home, {
         GOOGLE_GEMINI_BASE_URL: standIn.url,
         GEMINI_API_KEY: 'standin-key',
         GEMINI_CLI_TRUST_WORKSPACE: 'true',
       }),
-      45_000,
-    );
-    const detail = `exit ${exit.code}${exit.timedOut ? ' (timed out)' : ''}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-    expect(standIn.called(), `the stand-in never asked for the tool call: ${detail}`).toBe(true);
-    expect(exit.timedOut, detail).toBe(false);
-    return { exit, detail, seen: seenByModel(standIn) };
-  }
+    });
 
   it.each<[string, ToolCall]>([
     // Gemini CLI refuses a path with a `.env` segment by itself, so its own file tool is shown
@@ -177,19 +174,22 @@ describe.skipIf(!GEMINI)(
       fixture?.cleanup();
     });
 
+    /** Runs `gemini -p PROMPT` with the stand-in scripted to make `call`. */
+    const mcpCall = (call: ToolCall, prompt: string) =>
+      runScripted(standIn, call, {
+        bin: GEMINI!,
+        args: headless(prompt),
+        cwd: fixture.project,
+        env,
+        timeoutMs: 90_000,
+      });
+
     it('the text reaches the model: each finding where it is with a masked preview, the files not read, the next step; never a value', async () => {
       const key = plantKey(fixture);
-      standIn.requests.length = 0;
-      standIn.script({ name: 'mcp_svc_svc_scan_folder', args: { path: '.' } });
-      const exit = await runClient(
-        GEMINI!,
-        ['-p', 'Scan this folder.', '--approval-mode', 'yolo', '-o', 'json', '-m', 'gemini-2.5-flash'],
-        fixture.project,
-        env,
-        90_000,
+      const { detail } = await mcpCall(
+        { name: 'mcp_svc_svc_scan_folder', args: { path: '.' } },
+        'Scan this folder.',
       );
-      const detail = `exit ${exit.code}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
-      expect(standIn.called(), detail).toBe(true);
       const answer = functionResponse(standIn);
       expect(answer, detail).toBeDefined();
       expect(answer).toMatch(
@@ -202,22 +202,16 @@ describe.skipIf(!GEMINI)(
 
     it("svc_plan apply: Gemini CLI offers no forms, so the model's confirmed: true, after asking the person, applies the plan", async () => {
       const rule = await plannedKey(fixture, env);
-      const gemini = (args: Record<string, unknown>) => {
-        standIn.requests.length = 0;
-        standIn.script({ name: 'mcp_svc_svc_plan', args: { action: 'apply', items: [rule.id], ...args } });
-        return runClient(
-          GEMINI!,
-          ['-p', 'Apply the plan.', '--approval-mode', 'yolo', '-o', 'json', '-m', 'gemini-2.5-flash'],
-          fixture.project,
-          env,
-          90_000,
+      const apply = (args: Record<string, unknown>) =>
+        mcpCall(
+          { name: 'mcp_svc_svc_plan', args: { action: 'apply', items: [rule.id], ...args } },
+          'Apply the plan.',
         );
-      };
-      const unasked = await gemini({});
-      expect(functionResponse(standIn), unasked.stderr).toContain('call again with confirmed: true');
+      const unasked = await apply({});
+      expect(functionResponse(standIn), unasked.detail).toContain('call again with confirmed: true');
       expect(rule.applied()).toBe(false);
-      const confirmed = await gemini({ confirmed: true });
-      expect(functionResponse(standIn), confirmed.stderr).toContain(`Applied ${rule.id}`);
+      const confirmed = await apply({ confirmed: true });
+      expect(functionResponse(standIn), confirmed.detail).toContain(`Applied ${rule.id}`);
       expect(rule.applied()).toBe(true);
     });
   },

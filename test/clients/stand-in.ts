@@ -200,6 +200,25 @@ export function runClient(
   });
 }
 
+/**
+ * Scripts `call` as the model's one tool call, runs the client, and checks that it asked the
+ * stand-in for the call and finished in time. Resolves with its exit, what it showed (for a
+ * failure's message) and everything the model was sent.
+ */
+export async function runScripted(
+  standIn: StandIn,
+  call: ToolCall,
+  client: { bin: string; args: string[]; cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+) {
+  standIn.requests.length = 0;
+  standIn.script(call);
+  const exit = await runClient(client.bin, client.args, client.cwd, client.env, client.timeoutMs);
+  const detail = `exit ${exit.code}${exit.timedOut ? ' (timed out)' : ''}\nstdout:\n${exit.stdout}\nstderr:\n${exit.stderr}`;
+  expect(standIn.called(), `the stand-in never asked for the tool call: ${detail}`).toBe(true);
+  expect(exit.timedOut, detail).toBe(false);
+  return { exit, detail, seen: seenByModel(standIn) };
+}
+
 /** Every request body the stand-in received, joined: what reached the model. */
 export function seenByModel(standIn: StandIn): string {
   return standIn.requests.map((r) => r.body).join('\n');
