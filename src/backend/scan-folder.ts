@@ -196,6 +196,18 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
     woken();
   };
 
+  /**
+   * Progress after each file answered. When every file found so far is answered but the walk is
+   * still going (past ignored folders, say), the report waits for the walk's end: then it carries
+   * the whole, and the last report always does.
+   */
+  let held = false;
+  const report = () => {
+    held = !walked && done === filesFound;
+    if (!held)
+      options.onProgress?.({ files: done, bytes, of: { files: filesFound, bytes: found, final: walked } });
+  };
+
   /** The next message for a thread: the largest file waiting, with more small ones beside it. */
   const nextBatch = (): WorkerBatch | undefined => {
     const first = queue.pop();
@@ -244,7 +256,7 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
         outcomes[index] = { file: files.get(index)!, outcome };
         done++;
         if ('bytes' in outcome) bytes += outcome.bytes;
-        options.onProgress?.({ files: done, bytes, of: { files: filesFound, bytes: found, final: walked } });
+        report();
       }
     }
   };
@@ -296,6 +308,7 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
   } finally {
     walked = true;
     announce();
+    if (held) report();
     // Every thread is back before the scan answers, even when it failed.
     await Promise.all(threads);
     for (const worker of workers) {

@@ -910,9 +910,8 @@ export function buildProgram(): Command {
         const { finderOf } = await import('../backend/scan.ts');
         // It reads only what the read gate lets an agent read, as svc_scan_folder does: a protected
         // file's fingerprints would let an agent test guesses at its values (scan guesses, compare).
-        let done = false;
         try {
-          const scanned = await walkAsAgent(service, ['allowed', 'limited'], (admit) =>
+          return await walkAsAgent(service, ['allowed', 'limited'], (admit) =>
             finderOf(service.ctx).scan(path, {
               scannedBy: 'svc scan',
               admit,
@@ -926,16 +925,9 @@ export function buildProgram(): Command {
               },
             }),
           );
-          done = true;
-          return scanned;
         } finally {
-          // The bar as it ended, and the line ended. Every file found was answered by the last
-          // progress, but the walk may still have been passing ignored folders: once the scan is
-          // done, what it found is all there was.
-          if (live && last) {
-            const bar = done ? { ...last, of: { ...last.of, final: true } } : last;
-            process.stderr.write(`\r${progressBar(bar)}\n`);
-          }
+          // The bar as it ended (all of it, when the scan finished), and the line ended.
+          if (live && last) process.stderr.write(`\r${progressBar(last)}\n`);
         }
       });
       print(options, scanJson(kept), scanText(kept));
