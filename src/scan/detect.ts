@@ -413,6 +413,16 @@ function bestPerSpan(found: Match[]): Match[] {
  */
 export const LINE_WINDOW = 4096;
 
+/**
+ * A place right after a string's escape (`\n`, `\t`, `\u00e9`): in `"line1\nghp_…"` the `n` is
+ * the escape's, not a letter of a word the token would be part of. A rule that wants no word
+ * character before its value accepts this place too (`notAfter`), in JSON, YAML and code alike.
+ */
+const AFTER_ESCAPE = String.raw`(?<=\\(?:[nrtbf]|u[0-9A-Fa-f]{4}))`;
+
+/** Expression source: no character of the class `chars` right before, unless it ends an escape. */
+export const notAfter = (chars: string) => `(?:(?<![${chars}])|${AFTER_ESCAPE})`;
+
 function lineAt(text: string, offset: number): string {
   // Both searches stay inside the window, or each would walk the whole of a long line.
   const floor = Math.max(0, offset - LINE_WINDOW);

@@ -75,6 +75,10 @@ export const SAMPLES: Record<string, Sample> = {
   'google-oauth-client-secret': '"client_secret": "GOCSPX-{w28}"',
   'google-oauth-access-token': 'Authorization: ya29.{w30}',
   'google-oauth-refresh-token': '"refresh_token": "1//0{w40}"',
+  'base64-private-key': [
+    `tls.key: {{b64:-----BEGIN PRIVATE KEY-----${PEM_BODY}-----END PRIVATE KEY-----\n}}`,
+    `tls.crt: {{b64:-----BEGIN CERTIFICATE-----${PEM_BODY}-----END CERTIFICATE-----\n}}`,
+  ],
   'gcp-service-account-private-key': [
     '"private_key": "-----BEGIN PRIVATE KEY-----\\n{b64}\\n{b64}\\n-----END PRIVATE KEY-----\\n",',
     '"private_key": "-----BEGIN PRIVATE KEY-----\\n{b30}\\n-----END PRIVATE KEY-----\\n",',

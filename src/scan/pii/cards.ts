@@ -2,7 +2,7 @@
 // that pass the Luhn check (ISO/IEC 7812-1, annex B) and start with a range an issuer network
 // documents, at a length that network issues. Pure.
 
-import type { DetectionRule } from '../detect.ts';
+import { notAfter, type DetectionRule } from '../detect.ts';
 import { isTestFile } from './context.ts';
 
 /**
@@ -144,8 +144,10 @@ export const CARD_NUMBER: DetectionRule = {
   lead: 0,
   // Whole (12 to 19 digits), or grouped by spaces or dashes as cards print them: 4-4-4-4(-1..3),
   // 4-6-5 (Amex) and 4-6-4 (Diners).
-  pattern:
-    /(?<![\w.+-])(?<value>[2-6]\d{11,18}|[2-6]\d{3}([ -])\d{4}\2\d{4}\2\d{4}(?:\2\d{1,3})?|3\d{3}([ -])\d{6}\3\d{4,5})(?![\w]|[.-]\d)/g,
+  pattern: new RegExp(
+    String.raw`${notAfter(String.raw`\w.+-`)}(?<value>[2-6]\d{11,18}|[2-6]\d{3}([ -])\d{4}\2\d{4}\2\d{4}(?:\2\d{1,3})?|3\d{3}([ -])\d{6}\3\d{4,5})(?![\w]|[.-]\d)`,
+    'g',
+  ),
   confidence: 0.8,
   check(value, { before, file }) {
     const digits = value.replace(/[ -]/g, '');

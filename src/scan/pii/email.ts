@@ -2,7 +2,7 @@
 // Addresses that name no one are left: documentation domains, typed placeholders, service and
 // no-reply senders, and file names such as `icon@2x.png`. Pure.
 
-import type { DetectionRule } from '../detect.ts';
+import { notAfter, type DetectionRule } from '../detect.ts';
 
 /**
  * Domains reserved for documentation and testing (RFC 2606, RFC 6761): `example.com/.net/.org`,
@@ -41,11 +41,15 @@ export const EMAIL: DetectionRule = {
   locator: /@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.[A-Za-z0-9]/g,
   // The same domain start, tried at each `@`: an `@` without one opens no window at all.
   follows: /[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.[A-Za-z0-9]/y,
-  // Local part: the dot-atom characters of RFC 5322 that addresses use in practice. Domain: labels of
-  // letters, digits and inner hyphens (RFC 1035), the last of letters only. Each label ends at a dot,
-  // so no text is read two ways.
-  pattern:
-    /(?<![\w.%+-])(?<value>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}[A-Za-z]{2,24})(?![\w-]|\.[A-Za-z0-9])/g,
+  // Local part: the dot-atom characters of RFC 5322 that addresses use in practice, an apostrophe
+  // inside (`o'brien@`), and the Latin letters of internationalised addresses (RFC 6531: `zoë.müller@`),
+  // so that a match never starts in the middle of one and leaves its start out of a clean copy.
+  // Domain: labels of letters, digits and inner hyphens (RFC 1035), the last of letters only. Each
+  // label ends at a dot, so no text is read two ways.
+  pattern: new RegExp(
+    String.raw`${notAfter(String.raw`\w.%+\\\u00c0-\u024f-`)}(?<value>[A-Za-z0-9\u00c0-\u024f](?:[A-Za-z0-9._%+\u00c0-\u024f-]|'(?=[A-Za-z0-9\u00c0-\u024f])){0,63}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,10}[A-Za-z]{2,24})(?![\w-]|\.[A-Za-z0-9])`,
+    'g',
+  ),
   confidence: 0.9,
   check(value, { line }) {
     const at = value.lastIndexOf('@');
@@ -58,7 +62,9 @@ export const EMAIL: DetectionRule = {
     // anything right after `scheme://` (a Sentry DSN's key) or after a connection string's `user/`
     // (`jdbc:oracle:thin:scott/password@host`).
     const before = line.slice(0, Math.max(0, line.indexOf(value)));
-    if (/:\/\/[^\s/@]*:$|:\/\/$|(?:^|[\s"'=])[a-z][a-z0-9+.-]*:[^\s"'/]*\/$/i.test(before)) return false;
+    // The password may hold characters no address does (`postgres://app:Rf7!D5u@db`): an `@` after a
+    // `scheme://user:` with no blank or slash between is a credential's, wherever the match began.
+    if (/:\/\/[^\s/@]*:[^\s/@"']*$|:\/\/$|(?:^|[\s"'=])[a-z][a-z0-9+.-]*:[^\s"'/]*\/$/i.test(before)) return false;
     return ROLE.test(local) ? ROLE_CONFIDENCE : 0.9;
   },
 };

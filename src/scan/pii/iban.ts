@@ -2,7 +2,7 @@
 // country's BBAN, at the length the IBAN registry gives that country, whose mod-97 remainder
 // (ISO 7064 MOD 97-10) is 1. Pure.
 
-import type { DetectionRule } from '../detect.ts';
+import { notAfter, type DetectionRule } from '../detect.ts';
 import { isTestFile } from './context.ts';
 
 /** IBAN length by country, from the SWIFT IBAN registry (ISO 13616). */
@@ -147,7 +147,10 @@ export const IBAN: DetectionRule = {
   // on every text, the pattern had cost as much as a tenth of a scan.
   keywords: Object.keys(IBAN_LENGTHS).map((country) => `${country.toLowerCase()}00`),
   // Whole, or in the groups of four that the standard prints (the last group shorter).
-  pattern: /\b(?<value>[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?))\b/g,
+  pattern: new RegExp(
+    String.raw`${notAfter(String.raw`\w`)}(?<value>[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,4})?))\b`,
+    'g',
+  ),
   confidence: 0.85,
   check(value, { before, file }) {
     if (!ibanValid(value)) return false;

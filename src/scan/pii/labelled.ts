@@ -120,7 +120,7 @@ const MONTH = String.raw`(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may
 const DATE = String.raw`(?:\d{4}-\d{2}-\d{2}|\d{4}\/\d{1,2}\/\d{1,2}|\d{1,2}[./-]\d{1,2}[./-](?:\d{4}|\d{2})|\d{1,2}(?:st|nd|rd|th)? (?i:${MONTH})\.?,? \d{4}|(?i:${MONTH})\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})`;
 
 /** Words that say a date is someone's birth. */
-const BIRTH_WORDS = /birth|\bdob\b|d\.o\.b|\bborn\b|geburt|n[ée]e? le|fecha de nacimiento/;
+const BIRTH_WORDS = /(?<!re)birth|\bdob\b|d\.o\.b|\bborn\b|geburt|n[ée]e? le|fecha de nacimiento/;
 
 /** A year a living person may have been born in. */
 function plausibleBirthYear(date: string): boolean {

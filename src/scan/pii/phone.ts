@@ -4,7 +4,7 @@
 // current by its maintainers. Pure: the library reads no files.
 
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import type { DetectionRule } from '../detect.ts';
+import { notAfter, type DetectionRule } from '../detect.ts';
 
 /**
  * Countries whose national forms a labelled number is read in, in order: the first whose plan
@@ -98,7 +98,19 @@ const NATIONAL = String.raw`(?:\(\d{1,20}\)[ .-]?)?\d{1,20}(?:[ .-]\d{1,20}){0,5
 const INTERNATIONAL = String.raw`\+\d{1,20}(?:[ .-]?\(\d{1,20}\)[ .-]?\d{1,20}|[ .-]\d{1,20}){0,6}`;
 
 /** Dates (2024-01-15, 15.01.2024, 1/15/24) are digits in groups too: never phone numbers. */
-const DATE_SHAPE = /^(?:\d{4}[./-]\d{1,2}[./-]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})$/;
+const DATE_SHAPE = /^(?:\d{4}[./-]\d{1,2}[./-]\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})(?:$|[ T])/;
+/** Four groups of one to three digits between dots: an IPv4 address (the IP rules judge it). */
+const DOTTED_QUAD = /^\d{1,3}(?:\.\d{1,3}){3}$/;
+
+/**
+ * A national number in a range set aside for fiction, as written: NANPA's 555-0100 to 555-0199
+ * (with or without an area code) and Ofcom's drama ranges with their trunk `0`. Read before any
+ * country's plan, as another country's plan may hold the same digits (`555 0142` is valid in DE).
+ */
+function fictionalAsWritten(digits: string): boolean {
+  if (/^(?:1?\d{3})?55501\d\d$/.test(digits)) return true;
+  return digits.startsWith('0') && isFictional(`+44${digits.slice(1)}`);
+}
 
 export const PHONE_E164: DetectionRule = {
   id: 'phone-e164',
@@ -108,7 +120,7 @@ export const PHONE_E164: DetectionRule = {
   // line of code.
   keywords: ['+0'],
   lead: 0,
-  pattern: new RegExp(String.raw`(?<![\w+])(?<value>${INTERNATIONAL})(?![\w]|[.-]\d)`, 'g'),
+  pattern: new RegExp(String.raw`${notAfter(String.raw`\w+`)}(?<value>${INTERNATIONAL})(?![\w]|[.-]\d)`, 'g'),
   confidence: 0.85,
   check(value, { before }) {
     const e164 = validPhone(value);
@@ -136,9 +148,14 @@ export const PHONE_NATIONAL: DetectionRule = {
   confidence: 0.8,
   check(value, { before }) {
     const digits = value.replace(/\D/g, '');
-    if (digits.length < 7 || digits.length > 15 || DATE_SHAPE.test(value)) return false;
+    if (digits.length < 7 || digits.length > 15 || DATE_SHAPE.test(value) || DOTTED_QUAD.test(value)) return false;
+    if (fictionalAsWritten(digits)) return false;
+    const label = before(LABEL_CHARS);
+    // The rest of an international number (`+44 20 7946 0958`) that the E.164 rule judged: not a
+    // national number of its own.
+    if (/\+\d{1,4}[ .-]?\(?$/.test(label)) return false;
     // National numbers are digits like any other: only a label before it on the line makes one a phone number.
-    if (!PHONE_WORDS.test(before(LABEL_CHARS).toLowerCase())) return false;
+    if (!PHONE_WORDS.test(label.toLowerCase())) return false;
     for (const country of NATIONAL_PHONE_COUNTRIES) {
       const e164 = validPhone(value, country);
       if (e164) return isFictional(e164) ? false : 0.8;

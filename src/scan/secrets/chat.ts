@@ -1,7 +1,7 @@
 // Chat, messaging, email and webhooks: bot tokens, app tokens, and webhook addresses that let
 // anyone who holds them post. Each format as the provider documents it.
 
-import type { DetectionRule } from '../detect.ts';
+import { notAfter, type DetectionRule } from '../detect.ts';
 import { UUID_SECRET_WORDS, contextual, secretRule, token } from './rule.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -81,7 +81,11 @@ export const CHAT_RULES: readonly DetectionRule[] = [
     id: 'telegram-bot-token',
     type: 'TELEGRAM_TOKEN',
     keywords: [':aa'],
-    pattern: /(?<![A-Za-z0-9_:-])(?<value>\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])/g,
+    // Also right after `/bot` in the API's own URLs (`api.telegram.org/bot<token>/sendMessage`).
+    pattern: new RegExp(
+      String.raw`(?:${notAfter('A-Za-z0-9_:-')}|(?<=/bot))(?<value>\d{8,10}:AA[A-Za-z0-9_-]{33})(?![A-Za-z0-9_-])`,
+      'g',
+    ),
     confidence: 0.9,
   }),
   secretRule({

@@ -18,7 +18,7 @@ function url(id: string, type: string, schemes: string, keywords: readonly strin
     type,
     keywords,
     pattern: new RegExp(
-      `(?<![A-Za-z0-9+.-])(?:${schemes})://[^\\s:/@"'\`]{1,128}:(?<value>[^\\s@/"'\`]{3,256})@[A-Za-z0-9_.\\[\\]-]{1,253}`,
+      `(?<![A-Za-z0-9+.-])(?:${schemes})://[^\\s:/@"'\`]{0,128}:(?<value>[^\\s@/"'\`]{3,256})@[A-Za-z0-9_.\\[\\]-]{1,253}`,
       'g',
     ),
     confidence: 0.9,

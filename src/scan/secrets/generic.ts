@@ -5,8 +5,13 @@
 import type { Context, DetectionRule } from '../detect.ts';
 import { bitsPerChar, isPlaceholder, secretRule } from './rule.ts';
 
-/** Names that say a value is secret. `auth` and `token` also name things that are not, so they weigh less. */
-const STRONG_NAME = /password|passwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential/i;
+/**
+ * Names that say a value is secret. `auth` and `token` also name things that are not, so they weigh
+ * less. `pass` counts where the name ends with it (`DB_PASS`, `dbPass`, `ansible_become_pass`), not
+ * in `passenger` or `passport`.
+ */
+const STRONG_NAME =
+  /password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?![a-z])|pwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential/i;
 
 /**
  * Property paths (`this.token`, `config.apiKey`, `Foo::KEY`, `settings.DB_PASSWORD`): code that
@@ -84,7 +89,7 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
 }
 
 const SECRET_NAMES =
-  'password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
+  'password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?![a-z])|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
 const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential';
 /** What a generic value may hold: no space, quote, comma, semicolon or bracket. */
 const GENERIC_VALUE = `(?<value>[^\\s"'\`,;()\\[\\]]{8,256})(?=["'\`\\s,;)\\]]|$)`;
@@ -100,6 +105,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     keywords: [
       'password',
       'passwd',
+      'pass',
       'pwd',
       'secret',
       'token',
@@ -148,11 +154,11 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     type: 'URL_PASSWORD',
     keywords: ['://'],
     pattern:
-      /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'`<>]{1,128}:(?<value>[^\s@/"'`<>]{3,256})@[A-Za-z0-9_.[\]-]{1,253}/gi,
+      /(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'`<>]{0,128}:(?<value>[^\s@/"'`<>]{3,256})@[A-Za-z0-9_.[\]-]{1,253}/gi,
     // Addresses are everywhere in code, those with a password seldom: the pattern is tried only
-    // before a `://` that a user, a `:`, a password and an `@` follow, its scheme at most 21
+    // before a `://` that a user (or none), a `:`, a password and an `@` follow, its scheme at most 21
     // characters earlier.
-    locator: /:\/\/[^\s:/@"'`<>]{1,128}:[^\s@/"'`<>]{3,256}@/g,
+    locator: /:\/\/[^\s:/@"'`<>]{0,128}:[^\s@/"'`<>]{3,256}@/g,
     lead: 21,
     confidence: 0.6,
     check: (value, context) => {

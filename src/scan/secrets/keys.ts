@@ -2,7 +2,7 @@
 // files, and JSON Web Tokens (RFC 7519). Public keys and certificates are meant to be shared and
 // have no rule.
 
-import type { DetectionRule } from '../detect.ts';
+import { notAfter, type DetectionRule } from '../detect.ts';
 import { bitsPerChar, secretRule } from './rule.ts';
 
 /**
@@ -32,6 +32,29 @@ export const KEY_RULES: readonly DetectionRule[] = [
   pem('pkcs8-encrypted-private-key', 'PRIVATE_KEY', 'ENCRYPTED PRIVATE KEY', 'begin encrypted private key'),
   pem('openssh-private-key', 'PRIVATE_KEY', 'OPENSSH PRIVATE KEY', 'begin openssh private key'),
   pem('pgp-private-key-block', 'PRIVATE_KEY', 'PGP PRIVATE KEY BLOCK', 'begin pgp private key block'),
+  // A PEM private key written in base64, whole: a Kubernetes TLS Secret's `tls.key`, a kubeconfig's
+  // `client-key-data`, a `SSH_PRIVATE_KEY_B64` variable. `-----BEGIN ` encodes to `LS0tLS1CRUdJTi`
+  // at a value's start; the decoded text must open a private key's block (a certificate's does not)
+  // and its body read as random.
+  secretRule({
+    id: 'base64-private-key',
+    type: 'PRIVATE_KEY',
+    keywords: ['ls0tls1crudjti'],
+    pattern: /(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{80,40000}={0,2}(?![A-Za-z0-9+/=])/g,
+    confidence: 0.95,
+    check: (value) => {
+      let pem: string;
+      try {
+        pem = atob(value.slice(0, value.length - (value.length % 4)));
+      } catch {
+        return false;
+      }
+      const block = /^-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----/.exec(pem);
+      if (!block) return false;
+      const body = pem.slice(block[0].length).replace(/-----END [A-Z ]+-----[\s\S]*$/, '');
+      return bitsPerChar(body.replace(/\s/g, '')) >= 4.5;
+    },
+  }),
   // PuTTY's .ppk: a header naming the algorithm, then `Private-Lines: n` and the key in base64.
   secretRule({
     id: 'putty-private-key',
@@ -48,8 +71,10 @@ export const KEY_RULES: readonly DetectionRule[] = [
     id: 'json-web-token',
     type: 'JWT',
     keywords: ['eyj'],
-    pattern:
-      /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,2000}\.eyJ[A-Za-z0-9_-]{10,8000}\.[A-Za-z0-9_-]{20,2000}(?![A-Za-z0-9_-])/g,
+    pattern: new RegExp(
+      String.raw`${notAfter('A-Za-z0-9_-')}eyJ[A-Za-z0-9_-]{10,2000}\.eyJ[A-Za-z0-9_-]{10,8000}\.[A-Za-z0-9_-]{20,2000}(?![A-Za-z0-9_-])`,
+      'g',
+    ),
     confidence: 0.75,
     check: (value) => jwtHeaderHasAlg(value.slice(0, value.indexOf('.'))),
   }),

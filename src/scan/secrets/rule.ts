@@ -2,7 +2,7 @@
 // provider's documented format into a DetectionRule whose second look drops placeholders.
 // Pure: no I/O and no `node:` imports.
 
-import type { Context, DetectionRule } from '../detect.ts';
+import { notAfter, type Context, type DetectionRule } from '../detect.ts';
 
 /** The shape of a secret rule before the shared second look is put in front of its own. */
 export interface SecretFormat {
@@ -39,7 +39,27 @@ export function bitsPerChar(value: string): number {
  * The AWS documentation's example keys (AKIAIOSFODNN7EXAMPLE and its secret) end in EXAMPLE/EXAMPLEKEY.
  */
 const PLACEHOLDER_WORDS =
-  /example|your[_-]?|placeholder|changeme|change[_-]me|redacted|dummy|sample|fake|replace[_-]?me|insert[_-]|here$|^here|todo|fixme|notreal|not[_-]a[_-]real|lorem|xxxx|\*{3}|\.{3}|…|<[^>]*>|\$\{|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$/i;
+  /example|your[_-]?|placeholder|changeme|change[_-]me|redacted|dummy|sample|fake|replace[_-]?me|insert[_-]|here$|^here|todo|fixme|notreal|not[_-]a[_-]real|lorem|xxxx/gi;
+
+/** Marks of a template or of text left out: `***`, `...`, `<key>`, `${KEY}`, `{{key}}`, `$KEY`, `%KEY%`. */
+const PLACEHOLDER_MARKS = /\*{3}|\.{3}|…|<[^>]*>|\$\{|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$/;
+
+/**
+ * Beyond this length a value's random part holds short words by chance: `fake` or `todo` turns up
+ * in about one RSA key in a hundred, as four base64 characters. There a short word counts only
+ * where it stands apart (at an end, or next to `_`, `-` or `.`), as a written placeholder's does.
+ */
+const RANDOM_HOLDS_WORDS = 64;
+
+function placeholderWord(value: string): boolean {
+  for (const hit of value.matchAll(PLACEHOLDER_WORDS)) {
+    if (value.length <= RANDOM_HOLDS_WORDS || hit[0].length >= 6) return true;
+    const end = hit.index + hit[0].length;
+    if (hit.index === 0 || end === value.length) return true;
+    if (/[_.-]/.test(value[hit.index - 1]!) || /[_.-]/.test(value[end]!)) return true;
+  }
+  return false;
+}
 
 /** Values that name where a secret comes from instead of being one. */
 const REFERENCE =
@@ -75,7 +95,7 @@ const STAND_INS = new Set([
 export function isPlaceholder(value: string): boolean {
   if (value.length === 0) return true;
   if (STAND_INS.has(value.toLowerCase())) return true;
-  if (PLACEHOLDER_WORDS.test(value) || REFERENCE.test(value)) return true;
+  if (placeholderWord(value) || PLACEHOLDER_MARKS.test(value) || REFERENCE.test(value)) return true;
   if (longestRun(value) * 2 >= value.length) return true;
   return hasSequence(value, 6);
 }
@@ -151,7 +171,7 @@ export function token(format: TokenFormat): DetectionRule {
     id: format.id,
     type: format.type,
     keywords: format.keywords ?? [format.prefix.toLowerCase()],
-    pattern: new RegExp(`(?<![${WORD}-])${escape(format.prefix)}${format.body}(?![${WORD}-])`, 'g'),
+    pattern: new RegExp(`${notAfter(`${WORD}-`)}${escape(format.prefix)}${format.body}(?![${WORD}-])`, 'g'),
     // A match starts where its prefix, the keyword, does: the search runs from each keyword on,
     // not from as far before it as the longest token could reach, and only from a prefix its body
     // follows (most `pat` of code are `path` or `pattern`).
@@ -197,9 +217,11 @@ export interface ContextFormat {
  */
 export function contextual(format: ContextFormat): DetectionRule {
   // Names as each kind of file spells them: `line_channel` in a `.env`, `line.channel` in Java
-  // properties, `line-channel` in YAML keys.
+  // properties, `line-channel` in YAML keys, `LineChannel` in code (the pattern ignores case).
   const spellings = [
-    ...new Set(format.names.flatMap((n) => [n, n.replaceAll('_', '.'), n.replaceAll('_', '-')])),
+    ...new Set(
+      format.names.flatMap((n) => [n, n.replaceAll('_', '.'), n.replaceAll('_', '-'), n.replaceAll('_', '')]),
+    ),
   ];
   const names = spellings.map(escape).join('|');
   const rest = format.secretWord ? `[\\w.-]{0,30}?(?:${format.secretWord})[\\w.-]{0,30}?` : '[\\w.-]{0,40}?';
@@ -208,7 +230,7 @@ export function contextual(format: ContextFormat): DetectionRule {
     type: format.type,
     keywords: spellings,
     pattern: new RegExp(
-      `(?<![A-Za-z0-9])(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
+      `${notAfter('A-Za-z0-9')}(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
       'gi',
     ),
     // A match starts at its name, which starts with a keyword; the rest of the name and the

@@ -1,0 +1,150 @@
+// Values as people and programs really write them, next to what is not a value: after a string's
+// escape, inside a connection string's password, in the API's own URL, under the names `.env`
+// files use, in base64, and numbers that only look like phones or births. Each case holds the whole
+// value and what it must be found as, so a match that keeps part of a value out fails too.
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { detector } from '../../src/scan/detect.ts';
+import { DETECTION_RULES, TABLE_READERS } from '../../src/scan/rules.ts';
+
+const scanner = detector(DETECTION_RULES, TABLE_READERS);
+
+/** What the scanner finds in `text`, as `rule: value`. */
+const found = (text: string, file = 'notes.txt') =>
+  scanner.matches(text, file).map((m) => `${m.rule.id}: ${text.slice(m.start, m.end)}`);
+
+const GITHUB = 'ghp_Dce16XRlwC8Kn09D92AEiXlBgAewSZm1f3tl';
+const AWS = 'AKIAQ3EGT7LPXR6KZ2MB';
+const EMAIL = 'marta.kowalczyk@fastmail.com';
+
+describe('a value right after an escape of its string', () => {
+  it.each([
+    ['\\n', 'github-personal-access-token', GITHUB],
+    ['\\t', 'aws-access-key-id', AWS],
+    ['\\u00e9', 'aws-access-key-id', AWS],
+    ['\\n', 'email', EMAIL],
+    ['\\r', 'card-number', '4539 1488 0343 6467'],
+  ])('after %s: %s, whole', (escape, rule, value) => {
+    expect(found(`{"note": "line one${escape}${value}\\nline three"}`, 'a.json')).toEqual([`${rule}: ${value}`]);
+  });
+
+  it('a letter before a token that is no escape still makes it part of a word', () => {
+    expect(found(`{"note": "x${GITHUB}"}`, 'a.json')).toEqual([]);
+    expect(found(`{"note": "\\\\${AWS}"}`, 'a.json')).toEqual([`aws-access-key-id: ${AWS}`]);
+  });
+});
+
+describe('connection strings', () => {
+  it.each(['!', '#', '$', '^', '&', '*', '(', ')', '=', '~', '?', ',', ';', '{', '}', '|'])(
+    'a password holding %s is the password, whole, and no email',
+    (mark) => {
+      const password = `Rf7QKJYwbN9b${mark}D5u`;
+      expect(found(`var dsn = "postgres://billing:${password}@pg-primary.prod:5432/billing"`, 'a.go')).toEqual([
+        `postgres-connection-password: ${password}`,
+      ]);
+    },
+  );
+
+  it('a URL password with a mark is not an email either', () => {
+    expect(found('curl https://deploy:pa!ssW0rdXq@git.acme-corp.io/repo.git')).toEqual([
+      'generic-url-password: pa!ssW0rdXq',
+    ]);
+  });
+
+  it('a Redis URL without a user name', () => {
+    expect(found('REDIS_URL=redis://:nKJ2kZpkjWP051chwQKF@redis.prod.acme.io:6379/0', '.env')).toEqual([
+      'redis-connection-password: nKJ2kZpkjWP051chwQKF',
+    ]);
+  });
+});
+
+describe('tokens where their APIs put them', () => {
+  it("a Telegram bot's token in its API URL", () => {
+    const token = '3510722552:AAMcqACN74KzdS31HFFnEEnDBloq9LTnyFU';
+    expect(found(`url := "https://api.telegram.org/bot${token}/sendMessage"`, 'a.go')).toEqual([
+      `telegram-bot-token: ${token}`,
+    ]);
+  });
+
+  it('a provider name in camel case (`ScwSecretKey`) names its value', () => {
+    expect(found('ScwSecretKey: "7ce4ec13-0c46-c032-7dc5-7fcfae0ba92c",', 'a.go')).toEqual([
+      'scaleway-secret-key: 7ce4ec13-0c46-c032-7dc5-7fcfae0ba92c',
+    ]);
+  });
+});
+
+describe('names a password goes by', () => {
+  it.each(['DB_PASS', 'SMTP_PASS', 'dbPass', 'ansible_become_pass', 'passphrase', 'DB_PWD'])(
+    '%s',
+    (name) => {
+      expect(found(`${name}=bIAC7H6h#pCrm8p`, '.env')).toEqual([`generic-secret-assignment: bIAC7H6h#pCrm8p`]);
+    },
+  );
+
+  it.each(['passenger_count', 'passport_number', 'bypass_cache'])('not %s', (name) => {
+    expect(found(`${name}=bIAC7H6h#pCrm8p`, '.env')).toEqual([]);
+  });
+});
+
+describe('a private key', () => {
+  const pem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+    type: 'pkcs8',
+    format: 'pem',
+  }) as string;
+
+  it('whose random body happens to spell a placeholder word is still a key', () => {
+    const lines = pem.split('\n');
+    lines[5] = `${lines[5]!.slice(0, 20)}Fake${lines[5]!.slice(24)}`;
+    lines[9] = `${lines[9]!.slice(0, 30)}YOUR${lines[9]!.slice(34)}`;
+    const text = lines.join('\n');
+    expect(found(text, 'server.key')).toEqual([`pkcs8-private-key: ${text.trimEnd()}`]);
+  });
+
+  it('in base64: a TLS Secret, a kubeconfig, a variable', () => {
+    const b64 = Buffer.from(pem).toString('base64');
+    for (const [text, file] of [
+      [`kind: Secret\ntype: kubernetes.io/tls\ndata:\n  tls.key: ${b64}\n`, 'tls.yaml'],
+      [`users:\n- name: admin\n  user:\n    client-key-data: ${b64}\n`, 'kubeconfig'],
+      [`SSH_PRIVATE_KEY_B64=${b64}\n`, '.env'],
+    ]) {
+      expect(found(text!, file)).toEqual([`base64-private-key: ${b64}`]);
+    }
+  });
+
+  it('but not a certificate in base64', () => {
+    const cert = Buffer.from(pem.replaceAll('PRIVATE KEY', 'CERTIFICATE')).toString('base64');
+    expect(found(`  tls.crt: ${cert}\n`, 'tls.yaml')).toEqual([]);
+  });
+});
+
+describe('personal data as written', () => {
+  it('an address with an apostrophe or Latin letters, whole', () => {
+    expect(found("mail o'brien.sean@btinternet.co.uk or zoë.müller@gmx.de")).toEqual([
+      "email: o'brien.sean@btinternet.co.uk",
+      'email: zoë.müller@gmx.de',
+    ]);
+    expect(found(`to: '${EMAIL}'`)).toEqual([`email: ${EMAIL}`]);
+  });
+
+  it.each([
+    'Call 555-0142 for the demo.',
+    'Phone: 555-0199',
+    'Mobile: 07700 900123',
+    'phone: +44 20 7946 0958',
+    'phone_verified_at: 2024-03-12 10:15:32',
+  ])('no phone number in %j (fiction, or a date)', (text) => {
+    expect(found(text)).toEqual([]);
+  });
+
+  it('an IPv4 address after a phone word is an address, not a phone', () => {
+    expect(found('phone=+49 30 90182734 ip=91.64.12.201')).toEqual([
+      'phone-e164: +49 30 90182734',
+      'ip-address-v4: 91.64.12.201',
+    ]);
+  });
+
+  it('a rebirth is no birth', () => {
+    expect(found('rebirth of the project 2024-01-15')).toEqual([]);
+    expect(found('date of birth: 1984-03-12')).toEqual(['date-of-birth: 1984-03-12']);
+  });
+});
