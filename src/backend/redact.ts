@@ -4,8 +4,17 @@
 // beside its place and renamed into it. The source is never written; a file with nothing found is
 // copied byte for byte; binaries are skipped and reported. The token-to-value mapping is handed
 // back to the caller in memory only: nothing here logs it or writes it in the clear.
-import { createHmac } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic, writeNewFileAtomic } from '../config/paths.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
@@ -139,62 +148,79 @@ export async function redactPath(
     options.onProgress?.({ files: ++done, bytes });
   };
 
-  if (isFile) {
-    const name = basename(source);
-    if (realPath(out) === realPath(source)) {
-      throw new ServiceError(
-        'invalid_request',
-        `the copy would replace ${source} itself: give another --out folder`,
-      );
+  let staging: string | undefined;
+  try {
+    if (isFile) {
+      const name = basename(source);
+      if (realPath(out) === realPath(source)) {
+        throw new ServiceError(
+          'invalid_request',
+          `the copy would replace ${source} itself: give another --out folder`,
+        );
+      }
+      // Beside the file, the copy's name may be a file of the person's own: written only as a new file
+      // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
+      // marked as svc's), an earlier copy may be replaced.
+      const beside = options.out === undefined;
+      if (!beside) claimFolder(dirname(out));
+      mkdirSync(dirname(out), { recursive: true });
+      try {
+        await copyOne({ path: source, file: name, bytes: statSync(source).size }, out, !beside);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw outExists(out);
+        throw error;
+      }
+    } else {
+      const realSource = realPath(source);
+      const realOut = realPath(out);
+      if (within(realOut, realSource) || within(realSource, realOut)) {
+        throw new ServiceError(
+          'invalid_request',
+          within(realOut, realSource)
+            ? `the copy of ${source} cannot go inside it (${out}): give an --out folder outside it`
+            : `${source} is inside ${out}, which the copy would replace: give an --out folder outside it`,
+        );
+      }
+      checkFolder(out);
+      // The copy is made in a folder of its own beside `out` and takes its place only once whole: a
+      // failure part-way leaves the earlier copy as it was, and a copy made again holds nothing from
+      // an earlier one (whose tokens were numbered by another allocator).
+      staging = join(dirname(out), `.${basename(out)}.svc-${randomBytes(6).toString('hex')}`);
+      mkdirSync(staging, { recursive: true });
+      markFolder(staging);
+      for await (const target of filesToScan(source, (s) => skipped.push(s))) {
+        const destination = join(staging, ...target.file.split('/'));
+        mkdirSync(dirname(destination), { recursive: true });
+        await copyOne(target, destination, true);
+      }
     }
-    // Beside the file, the copy's name may be a file of the person's own: written only as a new file
-    // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
-    // marked as svc's), an earlier copy may be replaced.
-    const beside = options.out === undefined;
-    if (!beside) claimFolder(dirname(out));
-    mkdirSync(dirname(out), { recursive: true });
-    try {
-      await copyOne({ path: source, file: name, bytes: statSync(source).size }, out, !beside);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw outExists(out);
-      throw error;
+    const mapping = tokens.mapping();
+    const tokensByType = tokens.tokensByType();
+    const kept =
+      options.keepMapping && ctx
+        ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, mapping)
+        : undefined;
+    if (staging) {
+      replaceFolder(out, staging);
+      staging = undefined;
     }
-  } else {
-    const realSource = realPath(source);
-    const realOut = realPath(out);
-    if (within(realOut, realSource)) {
-      throw new ServiceError(
-        'invalid_request',
-        `the copy of ${source} cannot go inside it (${out}): give an --out folder outside it`,
-      );
-    }
-    claimFolder(out);
-    for await (const target of filesToScan(source, (s) => skipped.push(s))) {
-      const destination = join(out, ...target.file.split('/'));
-      mkdirSync(dirname(destination), { recursive: true });
-      await copyOne(target, destination, true);
-    }
+    return {
+      report: {
+        source,
+        out,
+        kind,
+        files,
+        skipped,
+        values_replaced: files.reduce((n, f) => n + f.values, 0),
+        tokens_by_type: tokensByType,
+        copy_id: kept?.copy_id ?? null,
+        receipt_id: kept?.receipt_id ?? null,
+      },
+      mapping,
+    };
+  } finally {
+    if (staging) rmSync(staging, { recursive: true, force: true });
   }
-  const mapping = tokens.mapping();
-  const tokensByType = tokens.tokensByType();
-  const kept =
-    options.keepMapping && ctx
-      ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, mapping)
-      : undefined;
-  return {
-    report: {
-      source,
-      out,
-      kind,
-      files,
-      skipped,
-      values_replaced: files.reduce((n, f) => n + f.values, 0),
-      tokens_by_type: tokensByType,
-      copy_id: kept?.copy_id ?? null,
-      receipt_id: kept?.receipt_id ?? null,
-    },
-    mapping,
-  };
 }
 
 const outExists = (out: string) =>
@@ -283,6 +309,13 @@ function holds(path: string, bytes: Buffer): boolean {
  * left its marker there; refused when it holds anything else, which the copy could write over.
  */
 function claimFolder(folder: string): void {
+  checkFolder(folder);
+  mkdirSync(folder, { recursive: true });
+  markFolder(folder);
+}
+
+/** Refuses a place for a copy that is a file, or a folder holding files svc did not put there. */
+function checkFolder(folder: string): void {
   if (existsSync(folder)) {
     if (!statSync(folder).isDirectory()) {
       throw new ServiceError('invalid_request', `${folder} is a file: give a folder for the copy`);
@@ -295,12 +328,34 @@ function claimFolder(folder: string): void {
       );
     }
   }
-  mkdirSync(folder, { recursive: true });
+}
+
+function markFolder(folder: string): void {
   writeFileAtomic(
     join(folder, CLEAN_COPY_MARKER),
     Buffer.from('A clean copy made by svc redact: the values svc found are replaced by typed tokens.\n'),
     0o644,
   );
+}
+
+/**
+ * Puts the whole copy made in `staging` in the place of `out` (an earlier copy, or nothing): two
+ * renames in one folder, so `out` is the old copy or the new one, never a mix.
+ */
+function replaceFolder(out: string, staging: string): void {
+  if (!existsSync(out)) {
+    renameSync(staging, out);
+    return;
+  }
+  const old = `${staging}.old`;
+  renameSync(out, old);
+  try {
+    renameSync(staging, out);
+  } catch (error) {
+    renameSync(old, out);
+    throw error;
+  }
+  rmSync(old, { recursive: true, force: true });
 }
 
 /**

@@ -13,7 +13,11 @@
 //   `''`), never cutting one in half;
 // - `scalar`: a value outside quotes where a token could change the syntax (a JSON number, a YAML
 //   plain scalar): the whole scalar is quoted, with the token in it, when it must be;
-// and what lies between regions (quotes, brackets, delimiters, keys' punctuation) is kept.
+// - `name`: a YAML anchor, alias or tag (`&x`, `*x`, `!x`), where brackets may not go: the token
+//   goes in without them (`&SECRET_1`), the same value giving the same name, so an alias still
+//   names its anchor;
+// and what lies between regions (quotes, brackets, delimiters, keys' punctuation) is kept. A value
+// no region holds is replaced as in `text`: a copy never keeps a value the detector found.
 import type { Match } from './detect.ts';
 
 /**
@@ -54,12 +58,13 @@ export class TokenAllocator {
 }
 
 /** The formats whose syntax a clean copy keeps; anything else is `text`. */
-export type CopyFormat = 'json' | 'yaml' | 'csv' | 'tsv' | 'env' | 'text';
+export type CopyFormat = 'json' | 'json5' | 'yaml' | 'csv' | 'tsv' | 'env' | 'text';
 
 /** The format of a file, from its name (a path with `/` or `\` between parts is fine). */
 export function formatOf(file: string): CopyFormat {
   const name = file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1).toLowerCase();
-  if (/\.(?:json|jsonc|json5|jsonl|ndjson|geojson|webmanifest)$/.test(name)) return 'json';
+  if (name.endsWith('.json5')) return 'json5';
+  if (/\.(?:json|jsonc|jsonl|ndjson|geojson|webmanifest)$/.test(name)) return 'json';
   if (/\.ya?ml$/.test(name)) return 'yaml';
   if (name.endsWith('.csv')) return 'csv';
   if (name.endsWith('.tsv')) return 'tsv';
@@ -69,7 +74,7 @@ export function formatOf(file: string): CopyFormat {
 
 /** A part of the text that can hold a value, and how a token is written there. */
 type Region =
-  | { kind: 'text'; start: number; end: number }
+  | { kind: 'text' | 'name'; start: number; end: number }
   | {
       kind: 'string';
       start: number;
@@ -88,11 +93,13 @@ type Region =
       quoteAs: 'json' | 'yaml';
     };
 
-/** A value to replace: where it lies and its token. */
+/** A value to replace: where it lies and the type it was found as. */
 interface Span {
   start: number;
   end: number;
-  token: string;
+  type: string;
+  /** The whole value, for a part of one that lies across regions: each part gets its token. */
+  value?: string;
 }
 
 export interface CleanText {
@@ -112,10 +119,14 @@ export function redactText(
   matches: readonly Match[],
   tokens: TokenAllocator,
 ): CleanText {
-  const spans = spansOf(text, matches, tokens);
+  const spans = spansOf(text, matches);
   if (spans.length === 0) return { text, replaced: 0 };
   const regions = READERS[formatOf(file)](text);
+  // The token of the text a span finally covers (after its edges left any escape): what the copy
+  // replaced is what the mapping gives back.
+  const tokenOf = (span: Span) => tokens.tokenFor(span.type, span.value ?? text.slice(span.start, span.end));
   const edits: Edit[] = [];
+  const held = new Array<boolean>(spans.length).fill(false);
   let first = 0;
   for (const region of regions) {
     if (region.end <= region.start) continue;
@@ -123,19 +134,28 @@ export function redactText(
     const inside: Span[] = [];
     for (let i = first; i < spans.length && spans[i]!.start < region.end; i++) {
       const span = spans[i]!;
+      held[i] = true;
+      const start = Math.max(span.start, region.start);
+      const end = Math.min(span.end, region.end);
+      const whole = start === span.start && end === span.end;
       inside.push({
-        start: Math.max(span.start, region.start),
-        end: Math.min(span.end, region.end),
-        token: span.token,
+        start,
+        end,
+        type: span.type,
+        ...(whole ? {} : { value: text.slice(span.start, span.end) }),
       });
     }
-    if (inside.length > 0) edits.push(...editsIn(text, region, inside));
+    if (inside.length > 0) edits.push(...editsIn(text, region, inside, tokenOf));
   }
+  // A value where the reader saw none (syntax it does not know): replaced as it is.
+  spans.forEach((span, i) => {
+    if (!held[i]) edits.push({ ...span, text: tokenBody(tokenOf(span), text.slice(span.start, span.end)) });
+  });
   return { text: applyEdits(text, edits), replaced: spans.length };
 }
 
-/** Matches as sorted, disjoint values with their tokens. */
-function spansOf(text: string, matches: readonly Match[], tokens: TokenAllocator): Span[] {
+/** Matches as sorted, disjoint values with their types. */
+function spansOf(text: string, matches: readonly Match[]): Span[] {
   const sorted = matches
     .map((m) => ({
       start: Math.max(0, m.start),
@@ -158,11 +178,7 @@ function spansOf(text: string, matches: readonly Match[], tokens: TokenAllocator
       }
     } else merged.push({ ...match });
   }
-  return merged.map((m) => ({
-    start: m.start,
-    end: m.end,
-    token: tokens.tokenFor(m.type, text.slice(m.start, m.end)),
-  }));
+  return merged.map(({ start, end, type }) => ({ start, end, type }));
 }
 
 /**
@@ -189,20 +205,18 @@ interface Edit {
   text: string;
 }
 
-function editsIn(text: string, region: Region, spans: Span[]): Edit[] {
+function editsIn(text: string, region: Region, spans: Span[], tokenOf: (span: Span) => string): Edit[] {
+  const asText = (s: Span) => ({ ...s, text: tokenBody(tokenOf(s), text.slice(s.start, s.end)) });
   switch (region.kind) {
     case 'text':
-      return spans.map((s) => ({ ...s, text: tokenBody(s.token, text.slice(s.start, s.end)) }));
+      return spans.map(asText);
+    case 'name':
+      return spans.map((s) => ({ ...s, text: tokenOf(s).slice(1, -1) }));
     case 'string':
-      return disjoint(snapToEscapes(text, region, spans)).map((s) => ({
-        ...s,
-        text: tokenBody(s.token, text.slice(s.start, s.end)),
-      }));
+      return disjoint(snapToEscapes(text, region, spans)).map(asText);
     case 'scalar': {
       const quote = region.quoteWhen === 'always' || spans.some((s) => s.start === region.start);
-      if (!quote) {
-        return spans.map((s) => ({ ...s, text: tokenBody(s.token, text.slice(s.start, s.end)) }));
-      }
+      if (!quote) return spans.map(asText);
       // The whole scalar is rewritten quoted: its own characters escaped as that quoting needs,
       // the tokens as they are (they hold nothing to escape).
       const escape =
@@ -213,7 +227,8 @@ function editsIn(text: string, region: Region, spans: Span[]): Edit[] {
       let body = '';
       let at = region.start;
       for (const span of spans) {
-        body += escape(text.slice(at, span.start)) + tokenBody(span.token, text.slice(span.start, span.end));
+        body +=
+          escape(text.slice(at, span.start)) + tokenBody(tokenOf(span), text.slice(span.start, span.end));
         at = span.end;
       }
       body += escape(text.slice(at, region.end));
@@ -225,7 +240,8 @@ function editsIn(text: string, region: Region, spans: Span[]): Edit[] {
 /**
  * Moves each value's edges out of the escape sequences of a quoted string (`\"`, `\\`, `\u0041`,
  * a doubled quote) and out of the middle of a surrogate pair, so that what is left stays a valid
- * string of the format.
+ * string of the format. The token stands for the text it replaced, escape and all, so that putting
+ * values back restores the string as it was.
  */
 function snapToEscapes(text: string, region: Extract<Region, { kind: 'string' }>, spans: Span[]): Span[] {
   // The string is read as units (a character, an escape, a doubled quote, a surrogate pair): a
@@ -249,7 +265,7 @@ function snapToEscapes(text: string, region: Extract<Region, { kind: 'string' }>
     const span = spans[next]!;
     if (pendingStart === undefined && span.start < unitEnd) pendingStart = at;
     if (pendingStart !== undefined && span.end <= unitEnd) {
-      snapped.push({ start: pendingStart, end: unitEnd, token: span.token });
+      snapped.push({ ...span, start: pendingStart, end: unitEnd });
       pendingStart = undefined;
       next++;
       // The next value may start inside this same unit: look at it again.
@@ -289,7 +305,8 @@ function applyEdits(text: string, edits: Edit[]): string {
 // (with its tokens written as that format would need them).
 
 const READERS: Record<CopyFormat, (text: string) => Region[]> = {
-  json: jsonRegions,
+  json: (text) => jsonRegions(text, false),
+  json5: (text) => jsonRegions(text, true),
   yaml: yamlRegions,
   csv: (text) => csvRegions(text, ','),
   tsv: (text) => csvRegions(text, '\t'),
@@ -308,19 +325,20 @@ const contentEnd = (text: string, end: number) => (text[end - 1] === '\r' ? end 
 /**
  * JSON (and JSON Lines, and JSON with comments): strings, comments, and bare literals (numbers,
  * true, false, null). A token in a bare literal makes it a string: `4111…` becomes `"[CARD_NUMBER_1]"`.
+ * JSON5 strings may be single-quoted too.
  */
-function jsonRegions(text: string): Region[] {
+function jsonRegions(text: string, json5: boolean): Region[] {
   const regions: Region[] = [];
   const n = text.length;
   let i = 0;
   while (i < n) {
     const c = text[i]!;
-    if (c === '"') {
+    if (c === '"' || (json5 && c === "'")) {
       let j = i + 1;
-      while (j < n && text[j] !== '"' && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
+      while (j < n && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
       j = Math.min(j, n);
-      regions.push({ kind: 'string', start: i + 1, end: j, escapes: 'backslash', quote: '"' });
-      i = text[j] === '"' ? j + 1 : j;
+      regions.push({ kind: 'string', start: i + 1, end: j, escapes: 'backslash', quote: c });
+      i = text[j] === c ? j + 1 : j;
     } else if (c === '/' && text[i + 1] === '/') {
       const end = lineEndAt(text, i);
       regions.push({ kind: 'text', start: i, end });
@@ -334,7 +352,7 @@ function jsonRegions(text: string): Region[] {
       i++;
     } else {
       let j = i + 1;
-      while (j < n && !/[\s,:[\]{}"]/.test(text[j]!)) j++;
+      while (j < n && !/[\s,:[\]{}"']/.test(text[j]!)) j++;
       regions.push({ kind: 'scalar', start: i, end: j, quoteWhen: 'always', quoteAs: 'json' });
       i = j;
     }
@@ -484,6 +502,8 @@ function yamlRegions(text: string): Region[] {
         continue;
       }
       if (flow === 0 && text[i] === '%') {
+        // A directive (`%YAML 1.2`): text as a comment is.
+        regions.push({ kind: 'text', start: i, end: contentEnd(text, end) });
         i = end;
         continue;
       }
@@ -519,8 +539,8 @@ function yamlRegions(text: string): Region[] {
         quote: c,
       });
       scalarColumn = column;
+      lineStart = lineStartAfter(text, i, j, lineStart);
       i = j + 1;
-      lineStart = Math.max(lineStart, text.lastIndexOf('\n', j) + 1);
     } else if (c === '[' || c === '{') {
       flow++;
       i++;
@@ -546,8 +566,11 @@ function yamlRegions(text: string): Region[] {
       regions.push({ kind: 'text', start: i, end });
       i = end;
     } else if (c === '&' || c === '*' || c === '!') {
-      // An anchor, an alias or a tag: a name, not a value.
+      // An anchor, an alias or a tag: a name, not a value; but an unquoted password may start with
+      // `!` or `*`, and then the name is where it lies.
+      const start = i + 1;
       while (i < n && !isBlank(text[i]) && !(flow > 0 && FLOW_INDICATORS.includes(text[i]!))) i++;
+      regions.push({ kind: 'name', start, end: i });
     } else {
       const end = plainScalarEnd(text, i, flow > 0, parentColumn === undefined ? column : parentColumn + 1);
       regions.push({
@@ -558,11 +581,21 @@ function yamlRegions(text: string): Region[] {
         quoteAs: 'yaml',
       });
       scalarColumn = column;
+      lineStart = lineStartAfter(text, i, end - 1, lineStart);
       i = end;
-      lineStart = Math.max(lineStart, text.lastIndexOf('\n', end - 1) + 1);
     }
   }
   return regions;
+}
+
+/**
+ * Where the line holding `at` starts, for a scalar read from `from` to `at` on a line that started
+ * at `lineStart`: only a line break inside the scalar moves it. (A search back from `at` alone would
+ * cross the whole line each time, and a long flow-style line holds thousands of scalars.)
+ */
+function lineStartAfter(text: string, from: number, at: number, lineStart: number): number {
+  for (let k = Math.min(at, text.length - 1); k >= from; k--) if (text.charCodeAt(k) === 10) return k + 1;
+  return lineStart;
 }
 
 /**

@@ -98,6 +98,31 @@ describe('a clean copy of a folder', () => {
     expect(readdirSync(foreign)).toEqual(['mine.txt']);
   });
 
+  it('replaces an earlier copy whole, and leaves it as it was when the new one fails part-way', async () => {
+    const root = project();
+    const first = await redactPath(undefined, root);
+    const earlier = snapshot(first.report.out);
+    // A file the source no longer has is not kept: its tokens were another copy's.
+    rmSync(join(root, 'notes.md'));
+    await redactPath(undefined, root);
+    expect(readdirSync(first.report.out)).not.toContain('notes.md');
+    await redactPath(undefined, root);
+    const made = snapshot(first.report.out);
+    // A file that fails to copy (the gate's question throws here) leaves the earlier copy whole, and
+    // no half-made copy beside it.
+    writeFileSync(join(root, 'notes.md'), `new ${email}\n`);
+    const failing = redactPath(undefined, root, {
+      admit: async (path) => {
+        if (path.endsWith('app.json')) throw new Error('the disk went away');
+        return true;
+      },
+    });
+    await expect(failing).rejects.toThrow('the disk went away');
+    expect(snapshot(first.report.out)).toEqual(made);
+    expect(readdirSync(tmp.dir).filter((name) => name.includes('.svc-'))).toEqual([]);
+    expect(Object.keys(earlier).length).toBe(Object.keys(made).length + 1);
+  });
+
   it.each([
     ['the source itself', (root: string) => root],
     ['a folder inside the source', (root: string) => join(root, 'clean')],
@@ -107,6 +132,16 @@ describe('a clean copy of a folder', () => {
     const refusal = await redactPath(undefined, root, { out: outOf(root) }).catch((e: unknown) => e);
     expect(refusal).toBeInstanceOf(ServiceError);
     expect((refusal as ServiceError).code).toBe('invalid_request');
+    expect(snapshot(root)).toEqual(before);
+  });
+
+  it('refuses an --out that holds the source (an earlier copy folder the source was put in)', async () => {
+    const root = project();
+    writeFileSync(join(root, CLEAN_COPY_MARKER), '');
+    const before = snapshot(root);
+    await expect(redactPath(undefined, join(root, 'config'), { out: root })).rejects.toThrow(
+      /is inside .*, which the copy would replace/,
+    );
     expect(snapshot(root)).toEqual(before);
   });
 
@@ -261,5 +296,29 @@ describe('putting values back', () => {
       text: `k: |\n  ${key}\nmail: '${email}'\nagain: "${email}" [EMAIL_9]\n`,
       count: 3,
     });
+  });
+
+  it('gives back a value whose edge was inside an escape with the escape as it was', () => {
+    const text = `{"a": "x\\u0041${email}\\n", "b": "${email}"}`;
+    const inside = text.indexOf('0041');
+    const tokens = new TokenAllocator();
+    const copy = redactText(
+      text,
+      'a.json',
+      [
+        { rule: { type: 'EMAIL' }, start: inside, end: inside + 4 + email.length + 1, confidence: 1 },
+        {
+          rule: { type: 'EMAIL' },
+          start: text.lastIndexOf(email),
+          end: text.lastIndexOf(email) + email.length,
+          confidence: 1,
+        },
+      ] as unknown as Match[],
+      tokens,
+    ).text;
+    // The escapes the values' edges fell in are replaced whole, and that is what the token stands for.
+    expect(copy).toBe('{"a": "x[EMAIL_1]", "b": "[EMAIL_2]"}');
+    expect(JSON.parse(copy)).toEqual({ a: 'x[EMAIL_1]', b: '[EMAIL_2]' });
+    expect(restoreValues(copy, tokens.mapping()).text).toBe(text);
   });
 });

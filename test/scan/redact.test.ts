@@ -540,6 +540,27 @@ describe('where a token goes', () => {
       "k: 'a[SECRET_1]'\n",
     ],
     [
+      'YAML: a value where a tag, an anchor or an alias is takes a bare token, the same for the same value',
+      'a.yaml',
+      'password: !secret99x\nb: &secret99x v\nc: *secret99x\n',
+      [['secret99x', SECRET]],
+      'password: !SECRET_1\nb: &SECRET_1 v\nc: *SECRET_1\n',
+    ],
+    [
+      'YAML: a directive line is text',
+      'a.yaml',
+      '%secret99 x\n---\nk: v\n',
+      [['secret99', SECRET]],
+      '%[SECRET_1] x\n---\nk: v\n',
+    ],
+    [
+      'JSON5: a single-quoted string keeps its quotes and escapes',
+      'a.json5',
+      "{k: 'it\\'s secret99', n: 1}",
+      [['secret99', SECRET]],
+      "{k: 'it\\'s [SECRET_1]', n: 1}",
+    ],
+    [
       'YAML: a key is quoted like any plain scalar',
       'a.yaml',
       'secret99: 1\n',
