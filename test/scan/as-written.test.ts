@@ -25,7 +25,9 @@ describe('a value right after an escape of its string', () => {
     ['\\n', 'email', EMAIL],
     ['\\r', 'card-number', '4539 1488 0343 6467'],
   ])('after %s: %s, whole', (escape, rule, value) => {
-    expect(found(`{"note": "line one${escape}${value}\\nline three"}`, 'a.json')).toEqual([`${rule}: ${value}`]);
+    expect(found(`{"note": "line one${escape}${value}\\nline three"}`, 'a.json')).toEqual([
+      `${rule}: ${value}`,
+    ]);
   });
 
   it('a letter before a token that is no escape still makes it part of a word', () => {
@@ -39,9 +41,9 @@ describe('connection strings', () => {
     'a password holding %s is the password, whole, and no email',
     (mark) => {
       const password = `Rf7QKJYwbN9b${mark}D5u`;
-      expect(found(`var dsn = "postgres://billing:${password}@pg-primary.prod:5432/billing"`, 'a.go')).toEqual([
-        `postgres-connection-password: ${password}`,
-      ]);
+      expect(
+        found(`var dsn = "postgres://billing:${password}@pg-primary.prod:5432/billing"`, 'a.go'),
+      ).toEqual([`postgres-connection-password: ${password}`]);
     },
   );
 
@@ -74,12 +76,9 @@ describe('tokens where their APIs put them', () => {
 });
 
 describe('names a password goes by', () => {
-  it.each(['DB_PASS', 'SMTP_PASS', 'dbPass', 'ansible_become_pass', 'passphrase', 'DB_PWD'])(
-    '%s',
-    (name) => {
-      expect(found(`${name}=bIAC7H6h#pCrm8p`, '.env')).toEqual([`generic-secret-assignment: bIAC7H6h#pCrm8p`]);
-    },
-  );
+  it.each(['DB_PASS', 'SMTP_PASS', 'dbPass', 'ansible_become_pass', 'passphrase', 'DB_PWD'])('%s', (name) => {
+    expect(found(`${name}=bIAC7H6h#pCrm8p`, '.env')).toEqual([`generic-secret-assignment: bIAC7H6h#pCrm8p`]);
+  });
 
   it.each(['passenger_count', 'passport_number', 'bypass_cache'])('not %s', (name) => {
     expect(found(`${name}=bIAC7H6h#pCrm8p`, '.env')).toEqual([]);

@@ -64,7 +64,8 @@ export const EMAIL: DetectionRule = {
     const before = line.slice(0, Math.max(0, line.indexOf(value)));
     // The password may hold characters no address does (`postgres://app:Rf7!D5u@db`): an `@` after a
     // `scheme://user:` with no blank or slash between is a credential's, wherever the match began.
-    if (/:\/\/[^\s/@]*:[^\s/@"']*$|:\/\/$|(?:^|[\s"'=])[a-z][a-z0-9+.-]*:[^\s"'/]*\/$/i.test(before)) return false;
+    if (/:\/\/[^\s/@]*:[^\s/@"']*$|:\/\/$|(?:^|[\s"'=])[a-z][a-z0-9+.-]*:[^\s"'/]*\/$/i.test(before))
+      return false;
     return ROLE.test(local) ? ROLE_CONFIDENCE : 0.9;
   },
 };

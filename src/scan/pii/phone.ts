@@ -148,7 +148,8 @@ export const PHONE_NATIONAL: DetectionRule = {
   confidence: 0.8,
   check(value, { before }) {
     const digits = value.replace(/\D/g, '');
-    if (digits.length < 7 || digits.length > 15 || DATE_SHAPE.test(value) || DOTTED_QUAD.test(value)) return false;
+    if (digits.length < 7 || digits.length > 15 || DATE_SHAPE.test(value) || DOTTED_QUAD.test(value))
+      return false;
     if (fictionalAsWritten(digits)) return false;
     const label = before(LABEL_CHARS);
     // The rest of an international number (`+44 20 7946 0958`) that the E.164 rule judged: not a

@@ -49,7 +49,8 @@ export const KEY_RULES: readonly DetectionRule[] = [
       } catch {
         return false;
       }
-      const block = /^-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----/.exec(pem);
+      const block =
+        /^-----BEGIN ((?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?)-----/.exec(pem);
       if (!block) return false;
       const body = pem.slice(block[0].length).replace(/-----END [A-Z ]+-----[\s\S]*$/, '');
       return bitsPerChar(body.replace(/\s/g, '')) >= 4.5;
