@@ -4,7 +4,7 @@
 // beside its place and renamed into it. The source is never written; a file with nothing found is
 // copied byte for byte; binaries are skipped and reported. The token-to-value mapping is handed
 // back to the caller in memory only: nothing here logs it or writes it in the clear.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import {
   existsSync,
   lstatSync,
@@ -19,8 +19,8 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic, writeNewFileAtomic } from '../config/paths.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
 import { realPath, within } from '../gate/resolve.ts';
-import { detector, type Detector } from '../scan/detect.ts';
-import { redactText, TokenAllocator } from '../scan/redact.ts';
+import { detector, type Detector, type Match } from '../scan/detect.ts';
+import { KnownValues, redactText, TokenAllocator, type Found } from '../scan/redact.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../scan/rules.ts';
 import { deriveKey } from '../vault/derive.ts';
 import type { Context } from './context.ts';
@@ -129,13 +129,15 @@ export async function redactPath(
   const files: CopiedFile[] = [];
   let done = 0;
   let bytes = 0;
-  const copyOne = async (target: FileToScan, destination: string, replace: boolean) => {
+  const admitted = async (target: FileToScan) => {
     // svc's data dir inside a folder being copied: its files are svc's own, whatever the gate says.
     if (inData(target.path) || (options.admit && !(await options.admit(target.path)))) {
       skipped.push({ file: target.file, reason: 'protected' });
-      return;
+      return false;
     }
-    const outcome = writeCleanFile(target, destination, tokens, { replace });
+    return true;
+  };
+  const record = (target: FileToScan, outcome: CleanFileOutcome) => {
     if ('skipped' in outcome) skipped.push({ file: target.file, reason: outcome.skipped });
     else {
       files.push({
@@ -143,9 +145,7 @@ export async function redactPath(
         status: outcome.values > 0 ? 'redacted' : 'copied',
         values: outcome.values,
       });
-      bytes += outcome.bytes;
     }
-    options.onProgress?.({ files: ++done, bytes });
   };
 
   let staging: string | undefined;
@@ -165,7 +165,13 @@ export async function redactPath(
       if (!beside) claimFolder(dirname(out));
       mkdirSync(dirname(out), { recursive: true });
       try {
-        await copyOne({ path: source, file: name, bytes: statSync(source).size }, out, !beside);
+        const target = { path: source, file: name, bytes: statSync(source).size };
+        if (await admitted(target)) {
+          const outcome = writeCleanFile(target, out, tokens, { replace: !beside });
+          record(target, outcome);
+          if (!('skipped' in outcome)) bytes += outcome.bytes;
+          options.onProgress?.({ files: ++done, bytes });
+        }
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw outExists(out);
         throw error;
@@ -188,10 +194,27 @@ export async function redactPath(
       staging = join(dirname(out), `.${basename(out)}.svc-${randomBytes(6).toString('hex')}`);
       mkdirSync(staging, { recursive: true });
       markFolder(staging);
+      // First every file is read and searched, so that a value found in one is replaced wherever
+      // it stands in the others too; then each is written, from what was found in it.
+      const known = new KnownValues();
+      const found: { target: FileToScan; matches: Match[]; digest: string }[] = [];
       for await (const target of filesToScan(source, (s) => skipped.push(s))) {
+        if (!(await admitted(target))) continue;
+        const read = readWholeText(target.path);
+        if ('skipped' in read) {
+          skipped.push({ file: target.file, reason: read.skipped });
+          continue;
+        }
+        const matches = cleanCopyDetector().matches(read.text, target.file);
+        known.add(read.text, matches);
+        found.push({ target, matches, digest: digestOf(read.text) });
+        bytes += read.bytes;
+        options.onProgress?.({ files: ++done, bytes });
+      }
+      for (const { target, matches, digest } of found) {
         const destination = join(staging, ...target.file.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
-        await copyOne(target, destination, true);
+        record(target, writeCleanFile(target, destination, tokens, { known, found: { matches, digest } }));
       }
     }
     const mapping = tokens.mapping();
@@ -276,12 +299,26 @@ export function writeCleanFile(
   target: Pick<FileToScan, 'path' | 'file'>,
   destination: string,
   tokens: TokenAllocator,
-  { replace = true }: { replace?: boolean } = {},
+  {
+    replace = true,
+    known,
+    found,
+  }: {
+    replace?: boolean;
+    /** Values found in the other files of the copy; without it, this file's own. */
+    known?: KnownValues;
+    /** What a first read found in the file, used when the text is still the one it read. */
+    found?: { matches: Match[]; digest: string };
+  } = {},
 ): CleanFileOutcome {
   const read = readWholeText(target.path);
   if ('skipped' in read) return read;
-  const matches = cleanCopyDetector().matches(read.text, target.file);
-  const clean = redactText(read.text, target.file, matches, tokens);
+  const clean = redactText(
+    read.text,
+    target.file,
+    cleanMatches(read.text, target.file, known, found),
+    tokens,
+  );
   const bytes = Buffer.from(clean.text, read.encoding);
   if (replace) writeFileAtomic(destination, bytes, read.mode);
   else {
@@ -293,6 +330,22 @@ export function writeCleanFile(
   }
   return { values: clean.replaced, bytes: read.bytes };
 }
+
+/** The detector's matches in a file's text, and the places where a value found in the copy stands too. */
+function cleanMatches(
+  text: string,
+  file: string,
+  known: KnownValues | undefined,
+  found: { matches: Match[]; digest: string } | undefined,
+): Found[] {
+  const matches =
+    found && found.digest === digestOf(text) ? found.matches : cleanCopyDetector().matches(text, file);
+  const values = known ?? new KnownValues();
+  if (!known) values.add(text, matches);
+  return [...matches, ...values.elsewhere(text, matches)];
+}
+
+const digestOf = (text: string) => createHash('sha256').update(text).digest('base64');
 
 /** Whether `path` is a regular file (not a link) holding exactly `bytes`. */
 function holds(path: string, bytes: Buffer): boolean {
@@ -372,7 +425,7 @@ export function cleanTextOf(
   if ('skipped' in read) return { unavailable: UNAVAILABLE[read.skipped], reason: read.skipped };
   const name = basename(path);
   const tokens = new TokenAllocator();
-  const clean = redactText(read.text, name, cleanCopyDetector().matches(read.text, name), tokens);
+  const clean = redactText(read.text, name, cleanMatches(read.text, name, undefined, undefined), tokens);
   return { text: clean.text, values: clean.replaced, tokens_by_type: tokens.tokensByType() };
 }
 

@@ -57,6 +57,82 @@ export class TokenAllocator {
   }
 }
 
+/** What a copy needs of a match: where the value lies, its type, and how sure the rule was. */
+export type Found = Pick<Match, 'start' | 'end' | 'confidence'> & {
+  rule: Pick<Match['rule'], 'type' | 'category'>;
+};
+
+/** Values shorter than this are not looked for elsewhere: too many other words are as short. */
+const KNOWN_MIN_LENGTH = 6;
+/** A secret this long is looked for anywhere (`mysql -pXk29vQpL7rTz44Wm`); shorter values as whole words. */
+const KNOWN_ANYWHERE_LENGTH = 12;
+const WORD_CHAR = 'A-Za-z0-9\u00c0-\u024f';
+
+/**
+ * The values one copy found, to be replaced wherever else they stand in it: a password the
+ * detector found after `DB_PASSWORD=` is replaced in a note that runs `psql -W` with it too, and a
+ * name found in a CSV's name column in the prose that mentions it. Values on one line only; dates
+ * of birth are left out, as the same date is often just a date elsewhere. Holds values: never log it.
+ */
+export class KnownValues {
+  private readonly types = new Map<string, Found['rule']>();
+  private search: RegExp[] | undefined;
+
+  /** Keeps the values of `matches` in `text`. */
+  add(text: string, matches: readonly Found[]): void {
+    for (const m of matches) {
+      const value = text.slice(m.start, m.end);
+      if (value.length < KNOWN_MIN_LENGTH || /[\r\n]/.test(value) || m.rule.type === 'DATE_OF_BIRTH')
+        continue;
+      if (!this.types.has(value)) {
+        this.types.set(value, m.rule);
+        this.search = undefined;
+      }
+    }
+  }
+
+  /** The places in `text` where a known value stands and none of `matches` lies: more to replace. */
+  elsewhere(text: string, matches: readonly Found[]): Found[] {
+    if (this.types.size === 0) return [];
+    this.search ??= this.expressions();
+    let taken = [...matches].sort((a, b) => a.start - b.start);
+    const more: Found[] = [];
+    for (const expression of this.search) {
+      // Hits come in text order: one pointer walks the spans already taken.
+      let k = 0;
+      let farthest = 0;
+      const found: Found[] = [];
+      for (const hit of text.matchAll(expression)) {
+        const start = hit.index;
+        const end = start + hit[0].length;
+        while (k < taken.length && taken[k]!.start < end) farthest = Math.max(farthest, taken[k++]!.end);
+        // Taken spans that start before this hit's end: any of them reaching past its start overlaps.
+        if (farthest > start) continue;
+        found.push({ start, end, confidence: 1, rule: this.types.get(hit[0])! });
+      }
+      more.push(...found);
+      taken = [...taken, ...found].sort((a, b) => a.start - b.start);
+    }
+    return more;
+  }
+
+  /** One alternation per kind of edge, longest values first, so a value is taken whole. */
+  private expressions(): RegExp[] {
+    const escape = (value: string) => value.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    const values = [...this.types.keys()].sort((a, b) => b.length - a.length);
+    const anywhere = new Set(
+      values.filter((v) => this.types.get(v)!.category === 'secret' && v.length >= KNOWN_ANYWHERE_LENGTH),
+    );
+    const words = values.filter((v) => !anywhere.has(v));
+    const out: RegExp[] = [];
+    if (anywhere.size) out.push(new RegExp([...anywhere].map(escape).join('|'), 'g'));
+    if (words.length) {
+      out.push(new RegExp(`(?<![${WORD_CHAR}])(?:${words.map(escape).join('|')})(?![${WORD_CHAR}])`, 'g'));
+    }
+    return out;
+  }
+}
+
 /** The formats whose syntax a clean copy keeps; anything else is `text`. */
 export type CopyFormat = 'json' | 'json5' | 'yaml' | 'csv' | 'tsv' | 'env' | 'text';
 
@@ -116,7 +192,7 @@ export interface CleanText {
 export function redactText(
   text: string,
   file: string,
-  matches: readonly Match[],
+  matches: readonly Found[],
   tokens: TokenAllocator,
 ): CleanText {
   const spans = spansOf(text, matches);
@@ -155,7 +231,7 @@ export function redactText(
 }
 
 /** Matches as sorted, disjoint values with their types. */
-function spansOf(text: string, matches: readonly Match[]): Span[] {
+function spansOf(text: string, matches: readonly Found[]): Span[] {
   const sorted = matches
     .map((m) => ({
       start: Math.max(0, m.start),

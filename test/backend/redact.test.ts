@@ -98,6 +98,31 @@ describe('a clean copy of a folder', () => {
     expect(readdirSync(foreign)).toEqual(['mine.txt']);
   });
 
+  it('replaces a value found in one file wherever it stands in the others, and in the same file', async () => {
+    const root = join(tmp.dir, `known-${++folders}`);
+    mkdirSync(root);
+    const password = `Xk29${pick(BASE32, 12)}`;
+    writeFileSync(join(root, '.env'), `DB_PASSWORD=${password}\n`);
+    writeFileSync(join(root, 'people.csv'), 'id,name\n1,Wilhelmina Carter\n');
+    // The detector finds neither here: no name says password, no label says name.
+    const notes = `run mysql -p${password} then psql -W ${password}\nask Wilhelmina Carter, not Wilhelmina Carterson\n`;
+    writeFileSync(join(root, 'a-notes.txt'), notes);
+    const { report } = await redactPath(undefined, root);
+    expect(readFileSync(join(report.out, 'a-notes.txt'), 'utf8')).toBe(
+      'run mysql -p[SECRET_1] then psql -W [SECRET_1]\nask [PERSON_NAME_1], not Wilhelmina Carterson\n',
+    );
+    expect(report.files.find((f) => f.file === 'a-notes.txt')).toEqual({
+      file: 'a-notes.txt',
+      status: 'redacted',
+      values: 3,
+    });
+    // A file alone: the values it holds, wherever they stand in it.
+    const single = join(root, 'single.txt');
+    writeFileSync(single, `DB_PASSWORD=${password}\nmysql -p${password}\n`);
+    const alone = await redactPath(undefined, single, { out: join(tmp.dir, `known-out-${folders}`) });
+    expect(readFileSync(alone.report.out, 'utf8')).toBe('DB_PASSWORD=[SECRET_1]\nmysql -p[SECRET_1]\n');
+  });
+
   it('replaces an earlier copy whole, and leaves it as it was when the new one fails part-way', async () => {
     const root = project();
     const first = await redactPath(undefined, root);
