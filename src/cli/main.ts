@@ -2070,4 +2070,9 @@ const args = process.argv.slice(2);
 const longRunning =
   args[0] === 'serve' ||
   (args[0] === 'mcp' && !args.includes('--print-config') && !args.includes('--bundle'));
-if (!longRunning || code !== EXIT.ok) process.exit(code);
+if (!longRunning || code !== EXIT.ok) {
+  // Writes to a pipe are asynchronous: exiting at once would drop what is still queued (a long
+  // `svc scan --json | jq` lost all but its first 64 KiB). An empty write calls back after them.
+  await Promise.all([process.stdout, process.stderr].map((s) => new Promise((done) => s.write('', done))));
+  process.exit(code);
+}

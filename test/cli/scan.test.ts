@@ -7,7 +7,7 @@ import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
-import { childEnv, runSvc } from '../e2e/procs.ts';
+import { childEnv, REPO_ROOT, runSvc, SVC_BIN } from '../e2e/procs.ts';
 import { onTerminal } from './terminal.ts';
 
 const tmp = tempDir('svc-scan-cli-');
@@ -35,6 +35,22 @@ interface Scan {
 }
 
 describe('svc scan', () => {
+  it('--json through a pipe prints the whole object, however long', async () => {
+    const many = join(tmp.dir, 'many');
+    mkdirSync(many);
+    for (let i = 0; i < 500; i++) {
+      writeFileSync(join(many, `contact-${i}.txt`), `owner: ${random(10).toLowerCase()}.${i}@fastmail.com\n`);
+    }
+    // A reader that starts late, as a pipeline's next command may: the pipe fills, and the rest of
+    // the answer waits in the process until it is read.
+    const stdout = execFileSync('sh', ['-c', `"$NODE" "$SVC" scan "$DIR" --json | (sleep 1; cat); exit 0`], {
+      env: { ...env, NODE: process.execPath, SVC: join(REPO_ROOT, SVC_BIN), DIR: many },
+      encoding: 'utf8',
+    });
+    expect(stdout.length).toBeGreaterThan(64 * 1024);
+    expect((JSON.parse(stdout) as Scan).findings).toHaveLength(500);
+  });
+
   it('--json prints exactly one object, findings relative to the folder, and exits 6', async () => {
     const run = await runSvc(['scan', project, '--json'], env);
     expect(run.code, run.stderr).toBe(6);
