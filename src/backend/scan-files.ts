@@ -43,6 +43,8 @@ export interface Skipped {
   reason: 'binary' | 'too_large' | 'unreadable' | 'protected';
 }
 
+const IGNORE_CASE = process.platform === 'darwin' || process.platform === 'win32';
+
 /** The rules of one folder's ignore files, matched against paths relative to that folder. */
 interface Rules {
   dir: string;
@@ -51,7 +53,8 @@ interface Rules {
 
 /** The rules of the ignore files among a folder's entries, if it has any. */
 function rulesOf(dir: string, names: ReadonlySet<string>): Rules | undefined {
-  const matcher = ignore();
+  // As git matches them: by case only where the file system ignores case (its core.ignorecase).
+  const matcher = ignore({ ignorecase: IGNORE_CASE });
   let any = false;
   for (const name of IGNORE_FILES) {
     if (!names.has(name)) continue;
@@ -87,11 +90,22 @@ function listing(dir: string): { entries: Dirent[]; own: Rules | undefined } | u
  */
 const WALK_TURN_MS = 2;
 
-const ignoredBy = (stack: readonly Rules[], path: string, isDir: boolean) =>
-  stack.some((rules) => {
+/**
+ * Whether the ignore files above `path` leave it out. As git reads them, the last pattern that
+ * matches decides, a deeper file's after its parents': a subfolder's `!keep.env` brings back a
+ * file its parent's `*.env` left out.
+ */
+function ignoredBy(stack: readonly Rules[], path: string, isDir: boolean): boolean {
+  let ignored = false;
+  for (const rules of stack) {
     const rel = relative(rules.dir, path).split(sep).join('/');
-    return rel !== '' && rules.matcher.ignores(isDir ? `${rel}/` : rel);
-  });
+    if (rel === '') continue;
+    const verdict = rules.matcher.test(isDir ? `${rel}/` : rel);
+    if (verdict.ignored) ignored = true;
+    else if (verdict.unignored) ignored = false;
+  }
+  return ignored;
+}
 
 /**
  * The files of `root` a scan reads, in a stable order: folders and files the ignore files name
@@ -143,6 +157,36 @@ export async function* filesToScan(
       else yield { path, file, bytes: size };
     }
   }
+}
+
+/** How far back from a chunk's end a key block that is still open is looked for: a PEM block's reach. */
+const OPEN_BLOCK_REACH = 70 * 1024;
+const BLOCK_STARTS = [Buffer.from('-----BEGIN '), Buffer.from('PuTTY-User-Key-File-')];
+const BLOCK_END = Buffer.from('-----END ');
+const PUTTY_END = Buffer.from('Private-MAC:');
+
+/**
+ * Where the line starts that opens a key block (a PEM block, a PuTTY key) whose end is not in
+ * `buffer[0, filled)`: a piece that ended inside it would cut it in two, and neither part is a key.
+ * Undefined when there is none, or it starts the buffer (a block longer than a chunk is no key).
+ */
+function openBlockStart(buffer: Buffer, filled: number): number | undefined {
+  const from = Math.max(0, filled - OPEN_BLOCK_REACH);
+  const tail = buffer.subarray(from, filled);
+  let latest = -1;
+  let end = BLOCK_END;
+  for (const [i, start] of BLOCK_STARTS.entries()) {
+    const found = tail.lastIndexOf(start);
+    if (found !== -1 && from + found > latest) {
+      latest = from + found;
+      end = i === 0 ? BLOCK_END : PUTTY_END;
+    }
+  }
+  if (latest <= 0) return undefined;
+  const window = buffer.subarray(latest + 1, filled);
+  if (window.includes(end)) return undefined;
+  const line = buffer.lastIndexOf(10, latest) + 1;
+  return line > 0 ? line : undefined;
 }
 
 /** Whether a file's start holds a NUL byte: text files never do. */
@@ -287,7 +331,14 @@ export function scanFile(
     };
     const size = fstatSync(fd).size;
     for (;;) {
-      const read = readSync(fd, buffer, carried, SCAN_CHUNK_BYTES, position);
+      let read: number;
+      try {
+        read = readSync(fd, buffer, carried, SCAN_CHUNK_BYTES, position);
+      } catch {
+        // A file that opens but cannot be read (EIO, a kernel file that refuses reads): this file
+        // is not scanned, and the scan goes on.
+        return { skipped: 'unreadable' };
+      }
       // The first read tells a binary file (a NUL byte in its start) apart: no read of its own.
       if (position === 0 && buffer.subarray(0, Math.min(read, BINARY_PROBE_BYTES)).includes(0)) {
         return { skipped: 'binary' };
@@ -302,8 +353,9 @@ export function scanFile(
         if (filled > 0) scanBytes(buffer.subarray(0, filled), true);
         break;
       }
-      // A line break's byte (0x0A) is never part of another character in UTF-8.
-      const cut = buffer.lastIndexOf(10, filled - 1) + 1;
+      // A line break's byte (0x0A) is never part of another character in UTF-8. A key block still
+      // open at the chunk's end is carried whole into the next piece, as its rule reads it whole.
+      const cut = openBlockStart(buffer, filled) ?? buffer.lastIndexOf(10, filled - 1) + 1;
       // A line that never ends is scanned in pieces rather than held whole.
       const keep = cut === 0 && filled > MAX_CARRIED_LINE_BYTES ? characterStart(buffer, filled) : cut;
       if (keep > 0) scanBytes(buffer.subarray(0, keep), false);

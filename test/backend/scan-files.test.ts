@@ -2,6 +2,7 @@
 // they lie, `.git` and symlinks passed over, binaries and oversized files skipped; a large file
 // gives the same findings, at the same lines and columns, as the same text scanned at once.
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +65,24 @@ group('filesToScan', () => {
   it('a negation in an ignore file brings a file back', async () => {
     const root = tree({ '.gitignore': '*.env\n!example.env\n', 'prod.env': 'x', 'example.env': 'x' });
     expect((await walk(root)).files).toEqual(['.gitignore', 'example.env']);
+  });
+
+  it("a subfolder's negation brings back what its parent's file left out, as git reads them", async () => {
+    const root = tree({
+      '.gitignore': '*.env\n',
+      'a.env': 'x',
+      'config/.gitignore': '!keep.env\n',
+      'config/keep.env': 'x',
+      'config/other.env': 'x',
+    });
+    expect((await walk(root)).files).toEqual(['.gitignore', 'config/.gitignore', 'config/keep.env']);
+  });
+
+  it('patterns match names with their case, as git does on a file system that keeps case', async () => {
+    const root = tree({ '.gitignore': 'secret.txt\n', 'Secret.txt': 'x', 'secret.txt': 'x' });
+    expect((await walk(root)).files).toEqual(
+      process.platform === 'linux' ? ['.gitignore', 'Secret.txt'] : ['.gitignore'],
+    );
   });
 
   it('symbolic links are not followed', async () => {
@@ -140,6 +159,32 @@ group('scanFile', () => {
     expect('findings' in chunked && chunked.findings).toEqual(whole);
     expect(whole.length).toBeGreaterThan(30);
     expect('bytes' in chunked && chunked.bytes).toBe(Buffer.byteLength(text));
+  });
+
+  it('a private key across a chunk boundary is found whole, where it lies', () => {
+    const scanner = detector(DETECTION_RULES, TABLE_READERS);
+    const key = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
+    // The key's fifth line straddles the first chunk's end.
+    const filler = `${'filler line of text\n'.repeat(Math.floor((SCAN_CHUNK_BYTES - 300) / 20))}`;
+    const text = `${filler}${key}after\n`;
+    expect(text.indexOf('-----END')).toBeGreaterThan(SCAN_CHUNK_BYTES);
+    expect(text.indexOf('-----BEGIN')).toBeLessThan(SCAN_CHUNK_BYTES);
+    const root = tree({ 'dump.txt': text });
+    const chunked = scanFile({ path: join(root, 'dump.txt'), file: 'dump.txt' }, scanner, fingerprint);
+    const whole = describe(text, scanner.matches(text, 'dump.txt'), fingerprint);
+    expect(whole.map((f) => f.rule)).toEqual(['pkcs8-private-key']);
+    expect('findings' in chunked && chunked.findings).toEqual(whole);
+  });
+
+  it('a file that opens but cannot be read is skipped as unreadable, and the scan goes on', () => {
+    // A folder opens on Linux, and reading it fails (EISDIR): as a kernel file that refuses reads.
+    const root = tree({ 'a/x.txt': 'x' });
+    expect(scanFile({ path: join(root, 'a'), file: 'a' }, find, fingerprint)).toEqual({
+      skipped: 'unreadable',
+    });
   });
 
   it('a line of two-byte characters longer than a chunk is cut between characters', () => {
