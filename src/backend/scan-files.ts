@@ -12,6 +12,7 @@ import {
   readdirSync,
   type Dirent,
 } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join, relative, sep } from 'node:path';
 import { isUtf8 } from 'node:buffer';
 import ignore, { type Ignore } from 'ignore';
@@ -45,31 +46,57 @@ export interface Skipped {
 
 const IGNORE_CASE = process.platform === 'darwin' || process.platform === 'win32';
 
-/** The rules of one folder's ignore files, matched against paths relative to that folder. */
+/** The rules of one ignore file, matched against paths relative to its folder. */
 interface Rules {
   dir: string;
   matcher: Ignore;
+  /** `.svcignore`: the owner leaves these out of svc's reading, tracked by git or not. */
+  svc: boolean;
 }
 
-/** The rules of the ignore files among a folder's entries, if it has any. */
-function rulesOf(dir: string, names: ReadonlySet<string>): Rules | undefined {
-  // As git matches them: by case only where the file system ignores case (its core.ignorecase).
-  const matcher = ignore({ ignorecase: IGNORE_CASE });
-  let any = false;
+/** The rules of the ignore files among a folder's entries. */
+function rulesOf(dir: string, names: ReadonlySet<string>): Rules[] {
+  const rules: Rules[] = [];
   for (const name of IGNORE_FILES) {
     if (!names.has(name)) continue;
     try {
-      matcher.add(readFileSync(join(dir, name), 'utf8'));
-      any = true;
+      // As git matches them: by case only where the file system ignores case (its core.ignorecase).
+      const matcher = ignore({ ignorecase: IGNORE_CASE }).add(readFileSync(join(dir, name), 'utf8'));
+      rules.push({ dir, matcher, svc: name === '.svcignore' });
     } catch {
       // Unreadable: nothing to honour from it.
     }
   }
-  return any ? { dir, matcher } : undefined;
+  return rules;
+}
+
+/**
+ * Files git tracks under `root` that its ignore files name: ignore rules keep untracked files out of
+ * a repository, never tracked ones, so a `.env` committed before it was ignored is still in every
+ * clone, and is read. Relative to `root`, with the folders that hold them; none when `root` is not
+ * in a work tree of git, or git is not installed.
+ */
+function trackedButIgnored(root: string): Promise<{ files: Set<string>; folders: Set<string> }> {
+  return new Promise((resolve) => {
+    execFile(
+      'git',
+      ['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'],
+      { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 30_000, encoding: 'utf8' },
+      (error, stdout) => {
+        const files = new Set(error ? [] : stdout.split('\0').filter(Boolean));
+        const folders = new Set<string>();
+        for (const file of files) {
+          for (let at = file.indexOf('/'); at !== -1; at = file.indexOf('/', at + 1))
+            folders.add(file.slice(0, at));
+        }
+        resolve({ files, folders });
+      },
+    );
+  });
 }
 
 /** A folder's entries, sorted by name, and the rules of its own ignore files; undefined if unreadable. */
-function listing(dir: string): { entries: Dirent[]; own: Rules | undefined } | undefined {
+function listing(dir: string): { entries: Dirent[]; own: Rules[] } | undefined {
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
@@ -118,6 +145,23 @@ export async function* filesToScan(
   skip: (skipped: Skipped) => void = () => {},
 ): AsyncGenerator<FileToScan> {
   const pending: { dir: string; stack: Rules[] }[] = [{ dir: root, stack: [] }];
+  // Asked of git only once the walk meets something its ignore files leave out: most walks never do.
+  let tracked: ReturnType<typeof trackedButIgnored> | undefined;
+  /** Whether an entry the ignore files leave out is read anyway: git tracks it (or, for a folder, files in it). */
+  const stillRead = async (stack: readonly Rules[], path: string, isDir: boolean) => {
+    if (
+      ignoredBy(
+        stack.filter((rules) => rules.svc),
+        path,
+        isDir,
+      )
+    )
+      return false;
+    tracked ??= trackedButIgnored(root);
+    const { files, folders } = await tracked;
+    const rel = relative(root, path).split(sep).join('/');
+    return isDir ? folders.has(rel) : files.has(rel);
+  };
   let turned = performance.now();
   const turn = async () => {
     if (performance.now() - turned < WALK_TURN_MS) return;
@@ -135,15 +179,17 @@ export async function* filesToScan(
       continue;
     }
     const { entries, own } = list;
-    const stack = own ? [...above, own] : above;
+    const stack = own.length > 0 ? [...above, ...own] : above;
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name === '.git' || ignoredBy(stack, path, true)) continue;
+        if (entry.name === '.git') continue;
+        if (ignoredBy(stack, path, true) && !(await stillRead(stack, path, true))) continue;
         pending.push({ dir: path, stack });
         continue;
       }
-      if (!entry.isFile() || ignoredBy(stack, path, false)) continue;
+      if (!entry.isFile()) continue;
+      if (ignoredBy(stack, path, false) && !(await stillRead(stack, path, false))) continue;
       await turn();
       const file = relative(root, path).split(sep).join('/');
       let size: number | undefined;

@@ -85,6 +85,33 @@ group('filesToScan', () => {
     );
   });
 
+  it('reads files git tracks though its ignore files name them, but not what .svcignore leaves out', async () => {
+    const root = tree({
+      '.env': 'x',
+      'build/tracked.js': 'x',
+      'build/untracked.js': 'x',
+      'notes/private.txt': 'x',
+      'app.ts': 'x',
+    });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], {
+        cwd: root,
+        stdio: 'pipe',
+      });
+    git('init', '-q');
+    git('add', '.env', 'build/tracked.js', 'notes/private.txt', 'app.ts');
+    git('commit', '-q', '-m', 'first');
+    writeFileSync(join(root, '.gitignore'), '.env\nbuild/\nnotes/\n');
+    writeFileSync(join(root, '.svcignore'), 'notes/\n');
+    expect((await walk(root)).files).toEqual([
+      '.env',
+      '.gitignore',
+      '.svcignore',
+      'app.ts',
+      'build/tracked.js',
+    ]);
+  });
+
   it('symbolic links are not followed', async () => {
     const root = tree({ 'real/a.txt': 'x' });
     symlinkSync(join(root, 'real'), join(root, 'link'));
