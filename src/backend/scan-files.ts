@@ -4,6 +4,7 @@
 // chunks that end at a line break, so a value is never cut in two and line numbers run on.
 import {
   closeSync,
+  constants,
   fstatSync,
   lstatSync,
   openSync,
@@ -235,6 +236,13 @@ function openBlockStart(buffer: Buffer, filled: number): number | undefined {
   return line > 0 ? line : undefined;
 }
 
+/**
+ * How a scan opens a file the walk found: not through a link (a file swapped for a link to another
+ * after the walk, and the gate, looked at it), and without waiting (a file swapped for a named pipe
+ * would hold a thread until something wrote to it); what opens must then be a regular file.
+ */
+const OPEN_FOUND_FILE = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
 /** Whether a file's start holds a NUL byte: text files never do. */
 function looksBinary(fd: number, buffer: Buffer): boolean {
   const read = readSync(fd, buffer, 0, BINARY_PROBE_BYTES, 0);
@@ -273,7 +281,8 @@ export type WholeText =
 export function readWholeText(path: string): WholeText {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // A path named on purpose may be a link; a named pipe is still never waited on.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch {
     return { skipped: 'unreadable' };
   }
@@ -316,7 +325,7 @@ export function scanFile(
 ): ScanOutcome {
   let fd: number;
   try {
-    fd = openSync(target.path, 'r');
+    fd = openSync(target.path, OPEN_FOUND_FILE);
   } catch {
     return { skipped: 'unreadable' };
   }
@@ -375,7 +384,9 @@ export function scanFile(
         });
       }
     };
-    const size = fstatSync(fd).size;
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { skipped: 'unreadable' };
+    const size = stat.size;
     for (;;) {
       let read: number;
       try {

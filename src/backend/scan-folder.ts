@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../scan/detect.ts';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   MAX_SCAN_FILE_BYTES,
@@ -54,9 +54,12 @@ export interface ScanProgress {
   of: { files: number; bytes: number; final: boolean };
 }
 
-/** One named file of `root`, as the walk would give it (too large: skipped). */
+/**
+ * One named file of `root`, as the walk would give it (too large: skipped). A name that is a link
+ * is followed here, once: the gate then judges, and the scan opens, the file it leads to.
+ */
 async function* oneFile(root: string, name: string, skipped: Skipped[]): AsyncGenerator<FileToScan> {
-  const path = join(root, name);
+  const path = await realpath(join(root, name));
   const { size } = await stat(path);
   if (size > MAX_SCAN_FILE_BYTES) skipped.push({ file: name, reason: 'too_large' });
   else yield { path, file: name, bytes: size };

@@ -34,6 +34,10 @@ export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' |
  * given (`nothingReadable`): kept, but never answered as "nothing found".
  */
 export async function scanPath(ctx: Context, path: string, options: ScanPathOptions): Promise<StoredScan> {
+  // An empty path (an unset `"$DIR"` in a script) would be the current folder: never a guess.
+  if (path.trim() === '') {
+    throw new ServiceError('invalid_request', 'the path to scan is empty: give a folder or a file');
+  }
   const target = resolve(path);
   let isFile: boolean;
   try {

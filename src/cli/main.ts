@@ -35,7 +35,7 @@ import {
 import { addAgeCommands } from './age-commands.ts';
 import { addShareCommands } from './share-commands.ts';
 import { addExposeCommands } from './expose-commands.ts';
-import { progressBar, scanJson, scanText } from './scan-report.ts';
+import { printable, progressBar, scanJson, scanText } from './scan-report.ts';
 import type { ScanProgress } from '../backend/scan-folder.ts';
 
 /**
@@ -921,13 +921,13 @@ export function buildProgram(): Command {
                 // At most ten redraws a second: one per file of thousands would flood the terminal.
                 if (Date.now() - drawn < 100) return;
                 drawn = Date.now();
-                process.stderr.write(`\r${progressBar(progress)}`);
+                process.stderr.write(`\r${progressBar(progress)}\x1b[K`);
               },
             }),
           );
         } finally {
           // The bar as it ended (all of it, when the scan finished), and the line ended.
-          if (live && last) process.stderr.write(`\r${progressBar(last)}\n`);
+          if (live && last) process.stderr.write(`\r${progressBar(last)}\x1b[K\n`);
         }
       });
       print(options, scanJson(kept), scanText(kept));
@@ -1070,6 +1070,13 @@ export function buildProgram(): Command {
           ?.split(',')
           .map((i) => i.trim())
           .filter(Boolean);
+        if (items?.length === 0) {
+          throw new CommanderError(
+            EXIT.usage,
+            'svc.usage',
+            '--items names no item: give the ids `svc plan` shows (r1,s1), or leave --items out to apply all',
+          );
+        }
         const project = projectRootOf(path ?? process.cwd());
         const applied = await withFinder(async (find) => {
           const scanId = options.scan ?? (await find.plan({ project })).scan_id;
@@ -1163,10 +1170,10 @@ export function buildProgram(): Command {
         [
           ...report.files.map((f) =>
             f.status === 'redacted'
-              ? `${f.file}: ${f.values} value(s) replaced`
-              : `${f.file}: copied as it is`,
+              ? `${printable(f.file)}: ${f.values} value(s) replaced`
+              : `${printable(f.file)}: copied as it is`,
           ),
-          ...report.skipped.map((s) => `${s.file}: skipped (${s.reason.replace('_', ' ')})`),
+          ...report.skipped.map((s) => `${printable(s.file)}: skipped (${s.reason.replace('_', ' ')})`),
           `clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${report.files.filter((f) => f.status === 'redacted').length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}${report.skipped.length ? `; ${report.skipped.length} skipped` : ''}`,
           ...(report.copy_id
             ? [

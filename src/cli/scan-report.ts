@@ -37,6 +37,15 @@ export const NEXT_AFTER_FINDINGS =
 /** Findings a verdict left out, of either kind. */
 const silencedOf = (scan: StoredScan) => scan.silenced.false_positive + scan.silenced.accepted_risk;
 
+/**
+ * A file's name as a terminal line may show it: control characters (a line break, an escape that
+ * would recolour or rewrite the lines before it) written as `\xNN`. A folder being scanned may be
+ * anyone's, and so may its names; `--json` escapes them as JSON does.
+ */
+export const printable = (name: string) =>
+  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+  name.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
 /** The `--json` object: the scan, with every file it did not scan and why. */
 export function scanJson(scan: StoredScan) {
   const { findings, files_scanned, bytes_scanned, scan_id, skipped } = scan;
@@ -59,11 +68,11 @@ export function scanText(scan: StoredScan): string {
   return [
     ...findings.map(
       (f) =>
-        `${f.file}:${f.line}:${f.column}  ${f.category} ${f.type} (${f.rule}, ${f.confidence})  ${f.preview}  ${f.fingerprint}`,
+        `${printable(f.file)}:${f.line}:${f.column}  ${f.category} ${f.type} (${f.rule}, ${f.confidence})  ${f.preview}  ${f.fingerprint}`,
     ),
     ...skipped
       .filter((s) => s.reason !== 'binary')
-      .map((s) => `${s.file}: not scanned (${NOT_SCANNED[s.reason]})`),
+      .map((s) => `${printable(s.file)}: not scanned (${NOT_SCANNED[s.reason]})`),
     `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes${notScanned}${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${scan_id})`,
     ...(findings.length ? [NEXT_AFTER_FINDINGS] : []),
   ].join('\n');

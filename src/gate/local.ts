@@ -7,7 +7,7 @@ import { enableCompileCache } from '../config/compile-cache.ts';
 import { builtinRules } from './builtin.ts';
 import { Gate, loosenings, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
 import { validRules, type PlacedRule } from './rules.ts';
-import { pathForms } from './resolve.ts';
+import { pathForms, realPath } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
 import { reachOf, type CommandReach } from './shell/reads.ts';
 
@@ -24,9 +24,12 @@ export const SEARCH_WALK_LIMIT = 20_000;
 
 /** The project a path belongs to: the nearest folder up holding `.svc` or `.git`, else `cwd` itself. */
 export function projectRootOf(cwd: string): string {
-  for (let at = resolve(cwd); ; at = dirname(at)) {
+  // Links followed: a project reached through a symbolic link is the same project (its kept
+  // scans, verdicts and plans are keyed by this path).
+  const real = realPath(cwd);
+  for (let at = real; ; at = dirname(at)) {
     if (existsSync(join(at, '.svc')) || existsSync(join(at, '.git'))) return at;
-    if (dirname(at) === at) return resolve(cwd);
+    if (dirname(at) === at) return real;
   }
 }
 

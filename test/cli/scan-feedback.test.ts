@@ -3,7 +3,7 @@
 // a verdict promoted to the organization holds in another project of the same store, and a plan
 // applied writes rules that the read gate then enforces.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
@@ -100,6 +100,24 @@ describe('svc scan feedback', () => {
     // A later verdict on the same fingerprint replaces the project's earlier one.
     await runSvc(['scan', 'feedback', 'mark', target.fingerprint, 'confirmed', '--project', shop], env);
     expect((await scanOf(shop)).findings).toHaveLength(2);
+  });
+
+  it('a project reached through a symbolic link is the same project: its verdicts hold there', async () => {
+    const real = project('linked', { 'a.ts': `export const token = "ghp_${random(36)}";\n` });
+    const link = join(tmp.dir, 'linked-here');
+    symlinkSync(real, link);
+    const first = await scanOf(link);
+    expect(first.findings).toHaveLength(1);
+    const mark = await runSvc(
+      ['scan', 'feedback', 'mark', first.findings[0]!.fingerprint, 'false_positive', '--project', link],
+      env,
+    );
+    expect(mark.code, mark.stderr).toBe(0);
+    for (const spelling of [real, link]) {
+      const again = await scanOf(spelling);
+      expect(again.findings).toEqual([]);
+      expect(again.silenced).toBe(1);
+    }
   });
 
   it('refuses a fingerprint no scan of the project reported, and a verdict that is not one', async () => {

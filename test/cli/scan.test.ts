@@ -35,6 +35,22 @@ interface Scan {
 }
 
 describe('svc scan', () => {
+  it('an empty path is refused, never read as the current folder', async () => {
+    const run = await runSvc(['scan', '', '--json'], env);
+    expect(run.code).toBe(1);
+    expect(run.json()).toMatchObject({ error: 'invalid_request', message: expect.stringContaining('empty') });
+  });
+
+  it("prints a file's name with its control characters escaped: a name cannot rewrite the lines", async () => {
+    const odd = join(tmp.dir, 'odd');
+    mkdirSync(odd);
+    writeFileSync(join(odd, 'new\nline\u001b[2K.txt'), `const token = "${token}";\n`);
+    const run = await runSvc(['scan', odd], env);
+    expect(run.code).toBe(6);
+    expect(run.stdout).toContain('new\\x0aline\\x1b[2K.txt:1:16  secret');
+    expect(run.stdout).not.toContain('\u001b');
+  });
+
   it('--json through a pipe prints the whole object, however long', async () => {
     const many = join(tmp.dir, 'many');
     mkdirSync(many);
@@ -150,7 +166,11 @@ describe('svc scan', () => {
   it('on a terminal, a progress bar on stderr that ends full, then the findings', async () => {
     const shown = await onTerminal(['scan', project], env);
     expect(shown.code, shown.shown).toBe(6);
-    expect(shown.shown).toMatch(/svc scan \[#{24}\] 100% {2}(\d+) of \1 files, ([\d.]+) of \2 MiB\r?\n/);
+    // Each draw clears what a longer one before it left on the line (the erase-line escape).
+    expect(shown.shown).toMatch(
+      // eslint-disable-next-line no-control-regex -- the escape is what is checked
+      /svc scan \[#{24}\] 100% {2}(\d+) of \1 files, ([\d.]+) of \2 MiB\x1b\[K\r?\n/,
+    );
     expect(shown.shown).toContain('src/app.ts:2:');
     expect(shown.shown).not.toContain(token);
   });
