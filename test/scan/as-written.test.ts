@@ -6,6 +6,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { detector } from '../../src/scan/detect.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../../src/scan/rules.ts';
+import { isPlaceholder } from '../../src/scan/secrets/index.ts';
 
 const scanner = detector(DETECTION_RULES, TABLE_READERS);
 
@@ -82,6 +83,27 @@ describe('names a password goes by', () => {
 
   it.each(['passenger_count', 'passport_number', 'bypass_cache'])('not %s', (name) => {
     expect(found(`${name}=bIAC7H6h#pCrm8p`, '.env')).toEqual([]);
+  });
+});
+
+describe('placeholder words', () => {
+  it.each(['tk-us-n4WhPCUnhuvsA8t1Aaxfy-dr0z4rQtZk1u7TqBzGxVfAKEru', 're_8UqXxp8N_orTphSwqhD4pTOdO9uKJei0n'])(
+    'spelt by chance in a random value (%s) do not make it a placeholder',
+    (value) => {
+      expect(isPlaceholder(value)).toBe(false);
+    },
+  );
+
+  it.each([
+    'sk_live_YOUR_KEY_HERE',
+    'your-api-key-here',
+    'ghp_myFakeTokenForDocs123',
+    'FAKE-TOKEN-123456',
+    'AKIAIOSFODNN7EXAMPLE',
+    'sk-xxxxxxxxxxxxxxxx',
+    'todo_replace_later_9',
+  ])('written by a person (%s) do', (value) => {
+    expect(isPlaceholder(value)).toBe(true);
   });
 });
 

@@ -45,18 +45,31 @@ const PLACEHOLDER_WORDS =
 const PLACEHOLDER_MARKS = /\*{3}|\.{3}|…|<[^>]*>|\$\{|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$/;
 
 /**
- * Beyond this length a value's random part holds short words by chance: `fake` or `todo` turns up
- * in about one RSA key in a hundred, as four base64 characters. There a short word counts only
- * where it stands apart (at an end, or next to `_`, `-` or `.`), as a written placeholder's does.
+ * Random characters spell short words by chance: `fAKE` or `TodO` turns up in about one token in
+ * three thousand, and `fake` in about one RSA key in a hundred. So a word of fewer than six letters
+ * counts only as a person writes it: in one case (`fake`, `FAKE`, `Fake`), and standing apart, at
+ * an end of the value or next to what is not a letter or digit (`sk_live_your_key`), or starting a
+ * word in camel case (`myFakeToken`). In a long value (a key block, whose base64 holds `+` and `/`
+ * at random) only `_`, `-` and `.` set a word apart. Longer words, and `xxxx`, count anywhere.
  */
 const RANDOM_HOLDS_WORDS = 64;
 
 function placeholderWord(value: string): boolean {
+  const long = value.length > RANDOM_HOLDS_WORDS;
+  const apart = (c: string | undefined) => c === undefined || (long ? /[_.-]/.test(c) : !/[A-Za-z0-9]/.test(c));
   for (const hit of value.matchAll(PLACEHOLDER_WORDS)) {
-    if (value.length <= RANDOM_HOLDS_WORDS || hit[0].length >= 6) return true;
-    const end = hit.index + hit[0].length;
-    if (hit.index === 0 || end === value.length) return true;
-    if (/[_.-]/.test(value[hit.index - 1]!) || /[_.-]/.test(value[end]!)) return true;
+    const word = hit[0];
+    if (word.length >= 6 || /^x+$/i.test(word)) return true;
+    const letters = word.replace(/[_-]/g, '');
+    if (!/^(?:[a-z]+|[A-Z]+|[A-Z][a-z]+)$/.test(letters)) continue;
+    const before = value[hit.index - 1];
+    const after = value[hit.index + word.length];
+    const starts = apart(before) || (!long && /^[A-Z]/.test(letters) && /[a-z0-9]/.test(before!));
+    const ends =
+      apart(after) ||
+      /[_-]$/.test(word) ||
+      (!long && (/[a-z]$/.test(letters) ? /[A-Z0-9]/.test(after!) : /[a-z0-9]/.test(after!)));
+    if (starts && ends) return true;
   }
   return false;
 }
