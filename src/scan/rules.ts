@@ -8,4 +8,5 @@ export const DETECTION_RULES: readonly DetectionRule[] = [...SECRET_RULES, ...PI
 
 export const TABLE_READERS: readonly TableReader[] = [
   { applies: (file) => /\.csv$/i.test(file), matches: (text, file) => csvColumnMatches(text, file) },
+  { applies: (file) => /\.tsv$/i.test(file), matches: (text, file) => csvColumnMatches(text, file, '\t') },
 ];

@@ -6,6 +6,7 @@ import { describe as describeMatches, detector } from '../../src/scan/detect.ts'
 import { cardNetwork, luhnValid } from '../../src/scan/pii/cards.ts';
 import { IBAN_LENGTHS, ibanValid } from '../../src/scan/pii/iban.ts';
 import { csvColumnMatches, PII_RULES } from '../../src/scan/pii/index.ts';
+import { TABLE_READERS } from '../../src/scan/rules.ts';
 import { publicV4, publicV6, v6Groups } from '../../src/scan/pii/ip.ts';
 import { ssnValid } from '../../src/scan/pii/ssn.ts';
 
@@ -394,6 +395,24 @@ describe('csvColumnMatches', () => {
       ['date-of-birth', '1984-03-12'],
       ['person-name', 'Ludwig van Beethoven'],
       ['date-of-birth', '12/03/1990'],
+    ]);
+  });
+
+  it('reads records, not lines: a quoted cell holding a line break and a comma keeps the columns after it', () => {
+    const text =
+      'id,note,full_name\r\n1,"first line,\r\nsecond, line",Wilhelmina Carter\r\n2,plain,Amelia Okafor\r\n';
+    expect(csvColumnMatches(text).map((m) => text.slice(m.start, m.end))).toEqual([
+      'Wilhelmina Carter',
+      'Amelia Okafor',
+    ]);
+  });
+
+  it('reads a TSV file by its tabs, through the scanner', () => {
+    const text = 'id\tfull_name\tphone\n1\tWilhelmina Carter\t0151 23456789\n';
+    const scanner = detector(PII_RULES, TABLE_READERS);
+    expect(scanner.matches(text, 'people.tsv').map((m) => [m.rule.id, text.slice(m.start, m.end)])).toEqual([
+      ['person-name', 'Wilhelmina Carter'],
+      ['phone-national', '0151 23456789'],
     ]);
   });
 

@@ -167,23 +167,47 @@ const COUNTRY_HEADER = /^(?:country|country[_ -]?code|billing[_ -]?country|shipp
 /** A phone cell: digits in groups as numbers are written, without a `+` (the E.164 rule reads those). */
 const PHONE_CELL = /^(?:\(\d{1,5}\)[ .-]?)?\d{1,10}(?:[ .-]\d{1,10}){0,5}$/;
 
-/** One CSV record's cells with their offsets, quotes (RFC 4180) stripped; a quoted cell holds no line break here. */
-function cells(line: string, from: number): { text: string; start: number }[] {
-  const out: { text: string; start: number }[] = [];
-  const cell = /\s*(?:"((?:[^"]|"")*)"|([^,]*))\s*(?:,|$)/y;
-  let at = 0;
-  while (at <= line.length) {
-    cell.lastIndex = at;
-    const m = cell.exec(line);
-    if (!m) break;
-    const quoted = m[1] !== undefined;
-    const text = quoted ? m[1]! : m[2]!.trim();
-    const offset = quoted ? line.indexOf('"', at) + 1 : at + m[0].indexOf(text);
-    out.push({ text, start: from + offset });
-    if (cell.lastIndex === at || cell.lastIndex > line.length || !m[0].endsWith(',')) break;
-    at = cell.lastIndex;
+/**
+ * A table's records, each its cells with their offsets in `text` (RFC 4180: a quoted cell may hold
+ * the delimiter and line breaks, and a quote written twice; its text is what lies between its
+ * quotes, as written). Blanks around an unquoted cell are not its text.
+ */
+interface Cell {
+  text: string;
+  start: number;
+}
+
+function* records(text: string, delimiter: string): Generator<Cell[], void> {
+  const n = text.length;
+  const blank = (c: string | undefined) => c === ' ' || (c === '\t' && delimiter !== '\t');
+  let i = 0;
+  for (;;) {
+    const row: Cell[] = [];
+    for (;;) {
+      while (blank(text[i])) i++;
+      if (text[i] === '"') {
+        let k = i + 1;
+        for (; k < n; k++) {
+          if (text[k] !== '"') continue;
+          if (text[k + 1] === '"') k++;
+          else break;
+        }
+        row.push({ text: text.slice(i + 1, Math.min(k, n)), start: i + 1 });
+        i = k + 1;
+        while (i < n && text[i] !== delimiter && text[i] !== '\n') i++;
+      } else {
+        let k = i;
+        while (k < n && text[k] !== delimiter && text[k] !== '\n') k++;
+        row.push({ text: text.slice(i, k).replace(/\s+$/, ''), start: i });
+        i = k;
+      }
+      if (text[i] !== delimiter) break;
+      i++;
+    }
+    yield row;
+    if (i >= n) return;
+    i++;
   }
-  return out;
 }
 
 /**
@@ -195,9 +219,10 @@ function cells(line: string, from: number): { text: string; start: number }[] {
  * in one of NATIONAL_PHONE_COUNTRIES. A scan calls it for `.csv` files beside the detector and adds
  * its matches to the detector's.
  */
-export function csvColumnMatches(text: string, file = ''): Match[] {
-  const lines = text.split('\n');
-  const header = cells(lines[0]!.replace(/\r$/, ''), 0).map((c) => c.text);
+export function csvColumnMatches(text: string, file = '', delimiter = ','): Match[] {
+  const rows = records(text, delimiter);
+  const first = rows.next();
+  const header = first.done ? [] : first.value.map((c) => c.text);
   const nameColumns = header.flatMap((h, i) => (NAME_HEADER.test(h) ? [i] : []));
   const birthColumns = header.flatMap((h, i) => (BIRTH_HEADER.test(h) ? [i] : []));
   const phoneColumns = header.flatMap((h, i) => (PHONE_HEADER.test(h) ? [i] : []));
@@ -205,10 +230,7 @@ export function csvColumnMatches(text: string, file = ''): Match[] {
   if (nameColumns.length === 0 && birthColumns.length === 0 && phoneColumns.length === 0) return [];
   const single = (i: number) => !/^(?:name|author)$/i.test(header[i]!);
   const found: Match[] = [];
-  let offset = lines[0]!.length + 1;
-  for (const raw of lines.slice(1)) {
-    const row = cells(raw.replace(/\r$/, ''), offset);
-    offset += raw.length + 1;
+  for (const row of rows) {
     for (const i of nameColumns) {
       const cell = row[i];
       if (!cell || !NAME_CELL.test(cell.text)) continue;
