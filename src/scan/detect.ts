@@ -15,6 +15,11 @@ export interface Context {
    * not given): where a label such as `phone:` sits.
    */
   before(chars?: number): string;
+  /**
+   * The line before the value's (at most LINE_WINDOW characters of its end): where a Kubernetes
+   * env entry names the `value:` on the value's line (`- name: BUILD_VERSION`).
+   */
+  lineBefore: string;
   /** The file's path as the scan names it (relative to the scanned folder), or '' for loose text. */
   file: string;
 }
@@ -369,6 +374,12 @@ function accept(rule: DetectionRule, text: string, m: RegExpExecArray, file: str
         return lineAt(text, start);
       },
       before: (chars = LINE_WINDOW) => textBefore(text, start, Math.min(chars, LINE_WINDOW)),
+      get lineBefore() {
+        const lineStart = text.lastIndexOf('\n', start - 1);
+        if (lineStart <= 0) return '';
+        const from = Math.max(0, lineStart - LINE_WINDOW);
+        return textBefore(text, lineStart, lineStart - from).replace(/\r$/, '');
+      },
       file,
     });
     if (verdict === false) return;

@@ -86,6 +86,34 @@ describe('names a password goes by', () => {
   });
 });
 
+describe('what a secret-sounding name holds that is no secret', () => {
+  it.each([
+    'const SECRET_PARAM = "client_secret";',
+    'const passwordField = "new-password";',
+    'api_key_header = "X-API-Key"',
+    'access_key_field: "awsAccessKeyId"',
+    'self.auth_backend = "django.contrib.auth.backends.ModelBackend"',
+    'password_file: /run/secrets/db_password',
+    'secret_key_path = "~/.config/acme/secret.key"',
+    'credential_process = /usr/local/bin/aws-vault export --format=json prod',
+    'api_key: "REPLACE_WITH_TOKEN"',
+    'api_key: "#{db_password}"',
+    'api_key: "__DB_PASSWORD__"',
+    'api_key: "@@DB_PASSWORD@@"',
+    'api_key: "MY_SECRET_PASSWORD"',
+    'api_key: "projects/acme/secrets/db-password/versions/latest"',
+    'DATABASE_URL = "postgres://app:{password}@db/app"',
+  ])('%s', (line) => {
+    expect(found(line, 'settings.py')).toEqual([]);
+  });
+
+  it('while a password that is a word with digits and marks still is one', () => {
+    expect(found('password = "Summer2024!"', 'settings.py')).toEqual([
+      'generic-secret-assignment: Summer2024!',
+    ]);
+  });
+});
+
 describe('placeholder words', () => {
   it.each(['tk-us-n4WhPCUnhuvsA8t1Aaxfy-dr0z4rQtZk1u7TqBzGxVfAKEru', 're_8UqXxp8N_orTphSwqhD4pTOdO9uKJei0n'])(
     'spelt by chance in a random value (%s) do not make it a placeholder',
@@ -160,6 +188,13 @@ describe('personal data as written', () => {
   it('an IPv4 address after a phone word is an address, not a phone', () => {
     expect(found('phone=+49 30 90182734 ip=91.64.12.201')).toEqual([
       'phone-e164: +49 30 90182734',
+      'ip-address-v4: 91.64.12.201',
+    ]);
+  });
+
+  it("a version in a Kubernetes env entry's value is no address; an address there is", () => {
+    expect(found('  - name: BUILD_VERSION\n    value: "2.32.0.101"\n', 'deploy.yaml')).toEqual([]);
+    expect(found('  - name: UPSTREAM_HOST\n    value: "91.64.12.201"\n', 'deploy.yaml')).toEqual([
       'ip-address-v4: 91.64.12.201',
     ]);
   });

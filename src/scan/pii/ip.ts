@@ -65,13 +65,15 @@ export const IP_ADDRESS_V4: DetectionRule = {
   keywords: ['0.0'],
   pattern: new RegExp(String.raw`(?<![\w.-])(?<value>${OCTET}(?:\.${OCTET}){3})(?![\w]|\.\d)`, 'g'),
   confidence: 0.7,
-  check(value, { line, file }) {
+  check(value, { line, lineBefore, file }) {
     if (!publicV4(value) || WELL_KNOWN_V4.has(value)) return false;
     // Version-like: every part one digit (1.2.3.4), a manifest, or a line that speaks of versions.
     if (/^\d\.\d\.\d\.\d$/.test(value)) return false;
     if (PACKAGE_FILE.test(baseName(file))) return false;
     const lower = line.toLowerCase();
     if (/version|\bv(?:er)?\.? ?$/.test(lower.slice(0, Math.max(0, line.indexOf(value))))) return false;
+    // A Kubernetes env entry: `- name: BUILD_VERSION`, then `value: "2.32.0.101"`.
+    if (/^\s*value:/.test(line) && /version/i.test(lineBefore)) return false;
     return /\bip\b|address|addr|client|remote|host|from/.test(lower) ? 0.8 : 0.7;
   },
 };

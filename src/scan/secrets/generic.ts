@@ -32,6 +32,19 @@ const PUBLIC_KEY = /^(?:pk_(?:live|test)_|pk\.eyJ|phc_)/;
 /** An address without credentials (`https://oauth2.googleapis.com/token` under `token_uri`). */
 const PLAIN_URL = /^[a-z][a-z0-9+.-]*:\/\/[^\s:@]+$/i;
 
+/**
+ * A path to a file (`/run/secrets/db_password`, `~/.config/acme/secret.key`, `./certs/tls.key`):
+ * where a secret is kept, not the secret. Lower case only, as paths are written and random text is not.
+ */
+const FILE_PATH = /^(?:~|\.{1,2})?\/(?:[a-z0-9_.-]+\/)*[a-z0-9_.-]+$/;
+
+/**
+ * A value made of letters and separators only that says secret itself (`"client_secret"`,
+ * `"new-password"`, `"X-API-Key"`, `"awsAccessKeyId"`, `MY_SECRET_PASSWORD`): the name of a field,
+ * a header or a setting, quoted or not, not its value.
+ */
+const NAMES_ITSELF = /^(?=[@A-Za-z][A-Za-z._/@-]*$).*(?:pass|pwd|secret|token|key|credential|auth)/i;
+
 /** Words joined as code names them (`string`, `getPassword`, `SessionToken`, `none_set`). */
 const WORDS = /^(?:[a-z]+(?:[A-Z][a-z]+)*|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[_-][a-z]+)+)$/;
 
@@ -73,7 +86,9 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
   if (!quoted && (isPropertyPath(value) || WORDS.test(value))) return false;
   if (/^(?:true|false|null|nil|none|undefined|\d+)$/i.test(value)) return false;
-  if (PUBLIC_KEY.test(value) || PLAIN_URL.test(value)) return false;
+  if (PUBLIC_KEY.test(value) || PLAIN_URL.test(value) || FILE_PATH.test(value) || NAMES_ITSELF.test(value)) {
+    return false;
+  }
   const bits = bitsPerChar(value);
   // A Kubernetes env entry's `value:` line is reached from a strong name only (the pattern's last branch).
   const strong = STRONG_NAME.test(context.line) || /^\s*value:/.test(context.line);

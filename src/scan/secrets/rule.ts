@@ -39,10 +39,16 @@ export function bitsPerChar(value: string): number {
  * The AWS documentation's example keys (AKIAIOSFODNN7EXAMPLE and its secret) end in EXAMPLE/EXAMPLEKEY.
  */
 const PLACEHOLDER_WORDS =
-  /example|your[_-]?|placeholder|changeme|change[_-]me|redacted|dummy|sample|fake|replace[_-]?me|insert[_-]|here$|^here|todo|fixme|notreal|not[_-]a[_-]real|lorem|xxxx/gi;
+  /example|your[_-]?|placeholder|changeme|change[_-]me|redacted|dummy|sample|fake|replace[_-]?(?:me|with)|insert[_-]|here$|^here|todo|fixme|notreal|not[_-]a[_-]real|lorem|xxxx/gi;
 
-/** Marks of a template or of text left out: `***`, `...`, `<key>`, `${KEY}`, `{{key}}`, `$KEY`, `%KEY%`. */
-const PLACEHOLDER_MARKS = /\*{3}|\.{3}|…|<[^>]*>|\$\{|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$/;
+/**
+ * Marks of a template or of text left out: `***`, `...`, `<key>`, `${KEY}`, `{{key}}`, `$KEY`,
+ * `%KEY%`, and whole values that are a templating tool's slot: `#{db_password}` (Octopus, Azure
+ * DevOps, Ruby), `__DB_PASSWORD__` and `@@DB_PASSWORD@@` (token-replacement tasks), `{password}`
+ * (a format string's field).
+ */
+const PLACEHOLDER_MARKS =
+  /\*{3}|\.{3}|…|<[^>]*>|\$\{|\{\{|^\$[A-Za-z_]|^%[A-Za-z_]+%$|^#\{[^}]*\}$|^__\w+__$|^@@\w+@@$|^\{[A-Za-z_][\w.]*\}$/;
 
 /**
  * Random characters spell short words by chance: `fAKE` or `TodO` turns up in about one token in
@@ -56,7 +62,8 @@ const RANDOM_HOLDS_WORDS = 64;
 
 function placeholderWord(value: string): boolean {
   const long = value.length > RANDOM_HOLDS_WORDS;
-  const apart = (c: string | undefined) => c === undefined || (long ? /[_.-]/.test(c) : !/[A-Za-z0-9]/.test(c));
+  const apart = (c: string | undefined) =>
+    c === undefined || (long ? /[_.-]/.test(c) : !/[A-Za-z0-9]/.test(c));
   for (const hit of value.matchAll(PLACEHOLDER_WORDS)) {
     const word = hit[0];
     if (word.length >= 6 || /^x+$/i.test(word)) return true;
@@ -76,7 +83,7 @@ function placeholderWord(value: string): boolean {
 
 /** Values that name where a secret comes from instead of being one. */
 const REFERENCE =
-  /^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv|env\.|env\(|secrets\.|vault:|ENV\[)/i;
+  /^(?:process\.env|import\.meta\.env|os\.environ|os\.getenv|getenv|env\.|env\(|secrets\.|vault:|ENV\[|projects\/[^/]+\/secrets\/)/i;
 
 /** Whole values that documentation and local setups use in place of a password. */
 const STAND_INS = new Set([
