@@ -11,7 +11,7 @@ import { bitsPerChar, isPlaceholder, secretRule } from './rule.ts';
  * in `passenger` or `passport`.
  */
 const STRONG_NAME =
-  /password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?![a-z])|pwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential/i;
+  /password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?=["']?[ \t]{0,40}(?::=|=>|=|:))|pwd|secret|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential/i;
 
 /**
  * Property paths (`this.token`, `config.apiKey`, `Foo::KEY`, `settings.DB_PASSWORD`): code that
@@ -104,7 +104,7 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
 }
 
 const SECRET_NAMES =
-  'password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?![a-z])|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
+  'password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?=["\']?[ \\t]{0,40}(?::=|=>|=|:))|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
 const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential';
 /** What a generic value may hold: no space, quote, comma, semicolon or bracket. */
 const GENERIC_VALUE = `(?<value>[^\\s"'\`,;()\\[\\]]{8,256})(?=["'\`\\s,;)\\]]|$)`;
@@ -120,7 +120,14 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     keywords: [
       'password',
       'passwd',
-      'pass',
+      // A name that ends with `pass` (`DB_PASS=`), by what follows it: `pass` alone is in most code.
+      'passphrase',
+      'pass=',
+      'pass:',
+      'pass"',
+      "pass'",
+      'pass ',
+      'pass\t',
       'pwd',
       'secret',
       'token',
@@ -146,9 +153,10 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     lead: 7,
     // After the word: the rest of the name, then `=`, `:`, a line break, a quote and a comma, or
     // the space after a Dockerfile's `ENV` name. Most `token` and `auth` of code are followed by
-    // none of these (`token)`, `this.auth.user`): no window is opened there.
+    // none of these (`token)`, `this.auth.user`): no window is opened there. A `pass` keyword holds
+    // what follows it already.
     follows: new RegExp(
-      `[\\w.-]{0,30}(?:["']?[ \\t]{0,40}(?:[:=]|\\r?\\n)|["'][ \\t]{0,40},|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t])`,
+      `[\\w.-]{0,30}(?:["']?[ \\t]{0,40}(?:[:=]|\\r?\\n)|["'][ \\t]{0,40},|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t])|(?<=pass[=:"' \\t])`,
       'imy',
     ),
     confidence: 0.55,

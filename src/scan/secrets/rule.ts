@@ -60,7 +60,11 @@ const PLACEHOLDER_MARKS =
  */
 const RANDOM_HOLDS_WORDS = 64;
 
+/** The same words, for the first look: most values hold none. */
+const ANY_PLACEHOLDER_WORD = new RegExp(PLACEHOLDER_WORDS.source, 'i');
+
 function placeholderWord(value: string): boolean {
+  if (!ANY_PLACEHOLDER_WORD.test(value)) return false;
   const long = value.length > RANDOM_HOLDS_WORDS;
   const apart = (c: string | undefined) =>
     c === undefined || (long ? /[_.-]/.test(c) : !/[A-Za-z0-9]/.test(c));
@@ -237,10 +241,15 @@ export interface ContextFormat {
  */
 export function contextual(format: ContextFormat): DetectionRule {
   // Names as each kind of file spells them: `line_channel` in a `.env`, `line.channel` in Java
-  // properties, `line-channel` in YAML keys, `LineChannel` in code (the pattern ignores case).
+  // properties, `line-channel` in YAML keys, `LineChannel` in code (the pattern ignores case). Joined
+  // only where two words make a long enough name: `gh_` or `fb_` joined would be in every word.
+  const joined = (n: string) => {
+    const words = n.replaceAll('_', '');
+    return /[a-z0-9]_[a-z0-9]/.test(n) && words.length >= 8 ? [words] : [];
+  };
   const spellings = [
     ...new Set(
-      format.names.flatMap((n) => [n, n.replaceAll('_', '.'), n.replaceAll('_', '-'), n.replaceAll('_', '')]),
+      format.names.flatMap((n) => [n, n.replaceAll('_', '.'), n.replaceAll('_', '-'), ...joined(n)]),
     ),
   ];
   const names = spellings.map(escape).join('|');
