@@ -28,6 +28,9 @@ import { ServiceError } from './errors.ts';
 import { keepMapping } from './redact-mapping.ts';
 import { filesToScan, readWholeText, type FileToScan, type Skipped } from './scan-files.ts';
 
+/** How the place of a copy is given, in the command line and in svc_redact. */
+const OUT = '`--out`; svc_redact: `out`';
+
 /**
  * The file svc leaves in a folder it made a clean copy in: a later copy may write over such a
  * folder, never over one it did not make.
@@ -121,7 +124,7 @@ export async function redactPath(
   if (inData(source) || inData(out)) {
     throw new ServiceError(
       'forbidden',
-      `${inData(source) ? source : out} is in svc's own data dir (its store and keys), which svc never copies or writes a copy into: give another ${inData(source) ? 'path' : '--out'}`,
+      `${inData(source) ? source : out} is in svc's own data dir (its store and keys), which svc never copies or writes a copy into: give another ${inData(source) ? 'path' : `place for the copy (${OUT})`}`,
     );
   }
   const tokens = new TokenAllocator();
@@ -150,14 +153,12 @@ export async function redactPath(
 
   let staging: string | undefined;
   try {
+    checkCopyPlace({ source, out, kind }, options.out !== undefined);
     if (isFile) {
       const name = basename(source);
-      if (realPath(out) === realPath(source)) {
-        throw new ServiceError(
-          'invalid_request',
-          `the copy would replace ${source} itself: give another --out folder`,
-        );
-      }
+      const target = { path: source, file: name, bytes: statSync(source).size };
+      // Asked first: a protected file gets no copy folder and no copy.
+      if (!(await admitted(target))) throw nothingCopied(skipped);
       // Beside the file, the copy's name may be a file of the person's own: written only as a new file
       // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
       // marked as svc's), an earlier copy may be replaced.
@@ -165,29 +166,15 @@ export async function redactPath(
       if (!beside) claimFolder(dirname(out));
       mkdirSync(dirname(out), { recursive: true });
       try {
-        const target = { path: source, file: name, bytes: statSync(source).size };
-        if (await admitted(target)) {
-          const outcome = writeCleanFile(target, out, tokens, { replace: !beside });
-          record(target, outcome);
-          if (!('skipped' in outcome)) bytes += outcome.bytes;
-          options.onProgress?.({ files: ++done, bytes });
-        }
+        const outcome = writeCleanFile(target, out, tokens, { replace: !beside });
+        record(target, outcome);
+        if (!('skipped' in outcome)) bytes += outcome.bytes;
+        options.onProgress?.({ files: ++done, bytes });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw outExists(out);
         throw error;
       }
     } else {
-      const realSource = realPath(source);
-      const realOut = realPath(out);
-      if (within(realOut, realSource) || within(realSource, realOut)) {
-        throw new ServiceError(
-          'invalid_request',
-          within(realOut, realSource)
-            ? `the copy of ${source} cannot go inside it (${out}): give an --out folder outside it`
-            : `${source} is inside ${out}, which the copy would replace: give an --out folder outside it`,
-        );
-      }
-      checkFolder(out);
       // The copy is made in a folder of its own beside `out` and takes its place only once whole: a
       // failure part-way leaves the earlier copy as it was, and a copy made again holds nothing from
       // an earlier one (whose tokens were numbered by another allocator).
@@ -211,6 +198,8 @@ export async function redactPath(
         bytes += read.bytes;
         options.onProgress?.({ files: ++done, bytes });
       }
+      // Every file the gate protects and none else: there is nothing to copy, and no copy to claim.
+      if (found.length === 0 && skipped.some((s) => s.reason === 'protected')) throw nothingCopied(skipped);
       for (const { target, matches, digest } of found) {
         const destination = join(staging, ...target.file.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
@@ -246,10 +235,53 @@ export async function redactPath(
   }
 }
 
+/** A copy of protected files only: refused, naming them, rather than an empty copy said to be made. */
+const nothingCopied = (skipped: readonly Skipped[]) => {
+  const files = skipped.filter((s) => s.reason === 'protected').map((s) => s.file);
+  return new ServiceError(
+    'forbidden',
+    `nothing was copied: the read gate protects ${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''} from this reader (\`svc rules explain FILE\` names the rule); a rule that lets only a clean copy out allows one`,
+    { protected: files.slice(0, 20) },
+  );
+};
+
+/**
+ * Refuses a place for a copy before anything is read or asked: a file's copy that would be the file
+ * itself, a folder's copy inside the folder or holding it, and a folder that holds files svc did not
+ * put there. `out` was given (rather than the default beside the source).
+ */
+export function checkCopyPlace(
+  place: { source: string; out: string; kind: 'file' | 'folder' },
+  given: boolean,
+): void {
+  const { source, out } = place;
+  if (place.kind === 'file') {
+    if (realPath(out) === realPath(source)) {
+      throw new ServiceError(
+        'invalid_request',
+        `the copy would replace ${source} itself: give another folder for it (${OUT})`,
+      );
+    }
+    if (given) checkFolder(dirname(out));
+    return;
+  }
+  const realSource = realPath(source);
+  const realOut = realPath(out);
+  if (within(realOut, realSource) || within(realSource, realOut)) {
+    throw new ServiceError(
+      'invalid_request',
+      within(realOut, realSource)
+        ? `the copy of ${source} cannot go inside it (${out}): give a folder outside it for the copy (${OUT})`
+        : `${source} is inside ${out}, which the copy would replace: give a folder outside it for the copy (${OUT})`,
+    );
+  }
+  checkFolder(out);
+}
+
 const outExists = (out: string) =>
   new ServiceError(
     'conflict',
-    `${out} already exists and is not the clean copy svc would write (a file of yours, or a copy of the file as it was): svc never writes over it; remove it, or give --out FOLDER`,
+    `${out} already exists and is not the clean copy svc would write (a file of yours, or a copy of the file as it was): svc never writes over it; remove it, or give a folder for the copy (${OUT})`,
   );
 
 /**
@@ -377,7 +409,7 @@ function checkFolder(folder: string): void {
     if (entries.length > 0 && !entries.includes(CLEAN_COPY_MARKER)) {
       throw new ServiceError(
         'invalid_request',
-        `${folder} holds files svc did not put there, and the copy could write over them: give a new or empty --out folder`,
+        `${folder} holds files svc did not put there, and the copy could write over them: give a new or empty folder for the copy (${OUT})`,
       );
     }
   }

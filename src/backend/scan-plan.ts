@@ -87,6 +87,9 @@ export function planOf(scan: StoredScan): Plan {
   for (const [file, findings] of byFile) {
     const fromProject = relative(scan.project, join(scan.root, file)).split(sep).join('/');
     const path = `./${fromProject}`;
+    // A rule's path is a pattern: a name's `[`, `]`, `*`, `?`, `\\` and trailing blanks are escaped,
+    // so that `cust[1].csv` is that file, not `cust1.csv`.
+    const pattern = `./${fromProject.replace(/[[\]*?\\]/g, '\\$&').replace(/ +$/, (blanks) => '\\ '.repeat(blanks.length))}`;
     const secrets = findings.filter((f) => f.category === 'secret' && f.confidence >= STRONG_CONFIDENCE);
     const personal = findings.filter((f) => f.category === 'pii' && f.confidence >= STRONG_CONFIDENCE);
     const rule = (effect: 'deny' | 'redact' | 'ask', reason: string, actions?: Rule['actions']) => {
@@ -95,7 +98,7 @@ export function planOf(scan: StoredScan): Plan {
         kind: 'rule',
         effect,
         path,
-        rule: { effect, paths: [path], ...(actions ? { actions } : {}), reason },
+        rule: { effect, paths: [pattern], ...(actions ? { actions } : {}), reason },
         reason,
       });
     };
@@ -226,7 +229,8 @@ type Kind = PlanItem['kind'];
 function chosenItems(plan: Plan, picked: string[] | undefined, kinds: readonly Kind[]) {
   const appliable = (item: PlanItem) => kinds.includes(item.kind);
   if (!picked) return plan.items.filter(appliable);
-  return picked.map((id) => {
+  // An id given twice is one item: a model that repeats itself applies nothing twice.
+  return [...new Set(picked)].map((id) => {
     const item = plan.items.find((i) => i.id === id);
     if (!item) {
       throw new PlanRefused(
@@ -306,7 +310,10 @@ export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput)
   const file = join(plan.project, PROJECT_RULES_FILE);
   const present = rulesFileOf(file);
   const known = new Set(present.map((r) => JSON.stringify(r)));
-  const added = rules.map((i) => i.rule).filter((r) => !known.has(JSON.stringify(r)));
+  // A rule already there, or twice among the chosen, is added once.
+  const added = rules
+    .map((i) => i.rule)
+    .filter((r) => !known.has(JSON.stringify(r)) && Boolean(known.add(JSON.stringify(r))));
   // Secrets are copied into the vault before their files are sealed: afterwards they cannot be read.
   const vaulting = await intoVault(ctx, plan, vault, input);
   // Sealing next: a file the gate denies is denied either way, and a rule on a sealed file still holds.
@@ -326,6 +333,12 @@ export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput)
     ...sealing.skipped.map((s) => ({ path: fromProject(s.path), reason: s.reason as string })),
     ...sealing.failed.map((f) => ({ path: fromProject(f.path), reason: f.message })),
   ];
+  // What was carried out: a seal or a vault item that did not happen is reported, not applied.
+  const unsealed = new Set(notSealed.map((n) => n.path));
+  const unvaulted = new Set(vaulting.not_vaulted.map((n) => n.name));
+  const applied = chosen.filter(
+    (i) => !(i.kind === 'seal' && unsealed.has(i.path)) && !(i.kind === 'vault' && unvaulted.has(i.name)),
+  );
   return await ctx.store.write(async () => {
     const receipt = await ctx.chains.append('service', {
       kind: 'scan.plan.apply',
@@ -335,7 +348,7 @@ export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput)
         scan_id: plan.scan_id,
         project: plan.project,
         to: PROJECT_RULES_FILE,
-        applied: chosen.map((i) => ({ id: i.id, kind: i.kind, path: i.path })),
+        applied: applied.map((i) => ({ id: i.id, kind: i.kind, path: i.path })),
         rules_added: added.length,
         sealed,
         not_sealed: notSealed,
@@ -351,7 +364,7 @@ export async function applyPlanToProject(ctx: Context, input: ProjectApplyInput)
     }
     return {
       scan_id: plan.scan_id,
-      applied: chosen.map((i) => i.id),
+      applied: applied.map((i) => i.id),
       rules_added: added.length,
       to: file,
       sealed,
@@ -442,8 +455,16 @@ export async function applyPlanToOrganization(
       });
     }
     const { plan, rules: chosen } = chosenPlan;
-    const rules = chosen.map((i) => ({ ...i.rule, project: plan.project }));
-    const added = await addRules(ctx, caller, { rules });
+    // A rule the organization holds already (the plan applied again, a retried call) is not added twice.
+    const held = new Set(
+      (
+        await ctx.store.all<{ rule: string }>('SELECT rule FROM gate_rules WHERE org_id = ?', caller.orgId)
+      ).map((row) => row.rule),
+    );
+    const rules = chosen
+      .map((i) => ({ ...i.rule, project: plan.project }))
+      .filter((rule) => !held.has(JSON.stringify(rule)));
+    const added = rules.length > 0 ? await addRules(ctx, caller, { rules }) : { count: 0, receipt_id: null };
     const receipt = await ctx.chains.append('service', {
       kind: 'scan.plan.apply',
       org_id: caller.orgId,

@@ -209,23 +209,38 @@ export interface MarkInput {
 }
 
 /**
+ * The finding a kept scan of `project` reported with `fingerprint`, or one a verdict there names:
+ * its type (null when an old verdict kept none); undefined when the project never saw it.
+ */
+export async function knownFinding(
+  ctx: Context,
+  project: string,
+  fingerprint: string,
+): Promise<{ type: string | null } | undefined> {
+  const seen = await ctx.store.get<{ type: string }>(
+    `SELECT f.type FROM scan_findings f JOIN scans s ON s.scan_id = f.scan_id
+     WHERE s.project = ? AND f.fingerprint = ? LIMIT 1`,
+    project,
+    fingerprint,
+  );
+  return (
+    seen ??
+    (await ctx.store.get<{ type: string | null }>(
+      "SELECT type FROM scan_feedback WHERE scope = 'project' AND project = ? AND fingerprint = ?",
+      project,
+      fingerprint,
+    ))
+  );
+}
+
+/**
  * Keeps a project's verdict on a finding, replacing an earlier one, with its receipt. The
  * fingerprint must be one a kept scan of the project reported: a verdict on a typo would silence
  * nothing and say it did.
  */
 export async function markFinding(ctx: Context, input: MarkInput): Promise<FeedbackEntry> {
-  const seen = await ctx.store.get<{ type: string }>(
-    `SELECT f.type FROM scan_findings f JOIN scans s ON s.scan_id = f.scan_id
-     WHERE s.project = ? AND f.fingerprint = ? LIMIT 1`,
-    input.project,
-    input.fingerprint,
-  );
-  const earlier = await ctx.store.get<{ type: string | null }>(
-    "SELECT type FROM scan_feedback WHERE scope = 'project' AND project = ? AND fingerprint = ?",
-    input.project,
-    input.fingerprint,
-  );
-  if (!seen && !earlier) {
+  const known = await knownFinding(ctx, input.project, input.fingerprint);
+  if (!known) {
     throw new ServiceError(
       'not_found',
       `no kept scan of ${input.project} reported a finding with fingerprint ${input.fingerprint}: scan the project first, and copy the fingerprint from its findings`,
@@ -241,7 +256,7 @@ export async function markFinding(ctx: Context, input: MarkInput): Promise<Feedb
     fingerprint: input.fingerprint,
     verdict: input.verdict,
     reason: input.reason ?? null,
-    type: seen?.type ?? earlier?.type ?? null,
+    type: known.type,
     decided_by: input.decided_by,
     decided_at: decidedAt,
     promoted_from: null,

@@ -12,6 +12,7 @@ import {
   applyVerdicts,
   listFeedback,
   markFinding,
+  knownFinding,
   recordScan,
   verdictsFor,
   type MarkInput,
@@ -78,6 +79,7 @@ export function finderOf(ctx: Context) {
   return {
     scan: (path: string, options: ScanPathOptions) => scanPath(ctx, path, options),
     mark: (input: MarkInput) => markFinding(ctx, input),
+    known: (project: string, fingerprint: string) => knownFinding(ctx, project, fingerprint),
     feedback: (project: string) => listFeedback(ctx, project),
     plan: (which: { scan_id: string } | { project: string }) => planFor(ctx, which),
     applyToProject: (input: ProjectApplyInput) => applyPlanToProject(ctx, input),

@@ -77,8 +77,10 @@ export const svcRedact = defineTool({
     const source = resolve(cwd, input.path);
     const out = input.out === undefined ? undefined : resolve(cwd, input.out);
     // The copy is written where the agent says: the gate decides that write like any other.
-    const { cleanCopyPlace } = await import('../backend/redact.ts');
+    const { checkCopyPlace, cleanCopyPlace } = await import('../backend/redact.ts');
     const place = cleanCopyPlace(source, out);
+    // A place the copy cannot go is refused before the gate or the person is asked.
+    checkCopyPlace(place, out !== undefined);
     await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker);
     // The mapping holds the values themselves: it is kept only when the owner says so.
     if (input.keep_mapping) {

@@ -14,7 +14,7 @@ import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { Feedback, FeedbackIdParam, PlanItemIds, ScanIdParam } from '../backend/operations/scans.ts';
 import { VERDICTS } from '../backend/vocabulary.ts';
-import type { Plan } from '../backend/scan-plan.ts';
+import type { Applied, Plan } from '../backend/scan-plan.ts';
 import { projectRootOf } from '../gate/local.ts';
 import { admitOne } from './lock.ts';
 
@@ -42,6 +42,22 @@ export function skippedOf(skipped: readonly { file: string; reason: string }[]) 
 
 /** Findings listed at most in one answer: a model's context is not the place for thousands. */
 export const SCAN_FINDINGS_SHOWN = 100;
+
+/** What a scan's answer tells the model to do next: what it saw, what it did not, and the plan's call. */
+function scanNext(total: number, shown: number, skipped: Record<string, number>, scanId: string): string {
+  const unread = Object.entries(skipped)
+    .map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`)
+    .join(', ');
+  const notRead = unread
+    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain" names its rule)' : ''}`
+    : '';
+  if (total === 0) return `nothing found in what was read${notRead}`;
+  const cut =
+    shown < total
+      ? `; ${shown} of ${total} shown, secrets first: scan a narrower path to list the rest (or the person runs \`svc scan PATH --json\`)`
+      : '';
+  return `review the findings with the person; svc_plan (action "show", scan_id "${scanId}") proposes rules, seals and vault moves for them; svc_scan_feedback marks a false positive by its fingerprint${cut}${notRead}`;
+}
 
 const Input = z
   .object({
@@ -104,12 +120,14 @@ export const svcScanFolder = defineTool({
       }),
     );
     const { counts: skipped, protectedFiles } = skippedOf(result.skipped);
-    const shown = result.findings.slice(0, SCAN_FINDINGS_SHOWN);
+    // Secrets first: a list cut at SCAN_FINDINGS_SHOWN must not hide them behind a table of names.
+    const ordered = [
+      ...result.findings.filter((f) => f.category === 'secret'),
+      ...result.findings.filter((f) => f.category !== 'secret'),
+    ];
+    const shown = ordered.slice(0, SCAN_FINDINGS_SHOWN);
     const silenced = result.silenced.false_positive + result.silenced.accepted_risk;
-    const next =
-      result.findings.length === 0
-        ? 'nothing found; protected files were not read'
-        : 'review the findings with the person; svc_plan proposes rules for the files found; svc_scan_feedback marks a false positive by its fingerprint';
+    const next = scanNext(result.findings.length, shown.length, skipped, result.scan_id);
     const lines = shown.map(
       (f) => `${f.file}:${f.line}:${f.column} ${f.category} ${f.type} (${f.rule}) ${f.preview}`,
     );
@@ -142,7 +160,7 @@ const FeedbackInput = z
       ),
     fingerprint: z
       .string()
-      .regex(/^[0-9a-f]{32}$/, 'a fingerprint is 32 hex digits, as svc_scan_folder shows it')
+      .regex(/^[0-9a-f]{32}$/i, 'a fingerprint is 32 hex digits, as svc_scan_folder shows it')
       .optional()
       .describe('for mark: the finding, by its fingerprint'),
     verdict: z
@@ -238,14 +256,23 @@ export const svcScanFeedback = defineTool({
         },
       };
     }
-    const fingerprint = needs(input, 'fingerprint');
+    const fingerprint = needs(input, 'fingerprint').toLowerCase();
     const verdict = needs(input, 'verdict');
+    // Checked before the person is asked: a yes to a fingerprint no scan reported would be wasted.
+    const known = await find.known(project, fingerprint);
+    if (!known) {
+      throw new ServiceError(
+        'not_found',
+        `no kept scan of ${project} reported a finding with fingerprint ${fingerprint}: scan the project (svc_scan_folder) and copy the fingerprint from its findings`,
+        { fingerprint },
+      );
+    }
     let decidedBy = 'an agent, through svc_scan_feedback';
     if (verdict !== 'confirmed') {
       // Silencing a finding hides it from every later scan: the person says yes, not the agent.
       const yes = await personSaysYes(
         deps,
-        `Mark finding ${fingerprint} as ${verdict.replace('_', ' ')} in ${project}${input.reason ? ` (${input.reason})` : ''}? Later scans will leave it out.`,
+        `Mark the ${known.type ?? 'finding'} with fingerprint ${fingerprint} as ${verdict.replace('_', ' ')} in ${project}${input.reason ? ` (${input.reason})` : ''}? Later scans will leave it out.`,
         {
           needs: "silencing a finding needs the person's yes",
           nothing: 'the finding stays reported',
@@ -319,6 +346,8 @@ const PlanOutput = z.object({
   scan_id: z.string(),
   project: z.string().optional(),
   items: z.array(PlanItemView).optional(),
+  /** When `items` holds only the first PLAN_ITEMS_SHOWN. */
+  total_items: z.number().int().optional(),
   applied: z.array(z.string()).optional(),
   rules_added: z.number().int().optional(),
   to: z.string().optional(),
@@ -329,6 +358,28 @@ const PlanOutput = z.object({
   receipt_id: z.string().optional(),
   next: z.string(),
 });
+
+/** Plan items listed at most in one answer. */
+const PLAN_ITEMS_SHOWN = 100;
+
+/** After an apply: what holds now, and how to finish what was not done. */
+function appliedNext(applied: Applied, project: string, rules: boolean): string {
+  const undone = [
+    ...applied.not_sealed.map((s) => `${s.path} not sealed (${s.reason})`),
+    ...applied.not_vaulted.map((v) => `${v.name} not copied into the vault (${v.reason})`),
+  ];
+  const parts = [
+    rules ? 'the rules hold from the next call (svc_rules action "test" shows a decision)' : '',
+    applied.sealed.length ? 'sealed files open only through the gate (svc_open)' : '',
+    applied.vaulted.length
+      ? 'change the program to read each vaulted secret from its environment and run it with svc_run (`secrets`)'
+      : '',
+    undone.length
+      ? `not done: ${undone.join('; ')}; the person can do it in a terminal with \`${svcCommand('protect', '…')}\` for a file, or \`${svcCommand('plan', 'apply', project, '--items', '…')}\``
+      : '',
+  ].filter(Boolean);
+  return parts.join('; ') || 'nothing changed';
+}
 
 const itemLine = (i: Plan['items'][number]) =>
   i.kind === 'rule'
@@ -352,7 +403,7 @@ export const svcPlan = defineTool({
     const project = projectRootOf(input.cwd ?? process.cwd());
     const plan = await find.plan(input.scan_id ? { scan_id: input.scan_id } : { project });
     if (input.action === 'show') {
-      const items = plan.items.map(({ id, kind, path, reason, ...rest }) => ({
+      const items = plan.items.slice(0, PLAN_ITEMS_SHOWN).map(({ id, kind, path, reason, ...rest }) => ({
         id,
         kind,
         path,
@@ -363,7 +414,12 @@ export const svcPlan = defineTool({
       return {
         text: [
           `Plan of scan ${plan.scan_id} (${plan.scanned_at}) for ${plan.project}:`,
-          ...plan.items.map(itemLine),
+          ...plan.items.slice(0, PLAN_ITEMS_SHOWN).map(itemLine),
+          ...(plan.items.length > PLAN_ITEMS_SHOWN
+            ? [
+                `… and ${plan.items.length - PLAN_ITEMS_SHOWN} more (${svcCommand('plan', plan.project, '--scan', plan.scan_id)} lists them all)`,
+              ]
+            : []),
           ...plan.notes,
         ].join('\n'),
         structured: {
@@ -371,15 +427,29 @@ export const svcPlan = defineTool({
           scan_id: plan.scan_id,
           project: plan.project,
           items,
+          ...(plan.items.length > items.length ? { total_items: plan.items.length } : {}),
           next: items.length
-            ? 'show the items to the person, then apply with action "apply": give `items` with the ids they pick, since without `items` every item is applied (rules written, files sealed, secrets copied into the vault)'
-            : 'the scan found nothing: there is nothing to plan',
+            ? `${plan.items.length > items.length ? `${items.length} of ${plan.items.length} items shown; the person can list them all with \`${svcCommand('plan', plan.project, '--scan', plan.scan_id)}\`. ` : ''}Show the items to the person, then apply with action "apply": give \`items\` with the ids they pick, since without \`items\` every item is applied (rules written, files sealed, secrets copied into the vault)${plan.notes.length ? `. ${plan.notes.join(' ')}` : ''}`
+            : `scan ${plan.scan_id}${input.scan_id ? '' : ', the latest of this project,'} found nothing to plan${input.scan_id ? '' : ': give the scan_id of another scan (svc_scan_folder answers with one)'}`,
         },
       };
     }
+    // Checked before the person is asked: a yes to what cannot be applied would be wasted.
+    const unknown = [...new Set(input.items)].filter((id) => !plan.items.some((i) => i.id === id));
+    if (unknown.length > 0) {
+      throw new ServiceError(
+        'invalid_request',
+        `the plan of ${plan.scan_id} has no item ${unknown.join(', ')}: show the plan (action "show") for its items`,
+        { items: unknown },
+      );
+    }
+    const owner = input.to === 'organization' ? ownerOf(deps) : undefined;
+    const kinds = new Set(
+      (input.items ?? plan.items.map((i) => i.id)).map((id) => plan.items.find((i) => i.id === id)!.kind),
+    );
     await personSaysYes(
       deps,
-      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : `rules to ${plan.project}/.svc/rules.json, files sealed in place, secrets copied into the vault`})?`,
+      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : [kinds.has('rule') && `rules to ${plan.project}/.svc/rules.json`, kinds.has('seal') && 'files sealed in place', kinds.has('vault') && 'secrets copied into the vault'].filter(Boolean).join(', ')})?`,
       {
         needs: "applying a plan changes what agents may read, so it needs the person's yes",
         nothing: 'nothing was applied',
@@ -389,8 +459,8 @@ export const svcPlan = defineTool({
     );
     const picked = { scan_id: plan.scan_id, items: input.items };
     const applied =
-      input.to === 'organization'
-        ? await deps.invoker.invoke(ops.applyScanPlan, ownerOf(deps), picked)
+      owner !== undefined
+        ? await deps.invoker.invoke(ops.applyScanPlan, owner, picked)
         : await find.applyToProject({
             ...picked,
             applied_by: 'the person, asked by an agent through svc_plan',
@@ -413,7 +483,7 @@ export const svcPlan = defineTool({
         vaulted: applied.vaulted,
         not_vaulted: applied.not_vaulted,
         receipt_id: applied.receipt_id,
-        next: 'the rules hold from the next call; svc_rules action "test" shows a decision',
+        next: appliedNext(applied, plan.project, kinds.has('rule')),
       },
     };
   },

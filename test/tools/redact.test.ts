@@ -107,6 +107,29 @@ describe('svc_redact', () => {
     expect(existsSync(join(project, 'locked'))).toBe(false);
   });
 
+  it('a protected file alone is refused by name: no copy, no folder, no mapping', async () => {
+    const result = await redact({ path: '.env' });
+    expect(result.error).toBe(true);
+    expect(result.text).toContain('nothing was copied: the read gate protects .env');
+    expect(existsSync(join(project, '.env.clean'))).toBe(false);
+    expect(result.all).not.toContain(inDotEnv);
+  });
+
+  it('a place the copy cannot go is refused before the person is asked to keep the mapping', async () => {
+    const accepting = await here.client((svc) => ({ find: async () => finderOf(svc.ctx) }), 'accept');
+    const asked = here.asked.length;
+    const result = await accepting('svc_redact', {
+      path: '.',
+      out: 'inner',
+      keep_mapping: true,
+      cwd: project,
+    });
+    expect(result.error).toBe(true);
+    expect(result.text).toContain('cannot go inside it');
+    expect(result.text).toContain('svc_redact: `out`');
+    expect(here.asked.length).toBe(asked);
+  });
+
   it('a path that is not there is a tool error that says what to do', async () => {
     const result = await redact({ path: 'nope' });
     expect(result.error).toBe(true);

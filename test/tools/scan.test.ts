@@ -148,6 +148,55 @@ describe('svc_scan_feedback and svc_plan', () => {
     expect(decision.decision.outcome).toBe('clean_copy');
   });
 
+  it('what cannot be applied is refused before the person is asked; an id given twice is applied once', async () => {
+    writeFileSync(join(project, 'src', 'twice.ts'), `export const token = "ghp_${random(36)}";\n`);
+    await call('svc_scan_folder', { path: '.' });
+    const items = (await call('svc_plan', { action: 'show' })).data.items as { id: string; path: string }[];
+    const rule = items.find((i) => i.path === './src/twice.ts')!;
+    // A client that accepts every form: a refusal here can only come before the form.
+    const accepting = await here.client((service) => ({ find: async () => finderOf(service.ctx) }), 'accept');
+    const asked = here.asked.length;
+    const unknownItem = await accepting('svc_plan', { action: 'apply', items: ['r99'], cwd: project });
+    expect(unknownItem.error).toBe(true);
+    expect(unknownItem.text).toContain('has no item r99');
+    const unknownFinding = await accepting('svc_scan_feedback', {
+      action: 'mark',
+      fingerprint: 'F'.repeat(32),
+      verdict: 'accepted_risk',
+      cwd: project,
+    });
+    expect(unknownFinding.error).toBe(true);
+    expect(unknownFinding.text).toContain(
+      `no kept scan of ${project} reported a finding with fingerprint ${'f'.repeat(32)}`,
+    );
+    expect(here.asked.length).toBe(asked);
+    const twice = await call('svc_plan', { action: 'apply', items: [rule.id, rule.id], confirmed: true });
+    expect(twice.error, twice.text).toBeFalsy();
+    expect(twice.data).toMatchObject({ applied: [rule.id], rules_added: 1 });
+    const written = JSON.parse(readFileSync(join(project, '.svc', 'rules.json'), 'utf8')) as {
+      paths: string[];
+    }[];
+    expect(written.filter((r) => r.paths.includes('./src/twice.ts'))).toHaveLength(1);
+  });
+
+  it("a rule for a file whose name holds a pattern's characters covers that file, not another", async () => {
+    writeFileSync(join(project, 'src', 'cust[1]*.ts'), `export const token = "ghp_${random(36)}";\n`);
+    await call('svc_scan_folder', { path: '.' });
+    const items = (await call('svc_plan', { action: 'show' })).data.items as { id: string; path: string }[];
+    const rule = items.find((i) => i.path === './src/cust[1]*.ts')!;
+    const applied = await call('svc_plan', { action: 'apply', items: [rule.id], confirmed: true });
+    expect(applied.error, applied.text).toBeFalsy();
+    const outcome = async (name: string) =>
+      (
+        await gate.check(
+          { kind: 'paths', action: 'read', paths: [join(project, 'src', name)] },
+          { cwd: project, client: 'test' },
+        )
+      ).decision.outcome;
+    expect(await outcome('cust[1]*.ts')).toBe('clean_copy');
+    expect(await outcome('cust1x.ts')).toBe('allowed');
+  });
+
   it("a form closed without a choice is no yes, and the agent's confirmed: true cannot stand in for it: the person is told what to run", async () => {
     // Claude Code's `-p` offers forms and cancels each at once; a person may close one too.
     const closing = await here.client((service) => ({ find: async () => finderOf(service.ctx) }), 'cancel');
@@ -196,6 +245,10 @@ describe('svc_plan seal items', () => {
       sealed: [{ path: './config/credentials.json', seal_id: expect.stringMatching(/^seal_/) }],
       not_sealed: [{ path: './keys/credentials.json', reason: 'protected' }],
     });
+    // Only what was done is applied; the next step says how the person finishes the rest.
+    expect(applied.data.applied).toEqual([seals[0]!.id]);
+    expect(applied.data.next).toContain('not done: ./keys/credentials.json not sealed (protected)');
+    expect(applied.data.next).toContain(svcCommand('plan', 'apply', project, '--items', '…'));
     expect(readFileSync(join(project, 'config', 'credentials.json')).toString('latin1')).not.toContain(token);
   });
 });
