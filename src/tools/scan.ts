@@ -80,6 +80,8 @@ const FindingView = z.object({
 
 const Output = z.object({
   scan_id: z.string(),
+  /** The folder findings' `file` is relative to: the folder scanned, or a file's folder. */
+  root: z.string(),
   findings: z.array(FindingView),
   total_findings: z.number().int(),
   files_scanned: z.number().int(),
@@ -138,6 +140,7 @@ export const svcScanFolder = defineTool({
       text: lines.join('\n'),
       structured: {
         scan_id: result.scan_id,
+        root: result.root,
         findings: shown,
         total_findings: result.findings.length,
         files_scanned: result.files_scanned,

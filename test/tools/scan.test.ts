@@ -38,6 +38,7 @@ describe('svc_scan_folder', () => {
       expect.objectContaining({ file: 'src/app.ts', line: 1, type: 'GITHUB_TOKEN', category: 'secret' }),
     ]);
     expect(data).toMatchObject({
+      root: project,
       total_findings: 1,
       files_scanned: 14,
       protected_files: ['.env'],
