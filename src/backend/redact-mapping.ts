@@ -15,7 +15,7 @@ import { ServiceError } from './errors.ts';
 import type { RecordedDecision } from './gate-record.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
 import { writeNewFileAtomic } from '../config/paths.ts';
-import { readWholeText } from './scan-files.ts';
+import { encodeText, readWholeText } from './scan-files.ts';
 import type { Admission } from './seal-files.ts';
 
 /** The key one copy's mapping is sealed under: HKDF over the vault's data secret, bound to the copy. */
@@ -205,7 +205,7 @@ export async function reverseCleanCopy(
     const restored = restoreValues(text.text, mapping);
     try {
       // Linked to its name, which must still be free: a file made there meanwhile is not written over.
-      writeNewFileAtomic(out, Buffer.from(restored.text, text.encoding), 0o600);
+      writeNewFileAtomic(out, encodeText(restored.text, text.encoding), 0o600);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw exists();
       throw error;

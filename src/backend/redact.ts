@@ -26,7 +26,7 @@ import { deriveKey } from '../vault/derive.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { keepMapping } from './redact-mapping.ts';
-import { filesToScan, readWholeText, type FileToScan, type Skipped } from './scan-files.ts';
+import { encodeText, filesToScan, readWholeText, type FileToScan, type Skipped } from './scan-files.ts';
 
 /** How the place of a copy is given, in the command line and in svc_redact. */
 const OUT = '`--out`; svc_redact: `out`';
@@ -351,7 +351,7 @@ export function writeCleanFile(
     cleanMatches(read.text, target.file, known, found),
     tokens,
   );
-  const bytes = Buffer.from(clean.text, read.encoding);
+  const bytes = encodeText(clean.text, read.encoding);
   if (replace) writeFileAtomic(destination, bytes, read.mode);
   else {
     try {

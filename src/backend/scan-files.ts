@@ -206,6 +206,30 @@ export async function* filesToScan(
   }
 }
 
+/**
+ * Scans a UTF-16 file whole (up to the size cap): chunks cut at a line break's byte would split its
+ * characters, and such files are small in practice. Lines and columns count as in any text.
+ */
+function scanUtf16(
+  fd: number,
+  size: number,
+  encoding: 'utf16le' | 'utf16be',
+  file: string,
+  detector: Detector,
+  fingerprint: (type: string, value: string) => string,
+): ScanOutcome {
+  const bytes = Buffer.alloc(size);
+  let read = 0;
+  while (read < size) {
+    const got = readSync(fd, bytes, read, size - read, read);
+    if (got === 0) break;
+    read += got;
+  }
+  // The byte order mark is not part of the text: columns on the first line count from after it.
+  const text = decodeUtf16(bytes.subarray(2, read), encoding);
+  return { findings: describe(text, detector.matches(text, file), fingerprint), bytes: read };
+}
+
 /** How far back from a chunk's end a key block that is still open is looked for: a PEM block's reach. */
 const OPEN_BLOCK_REACH = 70 * 1024;
 const BLOCK_STARTS = [Buffer.from('-----BEGIN '), Buffer.from('PuTTY-User-Key-File-')];
@@ -243,12 +267,6 @@ function openBlockStart(buffer: Buffer, filled: number): number | undefined {
  */
 const OPEN_FOUND_FILE = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
-/** Whether a file's start holds a NUL byte: text files never do. */
-function looksBinary(fd: number, buffer: Buffer): boolean {
-  const read = readSync(fd, buffer, 0, BINARY_PROBE_BYTES, 0);
-  return buffer.subarray(0, read).includes(0);
-}
-
 /**
  * The read buffer, one per thread and reused by every file it scans (scanFile runs start to end
  * without yielding): a folder of thousands of small files allocated and zeroed 2 MiB for each.
@@ -269,8 +287,33 @@ function characterStart(buffer: Buffer, end: number): number {
 }
 
 /** A text file read whole: its text, and how it was decoded (to write it back the same way). */
+/** How a text file's bytes are read, and written back (encodeText). */
+export type TextEncoding = 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
+
 export type WholeText =
-  { text: string; encoding: 'utf8' | 'latin1'; bytes: number; mode: number } | { skipped: Skipped['reason'] };
+  { text: string; encoding: TextEncoding; bytes: number; mode: number } | { skipped: Skipped['reason'] };
+
+/**
+ * A file that starts with a UTF-16 byte order mark (`FF FE`, `FE FF`): what Windows tools write
+ * (PowerShell 5's `>` and `Out-File`, registry exports). Its NUL bytes are its text's, not a
+ * binary's. Undefined for any other start.
+ */
+export function utf16Of(start: Uint8Array): 'utf16le' | 'utf16be' | undefined {
+  if (start[0] === 0xff && start[1] === 0xfe) return 'utf16le';
+  if (start[0] === 0xfe && start[1] === 0xff) return 'utf16be';
+  return undefined;
+}
+
+/** The text of a UTF-16 file, its byte order mark kept (as a UTF-8 file's is), so writing it back restores it. */
+function decodeUtf16(bytes: Uint8Array, encoding: 'utf16le' | 'utf16be'): string {
+  return new TextDecoder(encoding === 'utf16le' ? 'utf-16le' : 'utf-16be', { ignoreBOM: true }).decode(bytes);
+}
+
+/** The bytes of `text` in the encoding it was read in. */
+export function encodeText(text: string, encoding: TextEncoding): Buffer {
+  if (encoding === 'utf16be') return Buffer.from(text, 'utf16le').swap16();
+  return Buffer.from(text, encoding);
+}
 
 /**
  * Reads a text file whole, up to MAX_SCAN_FILE_BYTES, for what needs all of it at once (a clean
@@ -291,7 +334,10 @@ export function readWholeText(path: string): WholeText {
     const { size, mode } = stat;
     if (!stat.isFile()) return { skipped: 'unreadable' };
     if (size > MAX_SCAN_FILE_BYTES) return { skipped: 'too_large' };
-    if (looksBinary(fd, Buffer.allocUnsafe(BINARY_PROBE_BYTES))) return { skipped: 'binary' };
+    const probe = Buffer.allocUnsafe(BINARY_PROBE_BYTES);
+    const probed = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
+    const utf16 = utf16Of(probe.subarray(0, probed));
+    if (!utf16 && probe.subarray(0, probed).includes(0)) return { skipped: 'binary' };
     const buffer = Buffer.alloc(size);
     let read = 0;
     while (read < size) {
@@ -300,6 +346,7 @@ export function readWholeText(path: string): WholeText {
       read += got;
     }
     const bytes = buffer.subarray(0, read);
+    if (utf16) return { text: decodeUtf16(bytes, utf16), encoding: utf16, bytes: read, mode: mode & 0o777 };
     try {
       const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
       return { text, encoding: 'utf8', bytes: read, mode: mode & 0o777 };
@@ -396,9 +443,12 @@ export function scanFile(
         // is not scanned, and the scan goes on.
         return { skipped: 'unreadable' };
       }
-      // The first read tells a binary file (a NUL byte in its start) apart: no read of its own.
-      if (position === 0 && buffer.subarray(0, Math.min(read, BINARY_PROBE_BYTES)).includes(0)) {
-        return { skipped: 'binary' };
+      // The first read tells a binary file (a NUL byte in its start) apart: no read of its own. A
+      // UTF-16 file has NUL bytes too, and its byte order mark says so: it is read whole instead.
+      if (position === 0) {
+        const utf16 = utf16Of(buffer.subarray(0, read));
+        if (utf16) return scanUtf16(fd, size, utf16, target.file, detector, fingerprint);
+        if (buffer.subarray(0, Math.min(read, BINARY_PROBE_BYTES)).includes(0)) return { skipped: 'binary' };
       }
       position += read;
       bytes += read;

@@ -123,6 +123,18 @@ describe('a clean copy of a folder', () => {
     expect(readFileSync(alone.report.out, 'utf8')).toBe('DB_PASSWORD=[SECRET_1]\nmysql -p[SECRET_1]\n');
   });
 
+  it('writes a UTF-16 file back in UTF-16, its byte order mark and line breaks kept', async () => {
+    const root = join(tmp.dir, `utf16-${++folders}`);
+    mkdirSync(root);
+    const le = Buffer.from(`\ufeffkey=${awsKey}\r\nmail ${email}\r\n`, 'utf16le');
+    writeFileSync(join(root, 'le.txt'), le);
+    writeFileSync(join(root, 'be.txt'), Buffer.from(le).swap16());
+    const { report } = await redactPath(undefined, root);
+    const clean = '\ufeffkey=[AWS_ACCESS_KEY_1]\r\nmail [EMAIL_1]\r\n';
+    expect(readFileSync(join(report.out, 'le.txt'))).toEqual(Buffer.from(clean, 'utf16le'));
+    expect(readFileSync(join(report.out, 'be.txt'))).toEqual(Buffer.from(clean, 'utf16le').swap16());
+  });
+
   it('replaces an earlier copy whole, and leaves it as it was when the new one fails part-way', async () => {
     const root = project();
     const first = await redactPath(undefined, root);

@@ -124,6 +124,19 @@ group('scanFile', () => {
   const token = () =>
     `tok_${Array.from({ length: 16 }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(Math.random() * 36)]).join('')}`;
 
+  it('a UTF-16 file (byte order mark, little or big end first) is text, scanned at its lines and columns', () => {
+    const text = `\ufeffname=x\r\nkey = ${token()}\r\n`;
+    const le = Buffer.from(text, 'utf16le');
+    const root = tree({ 'notes.txt': 'x' });
+    writeFileSync(join(root, 'le.txt'), le);
+    writeFileSync(join(root, 'be.txt'), Buffer.from(le).swap16());
+    for (const name of ['le.txt', 'be.txt']) {
+      const scanned = scanFile({ path: join(root, name), file: name }, find, fingerprint);
+      expect('findings' in scanned && scanned.findings.map((f) => [f.line, f.column])).toEqual([[2, 7]]);
+      expect('bytes' in scanned && scanned.bytes).toBe(le.length);
+    }
+  });
+
   it('a binary file is skipped, not scanned', () => {
     const root = tree({});
     mkdirSync(root, { recursive: true });
