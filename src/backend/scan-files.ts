@@ -137,13 +137,15 @@ function ignoredBy(stack: readonly Rules[], path: string, isDir: boolean): boole
 
 /**
  * The files of `root` a scan reads, in a stable order: folders and files the ignore files name
- * are left out (with their patterns anchored where each file lies, as git does), `.git` always,
- * and symbolic links are not followed (what they lead to is scanned where it lies, if inside).
- * Files it cannot scan are handed to `skip`.
+ * are left out (with their patterns anchored where each file lies, as git does), `.git` always
+ * but for its `config` when `gitConfig` is asked (a scan reads it), and symbolic links are not
+ * followed (what they lead to is scanned where it lies, if inside). Files it cannot scan are
+ * handed to `skip`.
  */
 export async function* filesToScan(
   root: string,
   skip: (skipped: Skipped) => void = () => {},
+  { gitConfig = false }: { gitConfig?: boolean } = {},
 ): AsyncGenerator<FileToScan> {
   const pending: { dir: string; stack: Rules[] }[] = [{ dir: root, stack: [] }];
   // Asked of git only once the walk meets something its ignore files leave out: most walks never do.
@@ -184,7 +186,18 @@ export async function* filesToScan(
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
-        if (entry.name === '.git') continue;
+        if (entry.name === '.git') {
+          // A repository's own settings: a remote's URL may hold a token (`https://ghp_…@github.com/…`).
+          // The rest of `.git` is history and objects, never read.
+          if (gitConfig) {
+            const config = join(path, 'config');
+            const stat = lstatSync(config, { throwIfNoEntry: false });
+            if (stat?.isFile() && stat.size <= MAX_SCAN_FILE_BYTES) {
+              yield { path: config, file: relative(root, config).split(sep).join('/'), bytes: stat.size };
+            }
+          }
+          continue;
+        }
         if (ignoredBy(stack, path, true) && !(await stillRead(stack, path, true))) continue;
         pending.push({ dir: path, stack });
         continue;

@@ -292,7 +292,7 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
   try {
     const source =
       options.only === undefined
-        ? filesToScan(root, (s) => skipped.push(s))
+        ? filesToScan(root, (s) => skipped.push(s), { gitConfig: true })
         : oneFile(root, options.only, skipped);
     for await (const target of source) {
       if (failure !== undefined) break;

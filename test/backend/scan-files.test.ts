@@ -67,6 +67,13 @@ group('filesToScan', () => {
     expect((await walk(root)).files).toEqual(['.gitignore', 'example.env']);
   });
 
+  it("a scan's walk reads a repository's .git/config (a remote's URL may hold a token), and nothing else of .git", async () => {
+    const root = tree({ '.git/config': 'x', '.git/HEAD': 'x', 'sub/.git/config': 'x', 'app.ts': 'x' });
+    const files: string[] = [];
+    for await (const f of filesToScan(root, () => {}, { gitConfig: true })) files.push(f.file);
+    expect(files).toEqual(['.git/config', 'app.ts', 'sub/.git/config']);
+  });
+
   it("a subfolder's negation brings back what its parent's file left out, as git reads them", async () => {
     const root = tree({
       '.gitignore': '*.env\n',
