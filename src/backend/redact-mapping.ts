@@ -38,10 +38,12 @@ export async function keepMapping(
     kind: 'file' | 'folder';
     tokens_by_type: Record<string, number>;
   },
-  mapping: ReadonlyMap<string, string>,
+  /** Token and value, a token once for each way the copy's files wrote its value (TokenAllocator.forms). */
+  forms: readonly (readonly [string, string])[],
 ): Promise<{ copy_id: string; receipt_id: string }> {
   const copyId = newId('copy');
-  const sealed = seal(mappingKey(ctx, copyId), JSON.stringify([...mapping]), aadOf(copyId));
+  const sealed = seal(mappingKey(ctx, copyId), JSON.stringify(forms), aadOf(copyId));
+  const tokens = new Set(forms.map(([token]) => token)).size;
   return ctx.store.write(async () => {
     const receipt = await ctx.chains.append('service', {
       kind: 'clean_copy.keep',
@@ -53,7 +55,7 @@ export async function keepMapping(
         out: report.out,
         copy_kind: report.kind,
         tokens_by_type: report.tokens_by_type,
-        values: mapping.size,
+        values: tokens,
       },
     });
     await ctx.store.run(
@@ -63,7 +65,7 @@ export async function keepMapping(
       report.source,
       report.out,
       report.kind,
-      mapping.size,
+      tokens,
       sealed,
       receipt.signed_at,
       receipt.receipt_id,
@@ -196,13 +198,10 @@ export async function reverseCleanCopy(
         `${out} already exists: the values go to a new file only, never over one; give another --out, or remove it first`,
       );
     if (existsSync(out)) throw exists();
-    const mapping = new Map(
-      JSON.parse(unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id))) as [
-        string,
-        string,
-      ][],
-    );
-    const restored = restoreValues(text.text, mapping);
+    const forms = JSON.parse(
+      unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id)),
+    ) as [string, string][];
+    const restored = restoreValues(text.text, forms);
     try {
       // Linked to its name, which must still be free: a file made there meanwhile is not written over.
       writeNewFileAtomic(out, encodeText(restored.text, text.encoding), 0o600);
@@ -261,25 +260,33 @@ function sameFile(a: string, b: string): boolean {
 const TOKEN = /\[[A-Z0-9_]+_\d+\]/g;
 
 /**
- * Each token of `mapping` in `text` replaced by its value. A multi-line value is looked for in the
- * form the copy wrote it (its token, then its lines holding only their indentation) first, so that
- * an untouched copy comes back with its lines as they were.
+ * Each token in `text` replaced by its value. A value over several lines is looked for in each form
+ * a copy wrote it (its token, then its lines holding only their indentation; a key with `\r\n` and
+ * one indented in YAML have forms of their own), longest first, so that an untouched copy comes back
+ * with its lines as they were. A token alone takes its value as a one-line form wrote it (a key
+ * escaped in a JSON string) when there is one, else as first written.
  */
 export function restoreValues(
   text: string,
-  mapping: ReadonlyMap<string, string>,
+  forms: Iterable<readonly [string, string]> | ReadonlyMap<string, string>,
 ): { text: string; count: number } {
+  const pairs = [...forms];
   let count = 0;
   let out = text;
-  for (const [token, value] of mapping) {
-    if (!value.includes('\n')) continue;
-    const body = tokenBody(token, value);
+  const bodies = pairs
+    .filter(([, value]) => value.includes('\n'))
+    .map(([token, value]) => ({ body: tokenBody(token, value), value }))
+    .sort((a, b) => b.body.length - a.body.length);
+  for (const { body, value } of bodies) {
     const parts = out.split(body);
     count += parts.length - 1;
     out = parts.join(value);
   }
+  const bare = new Map<string, string>();
+  for (const [token, value] of pairs) if (!value.includes('\n') && !bare.has(token)) bare.set(token, value);
+  for (const [token, value] of pairs) if (!bare.has(token)) bare.set(token, value);
   out = out.replace(TOKEN, (token) => {
-    const value = mapping.get(token);
+    const value = bare.get(token);
     if (value === undefined) return token;
     count++;
     return value;

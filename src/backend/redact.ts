@@ -96,6 +96,8 @@ export interface CleanCopy {
    * never print it, never send it anywhere in the clear.
    */
   mapping: ReadonlyMap<string, string>;
+  /** Token and value once for each way the files wrote it (TokenAllocator.forms): the same care. */
+  forms: readonly (readonly [string, string])[];
 }
 
 /** The scanner's rules as one detector, built once per process on first use. */
@@ -210,7 +212,7 @@ export async function redactPath(
     const tokensByType = tokens.tokensByType();
     const kept =
       options.keepMapping && ctx
-        ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, mapping)
+        ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, tokens.forms())
         : undefined;
     if (staging) {
       replaceFolder(out, staging);
@@ -229,6 +231,7 @@ export async function redactPath(
         receipt_id: kept?.receipt_id ?? null,
       },
       mapping,
+      forms: tokens.forms(),
     };
   } finally {
     if (staging) rmSync(staging, { recursive: true, force: true });

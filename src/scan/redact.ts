@@ -29,20 +29,22 @@ import type { Match } from './detect.ts';
  */
 export class TokenAllocator {
   private readonly tokens = new Map<string, string>();
-  private readonly values = new Map<string, string>();
+  /** Each token's value as each place wrote it (see `sameValue`), in the order met. */
+  private readonly values = new Map<string, string[]>();
   private readonly counts = new Map<string, number>();
 
   /** The token of `value` found as `type` (a rule's type, upper case). */
   tokenFor(type: string, value: string): string {
-    let token = this.tokens.get(value);
+    const key = sameValue(value);
+    let token = this.tokens.get(key);
     if (token === undefined) {
       const kind = type.toUpperCase().replace(/[^A-Z0-9_]/g, '_') || 'VALUE';
       const number = (this.counts.get(kind) ?? 0) + 1;
       this.counts.set(kind, number);
       token = `[${kind}_${number}]`;
-      this.tokens.set(value, token);
-      this.values.set(token, value);
-    }
+      this.tokens.set(key, token);
+      this.values.set(token, [value]);
+    } else if (!this.values.get(token)!.includes(value)) this.values.get(token)!.push(value);
     return token;
   }
 
@@ -51,10 +53,35 @@ export class TokenAllocator {
     return Object.fromEntries([...this.counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
-  /** Token to value: the reversible mapping, for the owner who asked to keep it sealed. */
+  /** Token to value (as first written): the reversible mapping, for the owner who asked to keep it sealed. */
   mapping(): Map<string, string> {
-    return new Map(this.values);
+    return new Map([...this.values].map(([token, forms]) => [token, forms[0]!]));
   }
+
+  /**
+   * Token and value, once for each way the copy's files wrote the value (a key block with `\n` or
+   * `\r\n`, indented in YAML, escaped in JSON): what putting values back needs to restore each
+   * place as it was.
+   */
+  forms(): [string, string][] {
+    return [...this.values].flatMap(([token, forms]) => forms.map((form): [string, string] => [token, form]));
+  }
+}
+
+/**
+ * What makes two matches the same value: the text itself, or for a value over several lines (a
+ * key block) its lines without their line endings, indentation and JSON's `\n` escapes. A key in
+ * a `.pem` file, indented in a YAML block, with Windows line endings and escaped in a JSON string
+ * is one value and one token.
+ */
+function sameValue(value: string): string {
+  if (!/[\r\n]|\\[rn]/.test(value)) return value;
+  return value
+    .replace(/\\r\\n|\\n|\\r/g, '\n')
+    .split(/\r?\n|\r/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join('\n');
 }
 
 /** What a copy needs of a match: where the value lies, its type, and how sure the rule was. */

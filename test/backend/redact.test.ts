@@ -3,6 +3,7 @@
 // the source never written, and the copy's folder refused where it could land on the source or on
 // files svc did not make. Then values put back from a mapping (src/backend/redact-mapping.ts).
 import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CLEAN_COPY_MARKER, cleanName, redactPath } from '../../src/backend/redact.ts';
@@ -101,7 +102,11 @@ describe('a clean copy of a folder', () => {
   it('replaces a value found in one file wherever it stands in the others, and in the same file', async () => {
     const root = join(tmp.dir, `known-${++folders}`);
     mkdirSync(root);
-    const password = `Xk29${pick(BASE32, 12)}`;
+    // Sixteen different characters: the entropy a generic secret needs, whatever the draw.
+    const password = `k9${[...BASE32]
+      .sort(() => Math.random() - 0.5)
+      .slice(0, 14)
+      .join('')}`;
     writeFileSync(join(root, '.env'), `DB_PASSWORD=${password}\n`);
     writeFileSync(join(root, 'people.csv'), 'id,name\n1,Wilhelmina Carter\n');
     // The detector finds neither here: no name says password, no label says name.
@@ -121,6 +126,33 @@ describe('a clean copy of a folder', () => {
     writeFileSync(single, `DB_PASSWORD=${password}\nmysql -p${password}\n`);
     const alone = await redactPath(undefined, single, { out: join(tmp.dir, `known-out-${folders}`) });
     expect(readFileSync(alone.report.out, 'utf8')).toBe('DB_PASSWORD=[SECRET_1]\nmysql -p[SECRET_1]\n');
+  });
+
+  it('one key written four ways (LF, CRLF, indented in YAML, escaped in JSON) is one token, and each file comes back as it was', async () => {
+    const root = join(tmp.dir, `key-${++folders}`);
+    mkdirSync(root);
+    const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
+    const files = {
+      'lf.pem': key,
+      'crlf.pem': key.replaceAll('\n', '\r\n'),
+      'values.yaml': `tls:\n  key: |\n${key
+        .trimEnd()
+        .split('\n')
+        .map((line) => `    ${line}`)
+        .join('\n')}\n`,
+      'sa.json': `${JSON.stringify({ private_key: key }, null, 2)}\n`,
+    };
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(root, name), text);
+    const { report, forms } = await redactPath(undefined, root);
+    expect(report.tokens_by_type).toEqual({ PRIVATE_KEY: 1 });
+    for (const [name, text] of Object.entries(files)) {
+      const copy = readFileSync(join(report.out, name), 'utf8');
+      expect(copy, name).toContain('[PRIVATE_KEY_1]');
+      expect(restoreValues(copy, forms).text, name).toBe(text);
+    }
   });
 
   it('writes a UTF-16 file back in UTF-16, its byte order mark and line breaks kept', async () => {
