@@ -365,6 +365,15 @@ const PlanOutput = z.object({
 /** Plan items listed at most in one answer. */
 const PLAN_ITEMS_SHOWN = 100;
 
+/** What the person is asked to apply, an item a line (the first ten): ids alone say nothing to them. */
+function pickedLines(plan: Plan, items: readonly string[] | undefined, to: string | undefined): string {
+  const picked = items
+    ? plan.items.filter((i) => items.includes(i.id))
+    : plan.items.filter((i) => to !== 'organization' || i.kind === 'rule');
+  const lines = picked.slice(0, 10).map(itemLine);
+  return [...lines, ...(picked.length > 10 ? [`… and ${picked.length - 10} more`] : [])].join('\n');
+}
+
 /** After an apply: what holds now, and how to finish what was not done. */
 function appliedNext(applied: Applied, project: string, rules: boolean): string {
   const undone = [
@@ -452,7 +461,7 @@ export const svcPlan = defineTool({
     );
     await personSaysYes(
       deps,
-      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : [kinds.has('rule') && `rules to ${plan.project}/.svc/rules.json`, kinds.has('seal') && 'files sealed in place', kinds.has('vault') && 'secrets copied into the vault'].filter(Boolean).join(', ')})?`,
+      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : [kinds.has('rule') && `rules to ${plan.project}/.svc/rules.json`, kinds.has('seal') && 'files sealed in place', kinds.has('vault') && 'secrets copied into the vault'].filter(Boolean).join(', ')})?\n${pickedLines(plan, input.items, input.to)}`,
       {
         needs: "applying a plan changes what agents may read, so it needs the person's yes",
         nothing: 'nothing was applied',

@@ -171,9 +171,13 @@ describe('svc_scan_feedback and svc_plan', () => {
       `no kept scan of ${project} reported a finding with fingerprint ${'f'.repeat(32)}`,
     );
     expect(here.asked.length).toBe(asked);
+    // The form says what each picked item does, not its id alone.
+    const shownRule = await accepting('svc_plan', { action: 'apply', items: [rule.id], cwd: project });
+    expect(shownRule.error, shownRule.text).toBe(false);
+    expect(here.asked.at(-1)).toContain(`${rule.id} rule redact ./src/twice.ts: holds secrets`);
     const twice = await call('svc_plan', { action: 'apply', items: [rule.id, rule.id], confirmed: true });
     expect(twice.error, twice.text).toBeFalsy();
-    expect(twice.data).toMatchObject({ applied: [rule.id], rules_added: 1 });
+    expect(twice.data).toMatchObject({ applied: [rule.id], rules_added: 0 });
     const written = JSON.parse(readFileSync(join(project, '.svc', 'rules.json'), 'utf8')) as {
       paths: string[];
     }[];
