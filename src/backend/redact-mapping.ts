@@ -258,6 +258,7 @@ function sameFile(a: string, b: string): boolean {
 }
 
 const TOKEN = /\[[A-Z0-9_]+_\d+\]/g;
+const NAME_TOKEN = /(?<![\w])([&*!])([A-Z0-9_]+_\d+)(?![\w])/g;
 
 /**
  * Each token in `text` replaced by its value. A value over several lines is looked for in each form
@@ -290,6 +291,13 @@ export function restoreValues(
     if (value === undefined) return token;
     count++;
     return value;
+  });
+  // A YAML anchor, alias or tag took its token without brackets (`&SECRET_1`).
+  out = out.replace(NAME_TOKEN, (whole, mark: string, name: string) => {
+    const value = bare.get(`[${name}]`);
+    if (value === undefined) return whole;
+    count++;
+    return `${mark}${value}`;
   });
   return { text: out, count };
 }

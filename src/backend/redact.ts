@@ -15,7 +15,7 @@ import {
   rmSync,
   statSync,
 } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic, writeNewFileAtomic } from '../config/paths.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
 import { realPath, within } from '../gate/resolve.ts';
@@ -153,7 +153,7 @@ export async function redactPath(
     }
   };
 
-  let staging: string | undefined;
+  let staging: Staging | undefined;
   try {
     checkCopyPlace({ source, out, kind }, options.out !== undefined);
     if (isFile) {
@@ -165,7 +165,7 @@ export async function redactPath(
       // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
       // marked as svc's), an earlier copy may be replaced.
       const beside = options.out === undefined;
-      if (!beside) claimFolder(dirname(out));
+      if (!beside) claimFolder(dirname(out), name);
       mkdirSync(dirname(out), { recursive: true });
       try {
         const outcome = writeCleanFile(target, out, tokens, { replace: !beside });
@@ -180,9 +180,9 @@ export async function redactPath(
       // The copy is made in a folder of its own beside `out` and takes its place only once whole: a
       // failure part-way leaves the earlier copy as it was, and a copy made again holds nothing from
       // an earlier one (whose tokens were numbered by another allocator).
-      staging = join(dirname(out), `.${basename(out)}.svc-${randomBytes(6).toString('hex')}`);
-      mkdirSync(staging, { recursive: true });
-      markFolder(staging);
+      // Through a link to a folder, the copy goes where the link leads (where the gate judged it).
+      const place = realPath(out);
+      staging = stagingFor(place);
       // First every file is read and searched, so that a value found in one is replaced wherever
       // it stands in the others too; then each is written, from what was found in it.
       const known = new KnownValues();
@@ -203,21 +203,24 @@ export async function redactPath(
       // Every file the gate protects and none else: there is nothing to copy, and no copy to claim.
       if (found.length === 0 && skipped.some((s) => s.reason === 'protected')) throw nothingCopied(skipped);
       for (const { target, matches, digest } of found) {
-        const destination = join(staging, ...target.file.split('/'));
+        const destination = join(staging.dir, ...target.file.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
         record(target, writeCleanFile(target, destination, tokens, { known, found: { matches, digest } }));
       }
+      markFolder(
+        staging.dir,
+        files.map((f) => f.file),
+      );
+      replaceFolder(place, staging);
+      staging = undefined;
     }
     const mapping = tokens.mapping();
     const tokensByType = tokens.tokensByType();
+    // Kept once the copy is in place: a mapping is never kept for a copy that was not made.
     const kept =
       options.keepMapping && ctx
         ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, tokens.forms())
         : undefined;
-    if (staging) {
-      replaceFolder(out, staging);
-      staging = undefined;
-    }
     return {
       report: {
         source,
@@ -234,7 +237,7 @@ export async function redactPath(
       forms: tokens.forms(),
     };
   } finally {
-    if (staging) rmSync(staging, { recursive: true, force: true });
+    if (staging) rmSync(staging.dir, { recursive: true, force: true });
   }
 }
 
@@ -295,6 +298,10 @@ export function cleanCopyPlace(
   path: string,
   out: string | undefined,
 ): { source: string; out: string; kind: 'file' | 'folder' } {
+  // An empty path (an unset `"$DIR"` in a script) would be the current folder: never a guess.
+  if (path.trim() === '') {
+    throw new ServiceError('invalid_request', 'the path to copy is empty: give a folder or a file');
+  }
   const source = resolve(path);
   let isFile: boolean;
   try {
@@ -393,52 +400,140 @@ function holds(path: string, bytes: Buffer): boolean {
 }
 
 /**
- * Takes a folder for a copy: made when missing, taken when empty or when an earlier clean copy
- * left its marker there; refused when it holds anything else, which the copy could write over.
+ * Takes a folder for a copy of one file: made when missing, taken when empty or when svc's marker
+ * says every file in it is a copy svc wrote; the file's name is added to the marker's list.
  */
-function claimFolder(folder: string): void {
+function claimFolder(folder: string, name: string): void {
   checkFolder(folder);
   mkdirSync(folder, { recursive: true });
-  markFolder(folder);
+  markFolder(folder, [...new Set([...(copiedInto(folder) ?? []), name])]);
 }
 
-/** Refuses a place for a copy that is a file, or a folder holding files svc did not put there. */
+/**
+ * Refuses a place for a copy that is a file, or a folder holding files svc did not put there: a
+ * folder without svc's marker that is not empty, or one holding a file its marker does not list
+ * (the person's own, put there since). A marker of an earlier version lists nothing: its folder is
+ * taken as svc's.
+ */
 function checkFolder(folder: string): void {
-  if (existsSync(folder)) {
-    if (!statSync(folder).isDirectory()) {
-      throw new ServiceError('invalid_request', `${folder} is a file: give a folder for the copy`);
-    }
-    const entries = readdirSync(folder);
-    if (entries.length > 0 && !entries.includes(CLEAN_COPY_MARKER)) {
-      throw new ServiceError(
-        'invalid_request',
-        `${folder} holds files svc did not put there, and the copy could write over them: give a new or empty folder for the copy (${OUT})`,
-      );
-    }
+  if (!existsSync(folder)) return;
+  if (!statSync(folder).isDirectory()) {
+    throw new ServiceError('invalid_request', `${folder} is a file: give a folder for the copy`);
+  }
+  const entries = readdirSync(folder);
+  const foreign = `${folder} holds files svc did not put there, and the copy could write over them: give a new or empty folder for the copy (${OUT})`;
+  if (entries.length > 0 && !entries.includes(CLEAN_COPY_MARKER))
+    throw new ServiceError('invalid_request', foreign);
+  const listed = copiedInto(folder);
+  if (!listed) return;
+  const ours = new Set([...listed, CLEAN_COPY_MARKER]);
+  for (const entry of readdirSync(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory()) continue;
+    const file = relative(folder, join(entry.parentPath, entry.name)).split(sep).join('/');
+    if (!ours.has(file) && !file.startsWith(STAGING_PREFIX))
+      throw new ServiceError('invalid_request', foreign);
   }
 }
 
-function markFolder(folder: string): void {
+const MARKER_TEXT = 'A clean copy made by svc redact: the values svc found are replaced by typed tokens.';
+
+/** The files svc's marker in `folder` lists as copies it wrote; undefined without a list. */
+function copiedInto(folder: string): string[] | undefined {
+  try {
+    const listed = (
+      JSON.parse(readFileSync(join(folder, CLEAN_COPY_MARKER), 'utf8').split('\n')[1] ?? '') as {
+        files?: unknown;
+      }
+    ).files;
+    return Array.isArray(listed) ? listed.filter((f): f is string => typeof f === 'string') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** svc's marker: its line for a person, then the files it wrote there, for the next copy to check. */
+function markFolder(folder: string, files: readonly string[]): void {
   writeFileAtomic(
     join(folder, CLEAN_COPY_MARKER),
-    Buffer.from('A clean copy made by svc redact: the values svc found are replaced by typed tokens.\n'),
+    Buffer.from(`${MARKER_TEXT}\n${JSON.stringify({ files })}\n`),
     0o644,
   );
 }
 
+/** The names of the folders a copy is built in before it takes its place. */
+const STAGING_PREFIX = '.svc-copy-';
+/** A folder being built that is older than this was left by a copy that was stopped: removed. */
+const STALE_STAGING_MS = 60 * 60 * 1000;
+
+interface Staging {
+  dir: string;
+  /** Inside `out` (a read-only parent, or `out` a mount point) rather than beside it. */
+  inside: boolean;
+}
+
 /**
- * Puts the whole copy made in `staging` in the place of `out` (an earlier copy, or nothing): two
- * renames in one folder, so `out` is the old copy or the new one, never a mix.
+ * Where a folder's copy is built before it takes `out`'s place: a new folder beside `out`; inside
+ * `out` where none can be made beside it (a parent this user may not write) or `out` is a mount
+ * point (which cannot be renamed). Folders of copies stopped earlier (older than an hour) are
+ * removed on the way.
  */
-function replaceFolder(out: string, staging: string): void {
-  if (!existsSync(out)) {
-    renameSync(staging, out);
+function stagingFor(out: string): Staging {
+  const parent = dirname(out);
+  const name = `${STAGING_PREFIX}${randomBytes(6).toString('hex')}`;
+  removeStale(parent, `.${basename(out)}${STAGING_PREFIX}`);
+  if (existsSync(out)) removeStale(out, STAGING_PREFIX);
+  const mounted = existsSync(out) && statSync(out).dev !== statSync(parent).dev;
+  if (!mounted) {
+    const beside = join(parent, `.${basename(out)}${name}`);
+    try {
+      mkdirSync(beside);
+      return { dir: beside, inside: false };
+    } catch (error) {
+      if (!['EACCES', 'EPERM', 'EROFS'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+  }
+  mkdirSync(out, { recursive: true });
+  const inside = join(out, name);
+  mkdirSync(inside);
+  return { dir: inside, inside: true };
+}
+
+function removeStale(folder: string, prefix: string): void {
+  try {
+    for (const name of readdirSync(folder)) {
+      if (!name.startsWith(prefix)) continue;
+      const path = join(folder, name);
+      if (Date.now() - lstatSync(path).mtimeMs > STALE_STAGING_MS)
+        rmSync(path, { recursive: true, force: true });
+    }
+  } catch {
+    // Nothing to clean, or not this user's to clean.
+  }
+}
+
+/**
+ * Puts the whole copy built in `staging` in the place of `out` (an earlier copy, or nothing). Beside
+ * it: two renames in one folder, so `out` is the old copy or the new one, never a mix. Inside it:
+ * the earlier copy's entries are removed and the new ones moved up, one by one.
+ */
+function replaceFolder(out: string, staging: Staging): void {
+  if (staging.inside) {
+    const building = basename(staging.dir);
+    for (const name of readdirSync(out)) {
+      if (name !== building) rmSync(join(out, name), { recursive: true, force: true });
+    }
+    for (const name of readdirSync(staging.dir)) renameSync(join(staging.dir, name), join(out, name));
+    rmSync(staging.dir, { recursive: true, force: true });
     return;
   }
-  const old = `${staging}.old`;
+  if (!existsSync(out)) {
+    renameSync(staging.dir, out);
+    return;
+  }
+  const old = `${staging.dir}.old`;
   renameSync(out, old);
   try {
-    renameSync(staging, out);
+    renameSync(staging.dir, out);
   } catch (error) {
     renameSync(old, out);
     throw error;

@@ -81,8 +81,16 @@ function trackedButIgnored(root: string): Promise<{ files: Set<string>; folders:
   return new Promise((resolve) => {
     execFile(
       'git',
-      ['ls-files', '-z', '--cached', '--ignored', '--exclude-standard'],
-      { cwd: root, maxBuffer: 64 * 1024 * 1024, timeout: 30_000, encoding: 'utf8' },
+      // The folder may be anyone's, and so may its `.git/config`: git runs a `core.fsmonitor`
+      // command it names, so that is turned off; ls-files runs no hook, filter or other command.
+      ['-c', 'core.fsmonitor=false', 'ls-files', '-z', '--cached', '--ignored', '--exclude-standard'],
+      {
+        cwd: root,
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 30_000,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+      },
       (error, stdout) => {
         const files = new Set(error ? [] : stdout.split('\0').filter(Boolean));
         const folders = new Set<string>();
@@ -240,6 +248,7 @@ function scanUtf16(
   }
   // The byte order mark is not part of the text: columns on the first line count from after it.
   const text = decodeUtf16(bytes.subarray(2, read), encoding);
+  if (text === undefined) return { skipped: 'binary' };
   return { findings: describe(text, detector.matches(text, file), fingerprint), bytes: read };
 }
 
@@ -270,7 +279,9 @@ function openBlockStart(buffer: Buffer, filled: number): number | undefined {
   const window = buffer.subarray(latest + 1, filled);
   if (window.includes(end)) return undefined;
   const line = buffer.lastIndexOf(10, latest) + 1;
-  return line > 0 ? line : undefined;
+  // Carried bytes and the next chunk must fit the read buffer: a block on a line that began far
+  // back is not carried (its lines are cut where chunks end, as any long line's).
+  return line > 0 && filled - line <= OPEN_BLOCK_REACH ? line : undefined;
 }
 
 /**
@@ -312,14 +323,30 @@ export type WholeText =
  * binary's. Undefined for any other start.
  */
 export function utf16Of(start: Uint8Array): 'utf16le' | 'utf16be' | undefined {
-  if (start[0] === 0xff && start[1] === 0xfe) return 'utf16le';
+  // `FF FE 00 00` is UTF-32's mark, little end first: not UTF-16 (and read as a binary).
+  if (start[0] === 0xff && start[1] === 0xfe && !(start[2] === 0 && start[3] === 0)) return 'utf16le';
   if (start[0] === 0xfe && start[1] === 0xff) return 'utf16be';
   return undefined;
 }
 
-/** The text of a UTF-16 file, its byte order mark kept (as a UTF-8 file's is), so writing it back restores it. */
-function decodeUtf16(bytes: Uint8Array, encoding: 'utf16le' | 'utf16be'): string {
-  return new TextDecoder(encoding === 'utf16le' ? 'utf-16le' : 'utf-16be', { ignoreBOM: true }).decode(bytes);
+/**
+ * The text of a UTF-16 file, its byte order mark kept (as a UTF-8 file's is), so writing it back
+ * restores it; undefined when the bytes are not UTF-16 text after all (a binary that starts with
+ * `FF FE`): a lone surrogate, or a NUL character, which text does not hold.
+ */
+function decodeUtf16(bytes: Uint8Array, encoding: 'utf16le' | 'utf16be'): string | undefined {
+  if (bytes.length % 2 !== 0) return undefined;
+  let text: string;
+  try {
+    const decoder = new TextDecoder(encoding === 'utf16le' ? 'utf-16le' : 'utf-16be', {
+      ignoreBOM: true,
+      fatal: true,
+    });
+    text = decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+  return text.includes('\u0000') ? undefined : text;
 }
 
 /** The bytes of `text` in the encoding it was read in. */
@@ -359,7 +386,12 @@ export function readWholeText(path: string): WholeText {
       read += got;
     }
     const bytes = buffer.subarray(0, read);
-    if (utf16) return { text: decodeUtf16(bytes, utf16), encoding: utf16, bytes: read, mode: mode & 0o777 };
+    if (utf16) {
+      const text = decodeUtf16(bytes, utf16);
+      return text === undefined
+        ? { skipped: 'binary' }
+        : { text, encoding: utf16, bytes: read, mode: mode & 0o777 };
+    }
     try {
       const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
       return { text, encoding: 'utf8', bytes: read, mode: mode & 0o777 };
@@ -451,9 +483,10 @@ export function scanFile(
       let read: number;
       try {
         read = readSync(fd, buffer, carried, SCAN_CHUNK_BYTES, position);
-      } catch {
+      } catch (error) {
         // A file that opens but cannot be read (EIO, a kernel file that refuses reads): this file
-        // is not scanned, and the scan goes on.
+        // is not scanned, and the scan goes on. A fault of svc's own (a read past its buffer) is not.
+        if (error instanceof RangeError) throw error;
         return { skipped: 'unreadable' };
       }
       // The first read tells a binary file (a NUL byte in its start) apart: no read of its own. A

@@ -21,6 +21,7 @@ import {
 import { applyPlanToProject, planFor, type ProjectApplyInput } from './scan-plan.ts';
 import type { RedactOptions } from './redact.ts';
 import { projectRootOf } from '../gate/local.ts';
+import { realPath } from '../gate/resolve.ts';
 
 export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'> & {
   /** Who scans, as the kept scan names them: `svc scan`, or an agent's client. */
@@ -46,7 +47,8 @@ export async function scanPath(ctx: Context, path: string, options: ScanPathOpti
   } catch {
     throw new ServiceError('not_found', `nothing to scan at ${target}: give a folder or a file that exists`);
   }
-  const root = isFile ? dirname(target) : target;
+  // Links followed: the project and its rules are found, and plans written, from the real place.
+  const root = realPath(isFile ? dirname(target) : target);
   const { scannedBy, ...folderOptions } = options;
   const scan = await scanFolder(root, {
     rules: SCANNER_RULES,

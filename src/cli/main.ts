@@ -2080,6 +2080,8 @@ const longRunning =
 if (!longRunning || code !== EXIT.ok) {
   // Writes to a pipe are asynchronous: exiting at once would drop what is still queued (a long
   // `svc scan --json | jq` lost all but its first 64 KiB). An empty write calls back after them.
+  // A reader that went away (`| head`) is no failure of the command: its code stands.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   await Promise.all([process.stdout, process.stderr].map((s) => new Promise((done) => s.write('', done))));
   process.exit(code);
 }

@@ -375,10 +375,13 @@ function accept(rule: DetectionRule, text: string, m: RegExpExecArray, file: str
       },
       before: (chars = LINE_WINDOW) => textBefore(text, start, Math.min(chars, LINE_WINDOW)),
       get lineBefore() {
-        const lineStart = text.lastIndexOf('\n', start - 1);
-        if (lineStart <= 0) return '';
-        const from = Math.max(0, lineStart - LINE_WINDOW);
-        return textBefore(text, lineStart, lineStart - from).replace(/\r$/, '');
+        // The break that ends the line before is looked for within the window, as `before` looks:
+        // a long line is not walked back over for every match.
+        const from = Math.max(0, start - LINE_WINDOW);
+        const found = text.slice(from, start).lastIndexOf('\n');
+        if (found === -1 || from + found === 0) return '';
+        const end = from + found;
+        return textBefore(text, end, Math.min(end, LINE_WINDOW)).replace(/\r$/, '');
       },
       file,
     });

@@ -75,7 +75,8 @@ export class TokenAllocator {
  * is one value and one token.
  */
 function sameValue(value: string): string {
-  if (!/[\r\n]|\\[rn]/.test(value)) return value;
+  // Key blocks only: a password that holds the letters `\n` is that password, not another's.
+  if (!/[\r\n]/.test(value) && !value.includes('-----BEGIN')) return value;
   return value
     .replace(/\\r\\n|\\n|\\r/g, '\n')
     .split(/\r?\n|\r/)
@@ -99,7 +100,8 @@ const WORD_CHAR = 'A-Za-z0-9\u00c0-\u024f';
  * The values one copy found, to be replaced wherever else they stand in it: a password the
  * detector found after `DB_PASSWORD=` is replaced in a note that runs `psql -W` with it too, and a
  * name found in a CSV's name column in the prose that mentions it. Values on one line only; dates
- * of birth are left out, as the same date is often just a date elsewhere. Holds values: never log it.
+ * of birth are left out, as the same date is often just a date elsewhere, and so are names of one
+ * word. Holds values: never log it.
  */
 export class KnownValues {
   private readonly types = new Map<string, Found['rule']>();
@@ -111,6 +113,9 @@ export class KnownValues {
       const value = text.slice(m.start, m.end);
       if (value.length < KNOWN_MIN_LENGTH || /[\r\n]/.test(value) || m.rule.type === 'DATE_OF_BIRTH')
         continue;
+      // A name of one word (a first-name column's `Madison`) is a place, a month or a word of code
+      // elsewhere: only a whole name is looked for.
+      if (m.rule.type === 'PERSON_NAME' && !/\s/.test(value.trim())) continue;
       if (!this.types.has(value)) {
         this.types.set(value, m.rule);
         this.search = undefined;

@@ -456,6 +456,14 @@ export const svcPlan = defineTool({
       );
     }
     const owner = input.to === 'organization' ? ownerOf(deps) : undefined;
+    const notRules = (input.items ?? []).filter((id) => plan.items.find((i) => i.id === id)!.kind !== 'rule');
+    if (owner !== undefined && notRules.length > 0) {
+      throw new ServiceError(
+        'invalid_request',
+        `only rule items go to the organization; ${notRules.join(', ')} ${notRules.length === 1 ? 'is' : 'are'} applied to the project, on the computer that holds the file and the vault: apply ${notRules.length === 1 ? 'it' : 'them'} without to "organization"`,
+        { items: notRules },
+      );
+    }
     const kinds = new Set(
       (input.items ?? plan.items.map((i) => i.id)).map((id) => plan.items.find((i) => i.id === id)!.kind),
     );

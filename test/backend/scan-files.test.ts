@@ -3,7 +3,7 @@
 // gives the same findings, at the same lines and columns, as the same text scanned at once.
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe as group, expect, it } from 'vitest';
@@ -119,6 +119,15 @@ group('filesToScan', () => {
     ]);
   });
 
+  it("asking git never runs a command the scanned repository's config names (core.fsmonitor)", async () => {
+    const root = tree({ '.gitignore': 'build/\n', 'build/out.js': 'x', 'app.ts': 'x' });
+    const ran = join(root, '..', `ran-${Math.random().toString(36).slice(2)}`);
+    execFileSync('git', ['init', '-q'], { cwd: root });
+    execFileSync('git', ['config', 'core.fsmonitor', `touch ${ran}; false`], { cwd: root });
+    expect((await walk(root)).files).toEqual(['.gitignore', 'app.ts']);
+    expect(existsSync(ran)).toBe(false);
+  });
+
   it('symbolic links are not followed', async () => {
     const root = tree({ 'real/a.txt': 'x' });
     symlinkSync(join(root, 'real'), join(root, 'link'));
@@ -141,6 +150,17 @@ group('scanFile', () => {
       const scanned = scanFile({ path: join(root, name), file: name }, find, fingerprint);
       expect('findings' in scanned && scanned.findings.map((f) => [f.line, f.column])).toEqual([[2, 7]]);
       expect('bytes' in scanned && scanned.bytes).toBe(le.length);
+    }
+  });
+
+  it('a file that starts as UTF-16 but is not text (UTF-32, a binary) is skipped as binary', () => {
+    const root = tree({ 'notes.txt': 'x' });
+    writeFileSync(join(root, 'u32.txt'), Buffer.from([0xff, 0xfe, 0, 0, 0x41, 0, 0, 0]));
+    writeFileSync(join(root, 'blob.bin'), Buffer.from([0xff, 0xfe, 0x00, 0xd8, 0x41, 0x00, 0, 0]));
+    for (const name of ['u32.txt', 'blob.bin']) {
+      expect(scanFile({ path: join(root, name), file: name }, find, fingerprint)).toEqual({
+        skipped: 'binary',
+      });
     }
   });
 

@@ -180,7 +180,8 @@ interface Cell {
 function* records(text: string, delimiter: string): Generator<Cell[], void> {
   const n = text.length;
   const blank = (c: string | undefined) => c === ' ' || (c === '\t' && delimiter !== '\t');
-  let i = 0;
+  // A byte order mark (Excel's "CSV UTF-8" writes one) is not part of the first header cell.
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   for (;;) {
     const row: Cell[] = [];
     for (;;) {

@@ -39,11 +39,18 @@ const PLAIN_URL = /^[a-z][a-z0-9+.-]*:\/\/[^\s:@]+$/i;
 const FILE_PATH = /^(?:~|\.{1,2})?\/(?:[a-z0-9_.-]+\/)*[a-z0-9_.-]+$/;
 
 /**
- * A value made of letters and separators only that says secret itself (`"client_secret"`,
+ * A value made of letters and separators only, one of whose words says secret (`"client_secret"`,
  * `"new-password"`, `"X-API-Key"`, `"awsAccessKeyId"`, `MY_SECRET_PASSWORD`): the name of a field,
- * a header or a setting, quoted or not, not its value.
+ * a header or a setting, quoted or not, not its value. Words as code splits them (separators, and
+ * camel case), so a passphrase that holds such letters (`MonkeyBusinessTurkeyFeast`) is no name.
  */
-const NAMES_ITSELF = /^(?=[@A-Za-z][A-Za-z._/@-]*$).*(?:pass|pwd|secret|token|key|credential|auth)/i;
+const SECRET_WORD =
+  /^(?:pass|passwd|password|passphrase|pwd|secret|secrets|token|tokens|key|keys|apikey|credential|credentials|auth)$/i;
+function namesItself(value: string): boolean {
+  if (!/^[@A-Za-z][A-Za-z._/@-]*$/.test(value)) return false;
+  const words = value.split(/[._/@-]+|(?<=[a-z])(?=[A-Z])/);
+  return words.length > 1 && words.some((word) => SECRET_WORD.test(word));
+}
 
 /** Words joined as code names them (`string`, `getPassword`, `SessionToken`, `none_set`). */
 const WORDS = /^(?:[a-z]+(?:[A-Z][a-z]+)*|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[_-][a-z]+)+)$/;
@@ -86,7 +93,7 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
   if (!quoted && (isPropertyPath(value) || WORDS.test(value))) return false;
   if (/^(?:true|false|null|nil|none|undefined|\d+)$/i.test(value)) return false;
-  if (PUBLIC_KEY.test(value) || PLAIN_URL.test(value) || FILE_PATH.test(value) || NAMES_ITSELF.test(value)) {
+  if (PUBLIC_KEY.test(value) || PLAIN_URL.test(value) || FILE_PATH.test(value) || namesItself(value)) {
     return false;
   }
   const bits = bitsPerChar(value);
