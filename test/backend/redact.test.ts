@@ -2,7 +2,17 @@
 // value across the copy's files, files with nothing found copied byte for byte, binaries skipped,
 // the source never written, and the copy's folder refused where it could land on the source or on
 // files svc did not make. Then values put back from a mapping (src/backend/redact-mapping.ts).
-import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -165,6 +175,51 @@ describe('a clean copy of a folder', () => {
     const clean = '\ufeffkey=[AWS_ACCESS_KEY_1]\r\nmail [EMAIL_1]\r\n';
     expect(readFileSync(join(report.out, 'le.txt'))).toEqual(Buffer.from(clean, 'utf16le'));
     expect(readFileSync(join(report.out, 'be.txt'))).toEqual(Buffer.from(clean, 'utf16le').swap16());
+  });
+
+  it("never deletes a person's file put into a copy folder since: the next copy there is refused", async () => {
+    const root = project();
+    const out = join(tmp.dir, `into-${folders}`);
+    // A copy of one file into the folder marks it as svc's, listing that file.
+    await redactPath(undefined, join(root, 'notes.md'), { out });
+    writeFileSync(join(out, 'mine.txt'), 'keep me\n');
+    await expect(redactPath(undefined, root, { out })).rejects.toThrow(/holds files svc did not put/);
+    expect(readFileSync(join(out, 'mine.txt'), 'utf8')).toBe('keep me\n');
+    // Without the person's file, the folder is svc's and is replaced by the folder's copy.
+    rmSync(join(out, 'mine.txt'));
+    await redactPath(undefined, root, { out });
+    expect(readdirSync(out)).toContain('config');
+  });
+
+  it('an --out that is a link to a folder gets the copy where the link leads; the link stays', async () => {
+    const root = project();
+    const real = join(tmp.dir, `real-out-${folders}`);
+    mkdirSync(real);
+    const link = join(tmp.dir, `link-out-${folders}`);
+    symlinkSync(real, link);
+    await redactPath(undefined, root, { out: link });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readdirSync(real)).toContain('config');
+  });
+
+  it('a name of one word from a name column is not looked for elsewhere; a whole name is', async () => {
+    const root = join(tmp.dir, `names-${++folders}`);
+    mkdirSync(root);
+    writeFileSync(join(root, 'people.csv'), '\ufefffirst_name,full_name\nMadison,Wilhelmina Carter\n');
+    writeFileSync(join(root, 'notes.txt'), 'Madison, Wisconsin; ask Wilhelmina Carter\n');
+    const { report } = await redactPath(undefined, root);
+    // The byte order mark is not part of the first header cell: its column is still read. (The
+    // notes are copied first, so the whole name is met first.)
+    expect(readFileSync(join(report.out, 'people.csv'), 'utf8')).toBe(
+      '\ufefffirst_name,full_name\n[PERSON_NAME_2],[PERSON_NAME_1]\n',
+    );
+    expect(readFileSync(join(report.out, 'notes.txt'), 'utf8')).toBe(
+      'Madison, Wisconsin; ask [PERSON_NAME_1]\n',
+    );
+  });
+
+  it('refuses an empty path rather than copying the current folder', async () => {
+    await expect(redactPath(undefined, '')).rejects.toThrow(/the path to copy is empty/);
   });
 
   it('replaces an earlier copy whole, and leaves it as it was when the new one fails part-way', async () => {
@@ -389,5 +444,20 @@ describe('putting values back', () => {
     expect(copy).toBe('{"a": "x[EMAIL_1]", "b": "[EMAIL_2]"}');
     expect(JSON.parse(copy)).toEqual({ a: 'x[EMAIL_1]', b: '[EMAIL_2]' });
     expect(restoreValues(copy, tokens.mapping()).text).toBe(text);
+  });
+
+  it('puts back a value a YAML anchor, alias or tag took as a bare name', () => {
+    const text = 'password: !s3cr3tXq9\nb: &s3cr3tXq9 v\nc: *s3cr3tXq9\n';
+    const tokens = new TokenAllocator();
+    const at = (from: number) => text.indexOf('s3cr3tXq9', from);
+    const matches = [at(0), at(20), at(35)].map((start) => ({
+      rule: { type: 'SECRET' },
+      start,
+      end: start + 9,
+      confidence: 1,
+    })) as unknown as Match[];
+    const copy = redactText(text, 'a.yaml', matches, tokens).text;
+    expect(copy).toBe('password: !SECRET_1\nb: &SECRET_1 v\nc: *SECRET_1\n');
+    expect(restoreValues(copy, tokens.forms()).text).toBe(text);
   });
 });

@@ -118,6 +118,11 @@ describe('svc scan feedback', () => {
       expect(again.findings).toEqual([]);
       expect(again.silenced).toBe(1);
     }
+    // A plan of a scan made through the link names the file from the project, not through `..`.
+    writeFileSync(join(real, 'b.ts'), `export const other = "ghp_${random(36)}";\n`);
+    await scanOf(link);
+    const plan = (await runSvc(['plan', link, '--json'], env)).json() as { items: { path: string }[] };
+    expect(plan.items.map((i) => i.path)).toContain('./b.ts');
   });
 
   it('refuses a fingerprint no scan of the project reported, and a verdict that is not one', async () => {

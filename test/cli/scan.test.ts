@@ -51,6 +51,34 @@ describe('svc scan', () => {
     expect(run.stdout).not.toContain('\u001b');
   });
 
+  it('a reader that stops early (| head) leaves the exit code the scan gave, and no trace', () => {
+    // Enough findings that the answer is still being written when the reader has gone.
+    const long = join(tmp.dir, 'long');
+    mkdirSync(long);
+    for (let i = 0; i < 1200; i++) {
+      writeFileSync(join(long, `c-${i}.txt`), `owner: ${random(10).toLowerCase()}.${i}@fastmail.com\n`);
+    }
+    const run = execFileSync(
+      'bash',
+      [
+        '-c',
+        `"$NODE" "$SVC" scan "$DIR" 2>"$ERR" | head -c 10 >/dev/null; echo "\${PIPESTATUS[0]}"; cat "$ERR"`,
+      ],
+      {
+        env: {
+          ...env,
+          NODE: process.execPath,
+          SVC: join(REPO_ROOT, SVC_BIN),
+          DIR: long,
+          ERR: join(tmp.dir, 'err'),
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(run.split('\n')[0]).toBe('6');
+    expect(run).not.toContain('EPIPE');
+  });
+
   it('--json through a pipe prints the whole object, however long', async () => {
     const many = join(tmp.dir, 'many');
     mkdirSync(many);
