@@ -45,10 +45,10 @@ const FILE_PATH = /^(?:~|\.{1,2})?\/(?:[a-z0-9_.-]+\/)*[a-z0-9_.-]+$/;
  * camel case), so a passphrase that holds such letters (`MonkeyBusinessTurkeyFeast`) is no name.
  */
 const SECRET_WORD =
-  /^(?:pass|passwd|password|passphrase|pwd|secret|secrets|token|tokens|key|keys|apikey|credential|credentials|auth)$/i;
+  /^(?:(?:un|o)?auth\w*|pass(?:word|wd|phrase)?s?|pwd|secrets?|tokens?|credentials?|(?:api)?keys?)$/i;
 function namesItself(value: string): boolean {
   if (!/^[@A-Za-z][A-Za-z._/@-]*$/.test(value)) return false;
-  const words = value.split(/[._/@-]+|(?<=[a-z])(?=[A-Z])/);
+  const words = value.split(/[._/@-]+|(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/);
   return words.length > 1 && words.some((word) => SECRET_WORD.test(word));
 }
 
