@@ -111,6 +111,10 @@ describe('what a secret-sounding name holds that is no secret', () => {
     expect(found('password = "Summer2024!"', 'settings.py')).toEqual([
       'generic-secret-assignment: Summer2024!',
     ]);
+    // A passphrase whose words hold the letters of `key` is no field's name.
+    expect(found('DB_PASSWORD="MonkeyBusinessTurkeyFeast"', '.env')).toEqual([
+      'generic-secret-assignment: MonkeyBusinessTurkeyFeast',
+    ]);
   });
 });
 
