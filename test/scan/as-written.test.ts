@@ -153,6 +153,11 @@ describe('a private key', () => {
     expect(found(text, 'server.key')).toEqual([`pkcs8-private-key: ${text.trimEnd()}`]);
   });
 
+  it('after many blocks that never end, found whole from its own start', () => {
+    const unfinished = '-----BEGIN PRIVATE KEY-----\n'.repeat(2000);
+    expect(found(`${unfinished}${pem}`, 'dump.txt')).toEqual([`pkcs8-private-key: ${pem.trimEnd()}`]);
+  });
+
   it('in base64: a TLS Secret, a kubeconfig, a variable', () => {
     const b64 = Buffer.from(pem).toString('base64');
     for (const [text, file] of [
