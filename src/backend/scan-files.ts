@@ -155,22 +155,19 @@ export async function* filesToScan(
   skip: (skipped: Skipped) => void = () => {},
   { gitConfig = false }: { gitConfig?: boolean } = {},
 ): AsyncGenerator<FileToScan> {
-  const pending: { dir: string; stack: Rules[] }[] = [{ dir: root, stack: [] }];
-  // Asked of git only once the walk meets something its ignore files leave out: most walks never do.
-  let tracked: ReturnType<typeof trackedButIgnored> | undefined;
+  // `repo`: the folder git is asked in for an entry, the nearest one up holding `.git` (a scanned
+  // folder may hold several repositories), or the root (which may be inside one).
+  const pending: { dir: string; stack: Rules[]; repo: string }[] = [{ dir: root, stack: [], repo: root }];
+  // Each repository is asked once, and only when the walk meets something its ignore files leave
+  // out: most walks never do.
+  const tracked = new Map<string, ReturnType<typeof trackedButIgnored>>();
   /** Whether an entry the ignore files leave out is read anyway: git tracks it (or, for a folder, files in it). */
-  const stillRead = async (stack: readonly Rules[], path: string, isDir: boolean) => {
-    if (
-      ignoredBy(
-        stack.filter((rules) => rules.svc),
-        path,
-        isDir,
-      )
-    )
-      return false;
-    tracked ??= trackedButIgnored(root);
-    const { files, folders } = await tracked;
-    const rel = relative(root, path).split(sep).join('/');
+  const stillRead = async (stack: readonly Rules[], path: string, isDir: boolean, repo: string) => {
+    const svcRules = stack.filter((rules) => rules.svc);
+    if (ignoredBy(svcRules, path, isDir)) return false;
+    if (!tracked.has(repo)) tracked.set(repo, trackedButIgnored(repo));
+    const { files, folders } = await tracked.get(repo)!;
+    const rel = relative(repo, path).split(sep).join('/');
     return isDir ? folders.has(rel) : files.has(rel);
   };
   let turned = performance.now();
@@ -180,9 +177,9 @@ export async function* filesToScan(
     turned = performance.now();
   };
   for (let head = 0; head < pending.length; head++) {
-    const { dir, stack: above } = pending[head]!;
+    const { dir, stack: above, repo: outer } = pending[head]!;
     // Walked folders are let go: a large tree's folders are not all held to its end.
-    pending[head] = { dir, stack: [] };
+    pending[head] = { dir, stack: [], repo: outer };
     await turn();
     const list = listing(dir);
     if (!list) {
@@ -191,6 +188,7 @@ export async function* filesToScan(
     }
     const { entries, own } = list;
     const stack = own.length > 0 ? [...above, ...own] : above;
+    const repo = entries.some((e) => e.name === '.git') ? dir : outer;
     for (const entry of entries) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) {
@@ -206,12 +204,12 @@ export async function* filesToScan(
           }
           continue;
         }
-        if (ignoredBy(stack, path, true) && !(await stillRead(stack, path, true))) continue;
-        pending.push({ dir: path, stack });
+        if (ignoredBy(stack, path, true) && !(await stillRead(stack, path, true, repo))) continue;
+        pending.push({ dir: path, stack, repo });
         continue;
       }
       if (!entry.isFile()) continue;
-      if (ignoredBy(stack, path, false) && !(await stillRead(stack, path, false))) continue;
+      if (ignoredBy(stack, path, false) && !(await stillRead(stack, path, false, repo))) continue;
       await turn();
       const file = relative(root, path).split(sep).join('/');
       let size: number | undefined;

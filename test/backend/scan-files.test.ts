@@ -110,13 +110,14 @@ group('filesToScan', () => {
     git('commit', '-q', '-m', 'first');
     writeFileSync(join(root, '.gitignore'), '.env\nbuild/\nnotes/\n');
     writeFileSync(join(root, '.svcignore'), 'notes/\n');
-    expect((await walk(root)).files).toEqual([
-      '.env',
-      '.gitignore',
-      '.svcignore',
-      'app.ts',
-      'build/tracked.js',
-    ]);
+    const read = ['.env', '.gitignore', '.svcignore', 'app.ts', 'build/tracked.js'];
+    expect((await walk(root)).files).toEqual(read);
+    // A folder that holds the repository is walked the same way: git is asked in the repository.
+    const holder = join(root, '..');
+    const name = root.slice(holder.length + 1);
+    expect((await walk(holder)).files.filter((f) => f.startsWith(`${name}/`))).toEqual(
+      read.map((f) => `${name}/${f}`),
+    );
   });
 
   it("asking git never runs a command the scanned repository's config names (core.fsmonitor)", async () => {
