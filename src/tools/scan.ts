@@ -447,6 +447,12 @@ export const svcPlan = defineTool({
       };
     }
     // Checked before the person is asked: a yes to what cannot be applied would be wasted.
+    if (plan.items.length === 0) {
+      throw new ServiceError(
+        'invalid_request',
+        `scan ${plan.scan_id} found nothing to plan, so there is nothing to apply: give the scan_id of another scan`,
+      );
+    }
     const unknown = [...new Set(input.items)].filter((id) => !plan.items.some((i) => i.id === id));
     if (unknown.length > 0) {
       throw new ServiceError(
