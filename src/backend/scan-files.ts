@@ -237,17 +237,23 @@ function scanUtf16(
   detector: Detector,
   fingerprint: (type: string, value: string) => string,
 ): ScanOutcome {
-  const bytes = Buffer.alloc(size);
+  const bytes = readAll(fd, size);
+  // The byte order mark is not part of the text: columns on the first line count from after it.
+  const text = decodeUtf16(bytes.subarray(2), encoding);
+  if (text === undefined) return { skipped: 'binary' };
+  return { findings: describe(text, detector.matches(text, file), fingerprint), bytes: bytes.length };
+}
+
+/** A file's bytes from its start, up to `size` (fewer when it shrank since its size was read). */
+function readAll(fd: number, size: number): Buffer {
+  const buffer = Buffer.alloc(size);
   let read = 0;
   while (read < size) {
-    const got = readSync(fd, bytes, read, size - read, read);
+    const got = readSync(fd, buffer, read, size - read, read);
     if (got === 0) break;
     read += got;
   }
-  // The byte order mark is not part of the text: columns on the first line count from after it.
-  const text = decodeUtf16(bytes.subarray(2, read), encoding);
-  if (text === undefined) return { skipped: 'binary' };
-  return { findings: describe(text, detector.matches(text, file), fingerprint), bytes: read };
+  return buffer.subarray(0, read);
 }
 
 /** How far back from a chunk's end a key block that is still open is looked for: a PEM block's reach. */
@@ -376,14 +382,8 @@ export function readWholeText(path: string): WholeText {
     const probed = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
     const utf16 = utf16Of(probe.subarray(0, probed));
     if (!utf16 && probe.subarray(0, probed).includes(0)) return { skipped: 'binary' };
-    const buffer = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const got = readSync(fd, buffer, read, size - read, read);
-      if (got === 0) break;
-      read += got;
-    }
-    const bytes = buffer.subarray(0, read);
+    const bytes = readAll(fd, size);
+    const read = bytes.length;
     if (utf16) {
       const text = decodeUtf16(bytes, utf16);
       return text === undefined
