@@ -26,10 +26,11 @@ export function releaseTemp(path: string): void {
 }
 
 function removeOnSignal(signal: NodeJS.Signals): void {
-  // Synchronous: nothing else runs until every held path is gone.
+  // Synchronous: nothing else runs until every held path is gone. A write of the runtime's own
+  // thread pool may still put a file into a folder being removed (ENOTEMPTY): it is tried again.
   for (const path of held) {
     try {
-      rmSync(path, { recursive: true, force: true });
+      rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 10 });
     } catch {
       // Removed by what was writing it meanwhile, or not ours to remove any more: go on with the rest.
     }
