@@ -142,11 +142,11 @@ export async function redactPath(
     }
     return true;
   };
-  const record = (target: FileToScan, outcome: CleanFileOutcome) => {
+  const record = (target: FileToScan, outcome: CleanFileOutcome, copiedAs = target.file) => {
     if ('skipped' in outcome) skipped.push({ file: target.file, reason: outcome.skipped });
     else {
       files.push({
-        file: target.file,
+        file: copiedAs,
         status: outcome.values > 0 ? 'redacted' : 'copied',
         values: outcome.values,
       });
@@ -202,10 +202,19 @@ export async function redactPath(
       }
       // Every file the gate protects and none else: there is nothing to copy, and no copy to claim.
       if (found.length === 0 && skipped.some((s) => s.reason === 'protected')) throw nothingCopied(skipped);
+      const names = new Map<string, string>();
       for (const { target, matches, digest } of found) {
-        const destination = join(staging.dir, ...target.file.split('/'));
+        const copiedAs = target.file
+          .split('/')
+          .map((part) => cachedName(names, part, tokens, known))
+          .join('/');
+        const destination = join(staging.dir, ...copiedAs.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
-        record(target, writeCleanFile(target, destination, tokens, { known, found: { matches, digest } }));
+        record(
+          target,
+          writeCleanFile(target, destination, tokens, { known, found: { matches, digest } }),
+          copiedAs,
+        );
       }
       markFolder(
         staging.dir,
@@ -371,6 +380,26 @@ export function writeCleanFile(
     }
   }
   return { values: clean.replaced, bytes: read.bytes };
+}
+
+/**
+ * A part of a file's path (a folder's or the file's name) in the copy: the values found in it
+ * replaced as in a text (`contacts/jane@x.io/notes.txt` is copied as `contacts/[EMAIL_1]/notes.txt`),
+ * each part looked at once per copy.
+ */
+function cachedName(
+  names: Map<string, string>,
+  part: string,
+  tokens: TokenAllocator,
+  known: KnownValues,
+): string {
+  let clean = names.get(part);
+  if (clean === undefined) {
+    const matches = cleanCopyDetector().matches(part, '');
+    clean = redactText(part, '', [...matches, ...known.elsewhere(part, matches)], tokens).text;
+    names.set(part, clean);
+  }
+  return clean;
 }
 
 /** The detector's matches in a file's text, and the places where a value found in the copy stands too. */

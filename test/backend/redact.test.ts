@@ -218,6 +218,24 @@ describe('a clean copy of a folder', () => {
     );
   });
 
+  it("copies a file under its name with the values in it replaced, folders' names too", async () => {
+    const root = join(tmp.dir, `named-${++folders}`);
+    mkdirSync(join(root, 'contacts', email), { recursive: true });
+    writeFileSync(join(root, 'contacts', email, 'notes.txt'), `write to ${email}\n`);
+    writeFileSync(join(root, `${awsKey}.txt`), 'nothing here\n');
+    const { report } = await redactPath(undefined, root);
+    expect(report.files.map((f) => f.file).sort()).toEqual([
+      '[AWS_ACCESS_KEY_1].txt',
+      'contacts/[EMAIL_1]/notes.txt',
+    ]);
+    expect(readFileSync(join(report.out, 'contacts', '[EMAIL_1]', 'notes.txt'), 'utf8')).toBe(
+      'write to [EMAIL_1]\n',
+    );
+    expect(JSON.stringify(report)).not.toContain(email);
+    expect(JSON.stringify(report)).not.toContain(awsKey);
+    expect(readdirSync(report.out).join(' ')).not.toContain(awsKey);
+  });
+
   it('refuses an empty path rather than copying the current folder', async () => {
     await expect(redactPath(undefined, '')).rejects.toThrow(/the path to copy is empty/);
   });
