@@ -196,6 +196,9 @@ export async function redactPath(
         }
         const matches = cleanCopyDetector().matches(read.text, target.file);
         known.add(read.text, matches);
+        // A token any file (or name) of the copy holds as text is not handed out in another.
+        tokens.reserve(read.text);
+        tokens.reserve(target.file);
         found.push({ target, matches, digest: digestOf(read.text) });
         bytes += read.bytes;
         options.onProgress?.({ files: ++done, bytes });

@@ -24,14 +24,31 @@ import type { Match } from './detect.ts';
  * Hands out tokens for one clean copy: the same value gets the same token everywhere in it,
  * whichever rule found it (the type it was first found as names it: a password in a connection
  * string and again in `DB_PASSWORD=` is one token), and each type is numbered on its own
- * (`[EMAIL_1]`, `[EMAIL_2]`, `[IBAN_1]`). It holds the values too, for the owner's reversible
- * mapping: never log or print it.
+ * (`[EMAIL_1]`, `[EMAIL_2]`, `[IBAN_1]`). A token a source already holds as text is never handed
+ * out (see `reserve`). It holds the values too, for the owner's reversible mapping: never log or
+ * print it.
  */
 export class TokenAllocator {
   private readonly tokens = new Map<string, string>();
   /** Each token's value as each place wrote it (see `sameValue`), in the order met. */
   private readonly values = new Map<string, string[]>();
+  /** Distinct values of each type. */
   private readonly counts = new Map<string, number>();
+  /** The last number handed out for each type. */
+  private readonly numbers = new Map<string, number>();
+  /** Tokens the sources hold as text (`KIND_N`, without brackets). */
+  private readonly taken = new Set<string>();
+
+  /**
+   * Leaves every token `text` already holds (`[EMAIL_1]`, or `&EMAIL_1` as a YAML name) out of the
+   * numbering: a document about clean copies, or a copy of a copy, keeps its own `[EMAIL_1]` as
+   * text, and a value found beside it becomes `[EMAIL_2]`. Otherwise one token would stand for two
+   * things in the copy, and putting values back would turn the source's own text into a value.
+   */
+  reserve(text: string): void {
+    if (!text.includes('_')) return;
+    for (const [, bracketed, named] of text.matchAll(WRITTEN_TOKEN)) this.taken.add((bracketed ?? named)!);
+  }
 
   /** The token of `value` found as `type` (a rule's type, upper case). */
   tokenFor(type: string, value: string): string {
@@ -39,8 +56,11 @@ export class TokenAllocator {
     let token = this.tokens.get(key);
     if (token === undefined) {
       const kind = type.toUpperCase().replace(/[^A-Z0-9_]/g, '_') || 'VALUE';
-      const number = (this.counts.get(kind) ?? 0) + 1;
-      this.counts.set(kind, number);
+      let number = this.numbers.get(kind) ?? 0;
+      do number++;
+      while (this.taken.has(`${kind}_${number}`));
+      this.numbers.set(kind, number);
+      this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
       token = `[${kind}_${number}]`;
       this.tokens.set(key, token);
       this.values.set(token, [value]);
@@ -67,6 +87,9 @@ export class TokenAllocator {
     return [...this.values].flatMap(([token, forms]) => forms.map((form): [string, string] => [token, form]));
   }
 }
+
+/** A token as a copy writes it: in brackets, or after a YAML name's mark (`&`, `*`, `!`). */
+const WRITTEN_TOKEN = /\[([A-Z0-9_]+_\d+)\]|(?<![\w])[&*!]([A-Z0-9_]+_\d+)(?![\w])/g;
 
 /**
  * What makes two matches the same value: the text itself, or for a value over several lines (a
@@ -229,6 +252,7 @@ export function redactText(
 ): CleanText {
   const spans = spansOf(text, matches);
   if (spans.length === 0) return { text, replaced: 0 };
+  tokens.reserve(text);
   const regions = READERS[formatOf(file)](text);
   // The token of the text a span finally covers (after its edges left any escape): what the copy
   // replaced is what the mapping gives back.

@@ -49,7 +49,7 @@ const Output = z.object({
   files_redacted: z.number().int(),
   files_copied: z.number().int(),
   values_replaced: z.number().int(),
-  /** Distinct values per type: `{EMAIL: 2}` means the copy holds [EMAIL_1] and [EMAIL_2]. */
+  /** Distinct values per type: `{EMAIL: 2}` is two emails, [EMAIL_1] and [EMAIL_2] unless a source held one as text. */
   tokens_by_type: z.record(z.string(), z.number().int()),
   redacted_files: z.array(z.string()),
   /** Files not copied, by reason: protected (the gate), binary, too_large, unreadable. */

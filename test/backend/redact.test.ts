@@ -138,6 +138,23 @@ describe('a clean copy of a folder', () => {
     expect(readFileSync(alone.report.out, 'utf8')).toBe('DB_PASSWORD=[SECRET_1]\nmysql -p[SECRET_1]\n');
   });
 
+  it('never hands out a token a file or a name of the copy holds as text, and putting values back leaves that text alone', async () => {
+    const root = join(tmp.dir, `taken-${++folders}`);
+    mkdirSync(root);
+    const text = { 'a.txt': `mail ${email}\n`, 'b.md': 'a copy writes [EMAIL_1] for the first email\n' };
+    for (const [name, body] of Object.entries(text)) writeFileSync(join(root, name), body);
+    // A name of the copy, read after both files: its token is taken too.
+    mkdirSync(join(root, '[EMAIL_2]'));
+    writeFileSync(join(root, '[EMAIL_2]', 'c.yaml'), 'base: &EMAIL_3 {a: 1}\nnote: see *EMAIL_3\n');
+    const { report, forms } = await redactPath(undefined, root);
+    expect(readFileSync(join(report.out, 'a.txt'), 'utf8')).toBe('mail [EMAIL_4]\n');
+    expect(readFileSync(join(report.out, 'b.md'), 'utf8')).toBe(text['b.md']);
+    expect(report.tokens_by_type).toEqual({ EMAIL: 1 });
+    expect(forms.map(([token]) => token)).toEqual(['[EMAIL_4]']);
+    expect(restoreValues(text['b.md'], forms).text).toBe(text['b.md']);
+    expect(restoreValues('mail [EMAIL_4]\n', forms).text).toBe(text['a.txt']);
+  });
+
   it('one key written four ways (LF, CRLF, indented in YAML, escaped in JSON) is one token, and each file comes back as it was', async () => {
     const root = join(tmp.dir, `key-${++folders}`);
     mkdirSync(root);

@@ -392,6 +392,20 @@ describe('tokens', () => {
     ]);
   });
 
+  it('skips the tokens a text already holds, bracketed or as a YAML name, numbering each type past them', () => {
+    const tokens = new TokenAllocator();
+    tokens.reserve('see [EMAIL_1] and [EMAIL_3], &IBAN_1 and *IBAN_2, but not x&IBAN_3 or [email_2]');
+    expect(tokens.tokenFor('EMAIL', 'a')).toBe('[EMAIL_2]');
+    expect(tokens.tokenFor('EMAIL', 'b')).toBe('[EMAIL_4]');
+    expect(tokens.tokenFor('IBAN', 'c')).toBe('[IBAN_3]');
+    expect(tokens.tokensByType()).toEqual({ EMAIL: 2, IBAN: 1 });
+    // One text: its own token is kept as text, and its value gets the next.
+    const email = 'ana.lopez@example.org';
+    expect(redact(`[EMAIL_1] stands for ${email}\n`, 'notes.txt', [[email, EMAIL]])).toBe(
+      '[EMAIL_1] stands for [EMAIL_2]\n',
+    );
+  });
+
   it('a password found by two rules, in a connection string and in an assignment, is one token', () => {
     const password = `Pw${randomBytes(12).toString('base64url')}!9`;
     const text = `DATABASE_URL=postgres://app:${password}@db.internal:5432/app\nDB_PASSWORD=${password}\n`;
