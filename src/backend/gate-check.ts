@@ -31,6 +31,7 @@ import type { Action, Rule } from '../gate/rules.ts';
 import type { Context } from './context.ts';
 import { decideAndRecord, type RecordedDecision } from './gate-record.ts';
 import { readOrganizationRules } from './rules-read.ts';
+import type { Admit } from './scan-files.ts';
 
 export interface GateCheckOptions {
   dataDir: string;
@@ -257,18 +258,44 @@ export async function decideOrRefuse(
 /**
  * A walk over files of this computer on behalf of `asker` (an agent's tool, or a command an agent
  * may have started), reading each file only when the gate's outcome for its read is one of
- * `admitted`; each decision is recorded as the gate records it. Should the gate be unable to decide
- * (see `decideOrRefuse`), the walk stops there, having read nothing it was not let read.
+ * `admitted`; each decision is recorded as the gate records it. A file a rule asks about is held
+ * (`'ask'`), and the rules that asked are kept in `asking`, for the one question the walk's owner
+ * puts to the person at its end (`heldQuestion`). Should the gate be unable to decide (see
+ * `decideOrRefuse`), the walk stops there, having read nothing it was not let read.
  */
 export function walkAsAsker<T>(
   gate: GateCheck,
   asker: Asker,
   admitted: readonly Decision['outcome'][],
-  walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
+  walk: (admit: Admit, asking: AskingRules) => Promise<T>,
 ): Promise<T> {
   const once = gate.forOneWalk();
+  const asking: AskingRules = new Map();
   return walk(async (path) => {
     const { decision } = await decideOrRefuse(once, { kind: 'paths', action: 'read', paths: [path] }, asker);
-    return admitted.includes(decision.outcome);
-  });
+    if (admitted.includes(decision.outcome)) return true;
+    if (decision.outcome !== 'ask') return false;
+    if (decision.rule) asking.set(decision.rule.id, decision.rule.reason ?? null);
+    return 'ask';
+  }, asking);
+}
+
+/** The rules that asked about files of one walk: id and reason. */
+export type AskingRules = Map<string, string | null>;
+
+/** Names listed at most in one question. */
+const HELD_NAMED = 10;
+
+/**
+ * The one question about the files `ask` rules held in a walk, for a form or a terminal: what
+ * would read them, their names and the rules that ask.
+ */
+export function heldQuestion(files: readonly string[], asking: AskingRules, reader: string): string {
+  const names = `${files.slice(0, HELD_NAMED).join(', ')}${files.length > HELD_NAMED ? ` and ${files.length - HELD_NAMED} more` : ''}`;
+  const rules = [...asking]
+    .slice(0, 3)
+    .map(([id, reason]) => (reason ? `${id} (${reason})` : id))
+    .join(', ');
+  const one = files.length === 1;
+  return `${asking.size > 1 ? 'Rules' : 'A rule'}${rules ? ` ${rules}${asking.size > 3 ? ' and more' : ''}` : ''} ${asking.size > 1 ? 'ask' : 'asks'} you before ${one ? 'this file is' : `these ${files.length} files are`} read: ${names}. Let ${reader} read ${one ? 'it' : 'them'} too?`;
 }

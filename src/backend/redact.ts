@@ -26,7 +26,15 @@ import { deriveKey } from '../vault/derive.ts';
 import type { Context } from './context.ts';
 import { ServiceError } from './errors.ts';
 import { keepMapping } from './redact-mapping.ts';
-import { encodeText, filesToScan, readWholeText, type FileToScan, type Skipped } from './scan-files.ts';
+import {
+  encodeText,
+  filesToScan,
+  readWholeText,
+  type Admit,
+  type ConfirmHeld,
+  type FileToScan,
+  type Skipped,
+} from './scan-files.ts';
 
 /** How the place of a copy is given, in the command line and in svc_redact. */
 const OUT = '`--out`; svc_redact: `out`';
@@ -45,9 +53,15 @@ export interface RedactOptions {
   out?: string | undefined;
   /**
    * Whether a file may be read (the read gate's decision, for an agent): a file it refuses is not
-   * read and not copied, and is reported as skipped, `protected`.
+   * read and not copied, and is reported as skipped, `protected`. A file it holds (`'ask'`) waits
+   * for `confirm`.
    */
-  admit?: ((path: string) => Promise<boolean>) | undefined;
+  admit?: Admit | undefined;
+  /**
+   * Asked once, after every other file was read, about the files `admit` held (a file's copy: at
+   * once). Yes copies them too; without it, or without a yes, they are `protected`.
+   */
+  confirm?: ConfirmHeld | undefined;
   /**
    * svc's own data dir (its store and keys), never copied: a source in it is refused, and its files
    * under a folder being copied are skipped as `protected`. Taken from the store when `ctx` is given.
@@ -134,13 +148,18 @@ export async function redactPath(
   const files: CopiedFile[] = [];
   let done = 0;
   let bytes = 0;
-  const admitted = async (target: FileToScan) => {
+  const admitted = async (target: FileToScan): Promise<boolean | 'ask'> => {
     // svc's data dir inside a folder being copied: its files are svc's own, whatever the gate says.
-    if (inData(target.path) || (options.admit && !(await options.admit(target.path)))) {
-      skipped.push({ file: target.file, reason: 'protected' });
-      return false;
-    }
-    return true;
+    const answer = inData(target.path) ? false : options.admit ? await options.admit(target.path) : true;
+    if (answer === false) skipped.push({ file: target.file, reason: 'protected' });
+    return answer;
+  };
+  /** Whether the person lets the files held for them be read too; if not, they are `protected`. */
+  const confirmed = async (held: readonly FileToScan[]): Promise<boolean> => {
+    if (held.length === 0) return false;
+    const yes = options.confirm ? await options.confirm(held.map((t) => t.file)) : false;
+    if (!yes) for (const target of held) skipped.push({ file: target.file, reason: 'protected' });
+    return yes;
   };
   const record = (target: FileToScan, outcome: CleanFileOutcome, copiedAs = target.file) => {
     if ('skipped' in outcome) skipped.push({ file: target.file, reason: outcome.skipped });
@@ -160,7 +179,9 @@ export async function redactPath(
       const name = basename(source);
       const target = { path: source, file: name, bytes: statSync(source).size };
       // Asked first: a protected file gets no copy folder and no copy.
-      if (!(await admitted(target))) throw nothingCopied(skipped);
+      const answer = await admitted(target);
+      if (answer === false || (answer === 'ask' && !(await confirmed([target]))))
+        throw nothingCopied(skipped);
       // Beside the file, the copy's name may be a file of the person's own: written only as a new file
       // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
       // marked as svc's), an earlier copy may be replaced.
@@ -187,12 +208,11 @@ export async function redactPath(
       // it stands in the others too; then each is written, from what was found in it.
       const known = new KnownValues();
       const found: { target: FileToScan; matches: Match[]; digest: string }[] = [];
-      for await (const target of filesToScan(source, (s) => skipped.push(s))) {
-        if (!(await admitted(target))) continue;
+      const search = (target: FileToScan) => {
         const read = readWholeText(target.path);
         if ('skipped' in read) {
           skipped.push({ file: target.file, reason: read.skipped });
-          continue;
+          return;
         }
         const matches = cleanCopyDetector().matches(read.text, target.file);
         known.add(read.text, matches);
@@ -202,7 +222,15 @@ export async function redactPath(
         found.push({ target, matches, digest: digestOf(read.text) });
         bytes += read.bytes;
         options.onProgress?.({ files: ++done, bytes });
+      };
+      const held: FileToScan[] = [];
+      for await (const target of filesToScan(source, (s) => skipped.push(s))) {
+        const answer = await admitted(target);
+        if (answer === 'ask') held.push(target);
+        else if (answer) search(target);
       }
+      // The person is asked once, about every file held, when the rest has been read.
+      if (await confirmed(held)) held.forEach(search);
       // Every file the gate protects and none else: there is nothing to copy, and no copy to claim.
       if (found.length === 0 && skipped.some((s) => s.reason === 'protected')) throw nothingCopied(skipped);
       const names = new Map<string, string>();

@@ -39,6 +39,19 @@ export interface FileToScan {
   bytes: number;
 }
 
+/**
+ * The read gate's word on one file of an agent's walk (a scan, a clean copy): read it (`true`),
+ * leave it out as `protected` (`false`), or hold it until the walk's end (`'ask'`: a rule asks the
+ * person first), when the person is asked once about every file held (`ConfirmHeld`).
+ */
+export type Admit = (path: string) => Promise<boolean | 'ask'>;
+
+/**
+ * Asks the person once, after a walk, whether the files `ask` rules held (names as the walk gives
+ * them) may be read too: yes reads them all; anything else leaves them `protected`.
+ */
+export type ConfirmHeld = (files: readonly string[]) => Promise<boolean>;
+
 export interface Skipped {
   file: string;
   /** `protected`: the read gate does not let the asker read it (an agent's scan). */

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import {
   MAX_SCAN_FILE_BYTES,
   filesToScan,
+  type Admit,
+  type ConfirmHeld,
   type FileToScan,
   type ScanOutcome,
   type Skipped,
@@ -37,9 +39,15 @@ export interface FolderScanOptions {
   threads?: number;
   /**
    * Whether a file may be read (the read gate's decision, for an agent's scan): a file it refuses
-   * is not read, and is reported as skipped, `protected`.
+   * is not read, and is reported as skipped, `protected`. A file it holds (`'ask'`) waits for
+   * `confirm` at the walk's end.
    */
-  admit?: (path: string) => Promise<boolean>;
+  admit?: Admit;
+  /**
+   * Asked once, when the walk has ended, about every file `admit` held; the threads go on with the
+   * rest meanwhile. Yes scans them; without it, or without a yes, they are `protected`.
+   */
+  confirm?: ConfirmHeld;
   /** Scan this one file of the folder (a name in it) and nothing else. */
   only?: string;
   /** Called after each file, with the files done and the bytes read so far, of those walked so far. */
@@ -294,17 +302,27 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
       options.only === undefined
         ? filesToScan(root, (s) => skipped.push(s), { gitConfig: true })
         : oneFile(root, options.only, skipped);
-    for await (const target of source) {
-      if (failure !== undefined) break;
-      if (options.admit && !(await options.admit(target.path))) {
-        skipped.push({ file: target.file, reason: 'protected' });
-        continue;
-      }
+    const send = (target: FileToScan) => {
       files.set(filesFound, target.file);
       queue.push({ target, index: filesFound++ });
       found += target.bytes;
       if (adaptive && workers.length < count && found > workers.length * NEW_THREAD_BYTES) addThread();
       announce();
+    };
+    const held: FileToScan[] = [];
+    for await (const target of source) {
+      if (failure !== undefined) break;
+      const admitted = options.admit ? await options.admit(target.path) : true;
+      if (admitted === 'ask') held.push(target);
+      else if (admitted) send(target);
+      else skipped.push({ file: target.file, reason: 'protected' });
+    }
+    if (held.length > 0 && failure === undefined) {
+      const yes = options.confirm ? await options.confirm(held.map((t) => t.file)) : false;
+      for (const target of held) {
+        if (yes) send(target);
+        else skipped.push({ file: target.file, reason: 'protected' });
+      }
     }
   } catch (error) {
     fail(error);

@@ -23,7 +23,7 @@ import type { RedactOptions } from './redact.ts';
 import { projectRootOf } from '../gate/local.ts';
 import { realPath } from '../gate/resolve.ts';
 
-export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit'> & {
+export type ScanPathOptions = Pick<FolderScanOptions, 'threads' | 'onProgress' | 'admit' | 'confirm'> & {
   /** Who scans, as the kept scan names them: `svc scan`, or an agent's client. */
   scannedBy: string;
 };

@@ -16,6 +16,7 @@ import { RuleListSchema } from '../gate/rules-schema.ts';
 import { projectRootOf } from '../gate/local.ts';
 import type { GateAsk } from '../gate/check.ts';
 import type { Decision } from '../gate/engine.ts';
+import type { Admit, ConfirmHeld } from '../backend/scan-files.ts';
 import { VERDICTS } from '../backend/vocabulary.ts';
 import type { Verdict } from '../backend/scan-store.ts';
 import type { Finder } from '../backend/scan.ts';
@@ -170,19 +171,42 @@ async function withService<T>(work: (service: Service) => Promise<T>): Promise<T
 /**
  * Runs `walk` over files, reading each only when the read gate's outcome for an agent's read is one
  * of `admitted`: a command that reads files for the person may have been started by an agent
- * through a shell, and must not read for it what the gate keeps from it.
+ * through a shell, and must not read for it what the gate keeps from it. Files a rule asks about
+ * are held, and the person is asked once about them all at the walk's end, on the terminal (`reader`
+ * names the command in the question); with no terminal to ask on, they are not read.
  */
 async function walkAsAgent<T>(
   service: Service,
   admitted: readonly Decision['outcome'][],
-  walk: (admit: (path: string) => Promise<boolean>) => Promise<T>,
+  reader: string,
+  walk: (admit: Admit, confirm: ConfirmHeld) => Promise<T>,
 ): Promise<T> {
-  const { GateCheck, walkAsAsker } = await import('../backend/gate-check.ts');
+  const { GateCheck, walkAsAsker, heldQuestion } = await import('../backend/gate-check.ts');
   const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
   try {
-    return await walkAsAsker(gate, { cwd: process.cwd(), client: 'svc' }, admitted, walk);
+    return await walkAsAsker(gate, { cwd: process.cwd(), client: 'svc' }, admitted, (admit, asking) =>
+      walk(admit, (files) => yesOnTerminal(heldQuestion(files, asking, reader))),
+    );
   } finally {
     await gate.close();
+  }
+}
+
+/** Whether a question is on the terminal: progress lines wait until it is answered. */
+let questionOpen = false;
+
+/** Whether the person at the terminal says yes; with no terminal to ask on (an agent's shell, a pipe), no. */
+async function yesOnTerminal(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  questionOpen = true;
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    // The question takes the line a progress bar may hold.
+    const answer = await prompt.question(`\r\x1b[Ksvc: ${question} [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    prompt.close();
+    questionOpen = false;
   }
 }
 
@@ -291,15 +315,10 @@ async function gateAdmission(
   const base = { outcome: decision.outcome, rule_id: decision.rule?.id ?? null, audit_id: receipt_id };
   if (decision.outcome === 'allowed' || decision.outcome === 'limited') return { ...base, allowed: true };
   if (decision.outcome === 'ask' && process.stdin.isTTY && process.stderr.isTTY) {
-    const prompt = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      const answer = await prompt.question(
-        `svc: rule ${decision.rule?.id ?? ''} asks you first${decision.rule?.reason ? ` (${decision.rule.reason})` : ''}: ${action} ${path}? [y/N] `,
-      );
-      if (/^y(es)?$/i.test(answer.trim())) return { ...base, allowed: true };
-    } finally {
-      prompt.close();
-    }
+    const yes = await yesOnTerminal(
+      `rule ${decision.rule?.id ?? ''} asks you first${decision.rule?.reason ? ` (${decision.rule.reason})` : ''}: ${action} ${path}?`,
+    );
+    if (yes) return { ...base, allowed: true };
     return { ...base, allowed: false, message: `you declined: ${path} was not released` };
   }
   const message =
@@ -910,14 +929,17 @@ export function buildProgram(): Command {
         const { finderOf } = await import('../backend/scan.ts');
         // It reads only what the read gate lets an agent read, as svc_scan_folder does: a protected
         // file's fingerprints would let an agent test guesses at its values (scan guesses, compare).
+        // Files a rule asks about are read after the person's yes on this terminal.
         try {
-          return await walkAsAgent(service, ['allowed', 'limited'], (admit) =>
+          return await walkAsAgent(service, ['allowed', 'limited'], 'svc scan', (admit, confirm) =>
             finderOf(service.ctx).scan(path, {
               scannedBy: 'svc scan',
               admit,
+              confirm,
               onProgress: (progress) => {
                 if (!live) return;
                 last = progress;
+                if (questionOpen) return;
                 // At most ten redraws a second: one per file of thousands would flood the terminal.
                 if (Date.now() - drawn < 100) return;
                 drawn = Date.now();
@@ -1142,17 +1164,23 @@ export function buildProgram(): Command {
           );
         }
         // A clean copy is what a clean-copy-only rule lets out: such files are read too. A file the
-        // gate denies or asks about is not read, and is reported as protected.
-        copy = await walkAsAgent(service, ['allowed', 'limited', 'clean_copy'], (admit) =>
-          redactPath(service.ctx, path, {
-            out: options.out,
-            keepMapping: options.keepMapping,
-            admit,
-            onProgress: ({ files, bytes }) => {
-              if (live)
-                process.stderr.write(`\rsvc redact: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
-            },
-          }),
+        // gate denies is not read, and is reported as protected; one it asks about, only after the
+        // person's yes on this terminal.
+        copy = await walkAsAgent(
+          service,
+          ['allowed', 'limited', 'clean_copy'],
+          'svc redact',
+          (admit, confirm) =>
+            redactPath(service.ctx, path, {
+              out: options.out,
+              keepMapping: options.keepMapping,
+              admit,
+              confirm,
+              onProgress: ({ files, bytes }) => {
+                if (live && !questionOpen)
+                  process.stderr.write(`\rsvc redact: ${files} files, ${(bytes / 1048576).toFixed(1)} MiB`);
+              },
+            }),
         );
       } catch (error) {
         if (refusedByGate(options, error)) return;

@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { walkAsAsker } from '../backend/gate-check.ts';
-import { localFind, skippedOf } from './scan.ts';
+import { confirmHeld, heldNotRead, localFind, skippedOf, type HeldAnswer } from './scan.ts';
 import { requireGate, cwdField } from './gate.ts';
 import { svcCommand } from '../config/command.ts';
 import { defineTool, personSaysYes } from './registry.ts';
@@ -65,7 +65,7 @@ export const svcRedact = defineTool({
   group: 'find-lock',
   title: 'Make a clean copy with typed tokens',
   description:
-    "Writes a clean copy of a folder (or one file) on this computer: every secret and piece of personal data svc_scan_folder would find is replaced by a typed token such as [EMAIL_1] or [AWS_ACCESS_KEY_1], the same value by the same token in every file. JSON, YAML, CSV and .env files stay valid with the same keys, rows and columns, and every line keeps its number. It honours .gitignore and .svcignore, skips binaries, reads only the files the owner's rules let you read (a rule that allows only a clean copy is fine here) and never changes the source. Use it to work on or share a file you may not read as it is; read the copy in `out` afterwards. Values are never returned.",
+    "Writes a clean copy of a folder (or one file) on this computer: every secret and piece of personal data svc_scan_folder would find is replaced by a typed token such as [EMAIL_1] or [AWS_ACCESS_KEY_1], the same value by the same token in every file. JSON, YAML, CSV and .env files stay valid with the same keys, rows and columns, and every line keeps its number. It honours .gitignore and .svcignore, skips binaries, reads only the files the owner's rules let you read (a rule that allows only a clean copy is fine here; files a rule asks about, after the person's yes) and never changes the source. Use it to work on or share a file you may not read as it is; read the copy in `out` afterwards. Values are never returned.",
   credential: 'none',
   inputSchema: Input,
   outputSchema: Output,
@@ -96,12 +96,16 @@ export const svcRedact = defineTool({
         },
       );
     }
-    // A clean copy is exactly what a clean-copy-only rule lets out: such files are read too.
-    const copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit) =>
+    // A clean copy is exactly what a clean-copy-only rule lets out: such files are read too. Files
+    // a rule asks about: the person is asked once, about them all, when the rest has been read.
+    const held: { answer?: HeldAnswer } = {};
+    const instead = svcCommand('redact', source, ...(out ? ['--out', out] : []));
+    const copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit, asking) =>
       find.redact(source, {
         out,
         keepMapping: input.keep_mapping ?? false,
         admit,
+        confirm: confirmHeld(deps, asking, 'svc_redact', instead, held),
         onProgress: ({ files, bytes }) =>
           void deps.progress(files, undefined, `${files} files, ${(bytes / 1048576).toFixed(1)} MiB copied`),
       }),
@@ -113,12 +117,12 @@ export const svcRedact = defineTool({
     const { counts: skipped, protectedFiles } = skippedOf(report.skipped);
     const types = Object.entries(report.tokens_by_type).map(([type, n]) => `${type} ${n}`);
     const kept = report.copy_id
-      ? `; the mapping is kept sealed as ${report.copy_id}: the owner, not you, can put the values back with \`svc redact reverse ${report.copy_id} FILE\``
+      ? `; the mapping is kept sealed as ${report.copy_id}: the owner, not you, can put the values back with \`${svcCommand('redact', 'reverse', report.copy_id, 'FILE')}\``
       : '';
     const next =
       report.files.length === 0
-        ? 'nothing was copied: every file was skipped (see skipped); protected files are not yours to read'
-        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}`;
+        ? `nothing was copied: every file was skipped (see skipped); protected files are not yours to read${heldNotRead(held.answer)}`
+        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}${heldNotRead(held.answer)}`;
     return {
       text: [
         `Clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${redacted.length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}.`,

@@ -6,10 +6,11 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
-import { walkAsAsker } from '../backend/gate-check.ts';
+import { heldQuestion, walkAsAsker, type AskingRules } from '../backend/gate-check.ts';
+import type { ConfirmHeld } from '../backend/scan-files.ts';
 import { cwdField } from './gate.ts';
 import { svcCommand } from '../config/command.ts';
-import { defineTool, personSaysYes, type ToolDeps } from './registry.ts';
+import { defineTool, noAnswer, personSaysYes, type Confirmation, type ToolDeps } from './registry.ts';
 import { ownerOf } from './credentials.ts';
 import { ops } from '../backend/operations/index.ts';
 import { Feedback, FeedbackIdParam, PlanItemIds, ScanIdParam } from '../backend/operations/scans.ts';
@@ -43,13 +44,52 @@ export function skippedOf(skipped: readonly { file: string; reason: string }[]) 
 /** Findings listed at most in one answer: a model's context is not the place for thousands. */
 export const SCAN_FINDINGS_SHOWN = 100;
 
+/**
+ * What the person answered about the files `ask` rules held in a walk, and how to read them
+ * without the agent when they did not say yes.
+ */
+export interface HeldAnswer {
+  files: number;
+  answer: Confirmation;
+  /** The command the person can run in a terminal instead (it asks there). */
+  instead: string;
+}
+
+/** The one question about held files, through the client's form: `held` keeps the answer. */
+export function confirmHeld(
+  deps: Pick<ToolDeps, 'confirm'>,
+  asking: AskingRules,
+  reader: string,
+  instead: string,
+  held: { answer?: HeldAnswer },
+): ConfirmHeld {
+  return async (files) => {
+    const answer = await deps.confirm(heldQuestion(files, asking, reader));
+    held.answer = { files: files.length, answer, instead };
+    return answer === 'accepted';
+  };
+}
+
+/** Why files held for the person were not read, and what they can run instead; empty when they were. */
+export function heldNotRead(held: HeldAnswer | undefined): string {
+  if (!held || held.answer === 'accepted') return '';
+  const why = held.answer === 'declined' ? 'the person declined' : noAnswer(held.answer);
+  return `; ${held.files} file(s) a rule asks the person about were not read (${why}): they can run \`${held.instead}\` in a terminal, which asks them there`;
+}
+
 /** What a scan's answer tells the model to do next: what it saw, what it did not, and the plan's call. */
-function scanNext(total: number, shown: number, skipped: Record<string, number>, scanId: string): string {
+function scanNext(
+  total: number,
+  shown: number,
+  skipped: Record<string, number>,
+  scanId: string,
+  held: HeldAnswer | undefined,
+): string {
   const unread = Object.entries(skipped)
     .map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`)
     .join(', ');
   const notRead = unread
-    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain" names its rule)' : ''}`
+    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain" names its rule)' : ''}${heldNotRead(held)}`
     : '';
   if (total === 0) return `nothing found in what was read${notRead}`;
   const cut =
@@ -99,7 +139,7 @@ export const svcScanFolder = defineTool({
   group: 'find-lock',
   title: 'Scan a folder for secrets and personal data',
   description:
-    "Scans a folder (or one file) on this computer for secrets (cloud, version control, chat, payment, AI, registry and database credentials, private keys, tokens, passwords in assignments) and personal data (emails, phone numbers, card numbers, IBANs, US SSNs, IP addresses, dates of birth, names in labelled fields). It honours .gitignore and .svcignore, skips binaries, and reads only the files the owner's rules let you read: protected files are counted, not read. Values are never returned: each finding has a masked preview and a fingerprint. Use svc_rules to see the rules; protect what it finds before sharing the folder.",
+    "Scans a folder (or one file) on this computer for secrets (cloud, version control, chat, payment, AI, registry and database credentials, private keys, tokens, passwords in assignments) and personal data (emails, phone numbers, card numbers, IBANs, US SSNs, IP addresses, dates of birth, names in labelled fields). It honours .gitignore and .svcignore, skips binaries, and reads only the files the owner's rules let you read: protected files are counted, not read, and files a rule asks about are read after the person's yes (one form for them all). Values are never returned: each finding has a masked preview and a fingerprint. Use svc_rules to see the rules; protect what it finds before sharing the folder.",
   credential: 'none',
   inputSchema: Input,
   outputSchema: Output,
@@ -108,10 +148,14 @@ export const svcScanFolder = defineTool({
     const { gate, find } = await localFind(deps, 'svc_scan_folder');
     const cwd = input.cwd ?? process.cwd();
     const asker = { cwd, client: 'svc' };
-    const result = await walkAsAsker(gate, asker, ['allowed', 'limited'], (admit) =>
-      find.scan(resolve(cwd, input.path), {
+    const path = resolve(cwd, input.path);
+    // Files a rule asks about: the person is asked once, about them all, when the walk has ended.
+    const held: { answer?: HeldAnswer } = {};
+    const result = await walkAsAsker(gate, asker, ['allowed', 'limited'], (admit, asking) =>
+      find.scan(path, {
         scannedBy: 'an agent, through svc_scan_folder',
         admit,
+        confirm: confirmHeld(deps, asking, 'svc_scan_folder', svcCommand('scan', path), held),
         // The total once the walk has found every file: a client can then show how far it is.
         onProgress: ({ files, bytes, of }) =>
           void deps.progress(
@@ -129,7 +173,7 @@ export const svcScanFolder = defineTool({
     ];
     const shown = ordered.slice(0, SCAN_FINDINGS_SHOWN);
     const silenced = result.silenced.false_positive + result.silenced.accepted_risk;
-    const next = scanNext(result.findings.length, shown.length, skipped, result.scan_id);
+    const next = scanNext(result.findings.length, shown.length, skipped, result.scan_id, held.answer);
     const lines = shown.map(
       (f) => `${f.file}:${f.line}:${f.column} ${f.category} ${f.type} (${f.rule}) ${f.preview}`,
     );

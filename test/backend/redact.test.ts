@@ -319,6 +319,39 @@ describe('a clean copy of a folder', () => {
     expect(readdirSync(report.out)).not.toContain('.env');
   });
 
+  it('holds the files `admit` answers "ask" for, and asks `confirm` once about them all after the rest', async () => {
+    const root = project();
+    const order: string[] = [];
+    const held = (yes: boolean) => ({
+      out: join(tmp.dir, `held-${++folders}`),
+      admit: async (path: string): Promise<boolean | 'ask'> =>
+        path.endsWith('.env') || path.endsWith('.json') ? 'ask' : true,
+      confirm: async (files: readonly string[]) => {
+        order.push(`asked ${[...files].sort().join(' ')}`);
+        return yes;
+      },
+      onProgress: () => void order.push('read'),
+    });
+    const yes = await redactPath(undefined, root, held(true));
+    expect(order.filter((o) => o.startsWith('asked'))).toEqual(['asked .env config/app.json']);
+    // Every other file was read before the question, the held ones after it.
+    expect(order.indexOf('asked .env config/app.json')).toBe(order.length - 3);
+    expect(yes.report.skipped).toEqual([{ file: 'logo.png', reason: 'binary' }]);
+    expect(readFileSync(join(yes.report.out, '.env'), 'utf8')).toContain('[AWS_ACCESS_KEY_1]');
+    const no = await redactPath(undefined, root, held(false));
+    expect(no.report.skipped).toEqual(
+      expect.arrayContaining([
+        { file: '.env', reason: 'protected' },
+        { file: 'config/app.json', reason: 'protected' },
+      ]),
+    );
+    expect(readdirSync(no.report.out)).not.toContain('.env');
+    // A file's copy asks at once; no yes, no copy.
+    const file = join(root, 'config', 'app.json');
+    await expect(redactPath(undefined, file, held(false))).rejects.toThrow(/nothing was copied/);
+    expect((await redactPath(undefined, file, held(true))).report.files).toHaveLength(1);
+  });
+
   it('says when there is nothing to copy', async () => {
     await expect(redactPath(undefined, join(tmp.dir, 'missing'))).rejects.toMatchObject({
       code: 'not_found',

@@ -191,6 +191,38 @@ describe('svc scan', () => {
     );
   });
 
+  it('a file a rule asks about is read after the yes of the person at the terminal, once for them all; without a terminal it is not', async () => {
+    const asking = join(tmp.dir, 'asking');
+    mkdirSync(join(asking, '.svc'), { recursive: true });
+    mkdirSync(join(asking, 'notes'));
+    writeFileSync(
+      join(asking, '.svc', 'rules.json'),
+      JSON.stringify([{ effect: 'ask', paths: ['notes/'], reason: 'the team notes' }]),
+    );
+    writeFileSync(join(asking, 'notes', 'a.md'), `token ${`ghp_${random(36)}`}\n`);
+    writeFileSync(join(asking, 'notes', 'b.md'), 'nothing\n');
+    writeFileSync(join(asking, 'app.ts'), 'export {};\n');
+    const piped = await runSvc(['scan', asking, '--json'], env);
+    expect(piped.code, piped.stderr).toBe(0);
+    expect((piped.json() as Scan).skipped).toEqual(
+      expect.arrayContaining([
+        { file: 'notes/a.md', reason: 'protected' },
+        { file: 'notes/b.md', reason: 'protected' },
+      ]),
+    );
+    const question = 'read them too? [y/N] ';
+    const yes = await onTerminal(['scan', asking], env, [[question, 'y\r']]);
+    expect(yes.shown).toContain(
+      `svc: A rule ${join(asking, '.svc', 'rules.json')}#1 (the team notes) asks you before these 2 files are read: notes/a.md, notes/b.md. Let svc scan read them too? [y/N]`,
+    );
+    expect(yes.code, yes.shown).toBe(6);
+    expect(yes.shown).toContain('notes/a.md:1:');
+    expect(yes.shown).toMatch(/1 finding\(s\) in 4 file\(s\)/);
+    const no = await onTerminal(['scan', asking], env, [[question, 'n\r']]);
+    expect(no.code, no.shown).toBe(0);
+    expect(no.shown).toContain('notes/a.md: not scanned');
+  });
+
   it('on a terminal, a progress bar on stderr that ends full, then the findings', async () => {
     const shown = await onTerminal(['scan', project], env);
     expect(shown.code, shown.shown).toBe(6);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
 import { parseCsv } from '../../src/backend/csv.ts';
 import { computer } from './computer.ts';
+import { svcCommand } from '../../src/config/command.ts';
 
 const here = computer('svc-redact-tool-', [
   { effect: 'deny', paths: ['.env'] },
@@ -89,7 +90,7 @@ describe('svc_redact', () => {
     expect(result.error, result.text).toBe(false);
     const data = result.data as { copy_id: string; next: string };
     expect(data.copy_id).toMatch(/^copy_/);
-    expect(data.next).toContain(`svc redact reverse ${data.copy_id}`);
+    expect(data.next).toContain(`${svcCommand('redact', 'reverse', data.copy_id as string, 'FILE')}`);
     expect(result.all).not.toContain(email);
     const row = await service.ctx.store.get<{ sealed_mapping: string; tokens: number }>(
       'SELECT sealed_mapping, tokens FROM clean_copies WHERE copy_id = ?',

@@ -2,7 +2,7 @@
 // while it scans, and a file the read gate protects counted, never read (its decision on the
 // audit chain).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
@@ -255,5 +255,68 @@ describe('svc_plan seal items', () => {
     expect(applied.data.next).toContain('not done: ./keys/credentials.json not sealed (protected)');
     expect(applied.data.next).toContain(svcCommand('plan', 'apply', project, '--items', '…'));
     expect(readFileSync(join(project, 'config', 'credentials.json')).toString('latin1')).not.toContain(token);
+  });
+});
+
+describe('files a rule asks about, in svc_scan_folder and svc_redact', () => {
+  const asking = computer('svc-scan-ask-', [{ effect: 'ask', paths: ['notes/'], reason: 'the team notes' }]);
+  const token = `ghp_${random(36)}`;
+  beforeAll(() => {
+    mkdirSync(join(asking.project, 'notes'), { recursive: true });
+    writeFileSync(join(asking.project, 'notes', 'a.md'), `token ${token}\n`);
+    writeFileSync(join(asking.project, 'notes', 'b.md'), 'nothing\n');
+    writeFileSync(join(asking.project, 'app.ts'), 'export {};\n');
+  });
+  afterAll(() => asking.close());
+  const client = (elicit: 'accept' | 'decline' | 'unsupported') =>
+    asking.client((service) => ({ find: async () => finderOf(service.ctx) }), elicit);
+
+  it('asks the person once, at the walk’s end, naming the files and the rule; a yes reads them all', async () => {
+    const before = asking.asked.length;
+    const scan = await (await client('accept'))('svc_scan_folder', { path: '.', cwd: asking.project });
+    expect(scan.error, scan.text).toBe(false);
+    const questions = asking.asked.slice(before);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toContain(
+      '(the team notes) asks you before these 2 files are read: notes/a.md, notes/b.md',
+    );
+    expect(questions[0]).toContain('Let svc_scan_folder read them too?');
+    expect(scan.data.findings).toEqual([
+      expect.objectContaining({ file: 'notes/a.md', type: 'GITHUB_TOKEN' }),
+    ]);
+    expect(scan.data.protected_files).toEqual([]);
+    expect(scan.all).not.toContain(token);
+
+    const copy = await (
+      await client('accept')
+    )('svc_redact', {
+      path: '.',
+      cwd: asking.project,
+      out: join(asking.home, 'copy-yes'),
+    });
+    expect(copy.error, copy.text).toBe(false);
+    expect(readFileSync(join(asking.home, 'copy-yes', 'notes', 'a.md'), 'utf8')).toBe(
+      'token [GITHUB_TOKEN_1]\n',
+    );
+    expect(asking.asked.at(-1)).toContain('Let svc_redact read them too?');
+  });
+
+  it('without a yes the files stay protected, and `next` says why and what the person can run', async () => {
+    for (const elicit of ['decline', 'unsupported'] as const) {
+      const scan = await (await client(elicit))('svc_scan_folder', { path: '.', cwd: asking.project });
+      expect(scan.error, scan.text).toBe(false);
+      expect(scan.data.protected_files).toEqual(['notes/a.md', 'notes/b.md']);
+      expect(scan.data.findings).toEqual([]);
+      expect(scan.data.next).toContain(
+        `2 file(s) a rule asks the person about were not read (${elicit === 'decline' ? 'the person declined' : 'this client shows no confirmation forms'}): they can run \`${svcCommand('scan', asking.project)}\` in a terminal`,
+      );
+      const out = join(asking.home, `copy-${elicit}`);
+      const copy = await (await client(elicit))('svc_redact', { path: '.', cwd: asking.project, out });
+      expect(copy.error, copy.text).toBe(false);
+      expect(existsSync(join(out, 'notes'))).toBe(false);
+      expect(copy.data.next).toContain(
+        `they can run \`${svcCommand('redact', asking.project, '--out', out)}\``,
+      );
+    }
   });
 });
