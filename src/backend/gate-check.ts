@@ -17,7 +17,7 @@ import {
   type GateAsk,
   type GateSetting,
 } from '../gate/check.ts';
-import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
+import { OUTCOMES, type Decision, type Gate, type UsesSoFar } from '../gate/engine.ts';
 import type { RuleSet } from '../gate/local.ts';
 import {
   RulesUnreadable,
@@ -163,9 +163,16 @@ export class GateCheck {
 
   /**
    * Decides what a tool is about to do, counted and recorded as the hook does. A decision that
-   * cannot be made (unreadable rules) throws: the caller refuses.
+   * cannot be made (unreadable rules) throws: the caller refuses. With `alsoAs`, the paths of a
+   * `paths` ask are decided as each of those actions too (a scan reads and searches), and the
+   * strictest decision is the one counted and recorded: one audit row, never one per action.
    */
-  async check(ask: GateAsk, asker: Asker, setting: GateSetting = this.setting()): Promise<RecordedDecision> {
+  async check(
+    ask: GateAsk,
+    asker: Asker,
+    setting: GateSetting = this.setting(),
+    alsoAs: readonly Action[] = [],
+  ): Promise<RecordedDecision> {
     const cached = await this.compiled(setting, asker.cwd);
     const where = { cwd: asker.cwd, home: setting.home };
     const reach = ask.kind === 'shell' ? commandReach(ask.command, where) : undefined;
@@ -173,8 +180,9 @@ export class GateCheck {
     const others = otherRuleFiles(cached.projectRoot, touchedFolders(ask, reach, where));
     const { gate, ruleSet } = others.length ? await gateFor(setting, asker.cwd, ask, reach) : cached;
     const now = new Date();
+    const asks = ask.kind === 'paths' ? [ask, ...alsoAs.map((action) => ({ ...ask, action }))] : [ask];
     const decide = (usesSoFar: UsesSoFar) =>
-      decideWith({ gate, ruleSet, setting, reach }, ask, asker, now, usesSoFar);
+      strictest(asks.map((one) => decideWith({ gate, ruleSet, setting, reach }, one, asker, now, usesSoFar)));
     const first = decide(() => 0);
     if (!first.rule && first.charges.length === 0) return { decision: first, receipt_id: null };
     return decideAndRecord(this.options.core(), decide, asker);
@@ -188,7 +196,9 @@ export class GateCheck {
    */
   forOneWalk(): Pick<GateCheck, 'check'> {
     let setting: GateSetting | undefined;
-    return { check: (ask, asker) => this.check(ask, asker, (setting ??= this.setting())) };
+    return {
+      check: (ask, asker, _setting, alsoAs) => this.check(ask, asker, (setting ??= this.setting()), alsoAs),
+    };
   }
 
   /** Every rule the gate applies for the project `cwd` is in, and the refused ones. */
@@ -234,16 +244,35 @@ export class GateCheck {
 }
 
 /**
- * The gate's recorded decision on `ask`. Rules that cannot be read are the owner's to fix: until
- * then the answer is `forbidden`, and nothing is touched.
+ * The strictest of decisions on one thing (the most restrictive outcome; the first of equals), with
+ * the uses of every decision of that outcome, each once: a file read and searched under one rule
+ * that limits both is one use.
+ */
+function strictest(decisions: readonly Decision[]): Decision {
+  const rank = (d: Decision) => OUTCOMES.indexOf(d.outcome);
+  const worst = decisions.reduce((a, b) => (rank(b) > rank(a) ? b : a));
+  const charges = new Map(
+    decisions
+      .filter((d) => d.outcome === worst.outcome)
+      .flatMap((d) => d.charges)
+      .map((c) => [`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c]),
+  );
+  return { ...worst, charges: [...charges.values()] };
+}
+
+/**
+ * The gate's recorded decision on `ask` (and on its paths as each action of `alsoAs`: see
+ * `GateCheck.check`). Rules that cannot be read are the owner's to fix: until then the answer is
+ * `forbidden`, and nothing is touched.
  */
 export async function decideOrRefuse(
   gate: Pick<GateCheck, 'check'>,
   ask: GateAsk,
   asker: Asker,
+  alsoAs: readonly Action[] = [],
 ): Promise<RecordedDecision> {
   try {
-    return await gate.check(ask, asker);
+    return await gate.check(ask, asker, undefined, alsoAs);
   } catch (error) {
     if (error instanceof RulesUnreadable || error instanceof GateUnavailable) {
       throw new ServiceError(
@@ -257,8 +286,9 @@ export async function decideOrRefuse(
 
 /**
  * A walk over files of this computer on behalf of `asker` (an agent's tool, or a command an agent
- * may have started), reading each file only when the gate's outcome for its read is one of
- * `admitted`; each decision is recorded as the gate records it. A file a rule asks about is held
+ * may have started), reading each file only when the gate's outcome for its read (and for each
+ * action of `alsoAs`: a scan searches too) is one of `admitted`; each decision is recorded as the
+ * gate records it. A file a rule asks about is held
  * (`'ask'`), and the rules that asked are kept in `asking`, for the one question the walk's owner
  * puts to the person at its end (`heldQuestion`). Should the gate be unable to decide (see
  * `decideOrRefuse`), the walk stops there, having read nothing it was not let read.
@@ -268,11 +298,17 @@ export function walkAsAsker<T>(
   asker: Asker,
   admitted: readonly Decision['outcome'][],
   walk: (admit: Admit, asking: AskingRules) => Promise<T>,
+  alsoAs: readonly Action[] = [],
 ): Promise<T> {
   const once = gate.forOneWalk();
   const asking: AskingRules = new Map();
   return walk(async (path) => {
-    const { decision } = await decideOrRefuse(once, { kind: 'paths', action: 'read', paths: [path] }, asker);
+    const { decision } = await decideOrRefuse(
+      once,
+      { kind: 'paths', action: 'read', paths: [path] },
+      asker,
+      alsoAs,
+    );
     if (admitted.includes(decision.outcome)) return true;
     if (decision.outcome !== 'ask') return false;
     if (decision.rule) asking.set(decision.rule.id, decision.rule.reason ?? null);

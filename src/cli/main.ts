@@ -180,12 +180,17 @@ async function walkAsAgent<T>(
   admitted: readonly Decision['outcome'][],
   reader: string,
   walk: (admit: Admit, confirm: ConfirmHeld) => Promise<T>,
+  alsoAs: readonly Action[] = [],
 ): Promise<T> {
   const { GateCheck, walkAsAsker, heldQuestion } = await import('../backend/gate-check.ts');
   const gate = new GateCheck({ dataDir: service.dataDir, watch: false, core: () => service.ctx });
   try {
-    return await walkAsAsker(gate, { cwd: process.cwd(), client: 'svc' }, admitted, (admit, asking) =>
-      walk(admit, (files) => yesOnTerminal(heldQuestion(files, asking, reader))),
+    return await walkAsAsker(
+      gate,
+      { cwd: process.cwd(), client: 'svc' },
+      admitted,
+      (admit, asking) => walk(admit, (files) => yesOnTerminal(heldQuestion(files, asking, reader))),
+      alsoAs,
     );
   } finally {
     await gate.close();
@@ -931,21 +936,27 @@ export function buildProgram(): Command {
         // file's fingerprints would let an agent test guesses at its values (scan guesses, compare).
         // Files a rule asks about are read after the person's yes on this terminal.
         try {
-          return await walkAsAgent(service, ['allowed', 'limited'], 'svc scan', (admit, confirm) =>
-            finderOf(service.ctx).scan(path, {
-              scannedBy: 'svc scan',
-              admit,
-              confirm,
-              onProgress: (progress) => {
-                if (!live) return;
-                last = progress;
-                if (questionOpen) return;
-                // At most ten redraws a second: one per file of thousands would flood the terminal.
-                if (Date.now() - drawn < 100) return;
-                drawn = Date.now();
-                process.stderr.write(`\r${progressBar(progress)}\x1b[K`);
-              },
-            }),
+          return await walkAsAgent(
+            service,
+            ['allowed', 'limited'],
+            'svc scan',
+            (admit, confirm) =>
+              finderOf(service.ctx).scan(path, {
+                scannedBy: 'svc scan',
+                admit,
+                confirm,
+                onProgress: (progress) => {
+                  if (!live) return;
+                  last = progress;
+                  if (questionOpen) return;
+                  // At most ten redraws a second: one per file of thousands would flood the terminal.
+                  if (Date.now() - drawn < 100) return;
+                  drawn = Date.now();
+                  process.stderr.write(`\r${progressBar(progress)}\x1b[K`);
+                },
+              }),
+            // A scan is a search as well as a read, as for svc_scan_folder.
+            ['search'],
           );
         } finally {
           // The bar as it ended (all of it, when the scan finished), and the line ended.

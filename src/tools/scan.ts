@@ -151,19 +151,25 @@ export const svcScanFolder = defineTool({
     const path = resolve(cwd, input.path);
     // Files a rule asks about: the person is asked once, about them all, when the walk has ended.
     const held: { answer?: HeldAnswer } = {};
-    const result = await walkAsAsker(gate, asker, ['allowed', 'limited'], (admit, asking) =>
-      find.scan(path, {
-        scannedBy: 'an agent, through svc_scan_folder',
-        admit,
-        confirm: confirmHeld(deps, asking, 'svc_scan_folder', svcCommand('scan', path), held),
-        // The total once the walk has found every file: a client can then show how far it is.
-        onProgress: ({ files, bytes, of }) =>
-          void deps.progress(
-            files,
-            of.final ? of.files : undefined,
-            `${files} files, ${(bytes / 1048576).toFixed(1)} MiB scanned`,
-          ),
-      }),
+    const result = await walkAsAsker(
+      gate,
+      asker,
+      ['allowed', 'limited'],
+      (admit, asking) =>
+        find.scan(path, {
+          scannedBy: 'an agent, through svc_scan_folder',
+          admit,
+          confirm: confirmHeld(deps, asking, 'svc_scan_folder', svcCommand('scan', path), held),
+          // The total once the walk has found every file: a client can then show how far it is.
+          onProgress: ({ files, bytes, of }) =>
+            void deps.progress(
+              files,
+              of.final ? of.files : undefined,
+              `${files} files, ${(bytes / 1048576).toFixed(1)} MiB scanned`,
+            ),
+        }),
+      // A scan is a search as well as a read: a rule that keeps a file from either keeps it out.
+      ['search'],
     );
     const { counts: skipped, protectedFiles } = skippedOf(result.skipped);
     // Secrets first: a list cut at SCAN_FINDINGS_SHOWN must not hide them behind a table of names.

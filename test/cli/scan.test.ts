@@ -223,6 +223,19 @@ describe('svc scan', () => {
     expect(no.shown).toContain('notes/a.md: not scanned');
   });
 
+  it('a scan is a search too: a rule that denies searching a file keeps it out', async () => {
+    const searched = join(tmp.dir, 'searched');
+    mkdirSync(join(searched, '.svc'), { recursive: true });
+    writeFileSync(
+      join(searched, '.svc', 'rules.json'),
+      JSON.stringify([{ effect: 'deny', actions: ['search'], paths: ['notes.md'] }]),
+    );
+    writeFileSync(join(searched, 'notes.md'), `token ghp_${random(36)}\n`);
+    const run = await runSvc(['scan', searched, '--json'], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect((run.json() as Scan).skipped).toEqual([{ file: 'notes.md', reason: 'protected' }]);
+  });
+
   it('on a terminal, a progress bar on stderr that ends full, then the findings', async () => {
     const shown = await onTerminal(['scan', project], env);
     expect(shown.code, shown.shown).toBe(6);

@@ -320,3 +320,38 @@ describe('files a rule asks about, in svc_scan_folder and svc_redact', () => {
     }
   });
 });
+
+describe('a scan is a read and a search', () => {
+  const rules = computer('svc-scan-search-', [
+    { effect: 'deny', actions: ['search'], paths: ['private/'] },
+    { effect: 'limit', paths: ['counted/'], limit_per_day: 3 },
+    { effect: 'limit', actions: ['search'], paths: ['counted/'], limit_per_day: 5 },
+  ]);
+  beforeAll(() => {
+    mkdirSync(join(rules.project, 'private'), { recursive: true });
+    mkdirSync(join(rules.project, 'counted'), { recursive: true });
+    writeFileSync(join(rules.project, 'private', 'p.md'), `token ghp_${random(36)}\n`);
+    writeFileSync(join(rules.project, 'counted', 'a.md'), 'a\n');
+    writeFileSync(join(rules.project, 'counted', 'b.md'), 'b\n');
+  });
+  afterAll(() => rules.close());
+
+  it('a rule that keeps a file from searches keeps it out of a scan; each limit rule counts one use and one audit row is written per file', async () => {
+    const rows = () =>
+      (rules.service.ctx.store.db.prepare('SELECT COUNT(*) AS n FROM audit_chain').get() as { n: number }).n;
+    const before = rows();
+    const scan = await (
+      await rules.client((service) => ({ find: async () => finderOf(service.ctx) }))
+    )('svc_scan_folder', { path: '.', cwd: rules.project });
+    expect(scan.error, scan.text).toBe(false);
+    expect(scan.data.protected_files).toEqual(['private/p.md']);
+    expect(scan.data.findings).toEqual([]);
+    // private/p.md (denied as a search), counted/a.md and counted/b.md (limited): one row each.
+    expect(rows() - before).toBe(3);
+    const uses = rules.service.ctx.store.db.prepare('SELECT SUM(uses) AS n FROM gate_uses').get() as {
+      n: number;
+    };
+    // Each file: one use of the rule on every action, one of the rule on searches.
+    expect(uses.n).toBe(4);
+  });
+});
