@@ -13,6 +13,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -24,6 +25,20 @@ import { redactText, TokenAllocator } from '../../src/scan/redact.ts';
 import { tempDir } from '../helpers.ts';
 
 const tmp = tempDir('svc-redact-');
+/** Whether this file system lets a folder be made immutable (`chattr +i`: ext4, xfs, and as root). */
+const immutableFolders = (() => {
+  const probe = join(tmp.dir, 'immutable-probe');
+  mkdirSync(probe);
+  try {
+    execFileSync('chattr', ['+i', probe], { stdio: 'ignore' });
+    execFileSync('chattr', ['-i', probe], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(probe, { recursive: true, force: true });
+  }
+})();
 afterAll(() => tmp.cleanup());
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -281,6 +296,35 @@ describe('a clean copy of a folder', () => {
     expect(readdirSync(tmp.dir).filter((name) => name.includes('.svc-'))).toEqual([]);
     expect(Object.keys(earlier).length).toBe(Object.keys(made).length + 1);
   });
+
+  it.skipIf(!immutableFolders)(
+    'builds the copy inside its folder when nothing can be made beside it (a parent nobody may write, root included), and replaces an earlier copy there',
+    async () => {
+      const root = project();
+      const parent = join(tmp.dir, `locked-${folders}`);
+      const out = join(parent, 'copy');
+      mkdirSync(out, { recursive: true });
+      // Immutable: no entry can be added to it, not even by root, as to a read-only parent.
+      execFileSync('chattr', ['+i', parent]);
+      try {
+        const first = await redactPath(undefined, root, { out });
+        expect(first.report.out).toBe(out);
+        expect(readFileSync(join(out, '.env'), 'utf8')).toContain('[AWS_ACCESS_KEY_1]');
+        rmSync(join(root, 'notes.md'));
+        writeFileSync(join(root, 'added.txt'), `mail ${email}\n`);
+        await redactPath(undefined, root, { out });
+        const entries = readdirSync(out);
+        expect(entries).not.toContain('notes.md');
+        expect(readFileSync(join(out, 'added.txt'), 'utf8')).toBe('mail [EMAIL_1]\n');
+        // Nothing of the building is left: the copy's files and svc's marker only.
+        expect(entries.filter((name) => name.startsWith('.svc-copy-'))).toEqual([]);
+        expect(entries).toContain(CLEAN_COPY_MARKER);
+        expect(readdirSync(parent)).toEqual(['copy']);
+      } finally {
+        execFileSync('chattr', ['-i', parent]);
+      }
+    },
+  );
 
   it.each([
     ['the source itself', (root: string) => root],
