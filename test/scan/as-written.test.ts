@@ -86,6 +86,35 @@ describe('names a password goes by', () => {
   });
 });
 
+describe('a quoted password with spaces, in a line of configuration', () => {
+  it.each([
+    ['DB_PASSWORD="s3cr3t with space"', '.env', 's3cr3t with space'],
+    ["export DB_PASSWORD='Tr0ub4dor & 3x'", '.envrc', 'Tr0ub4dor & 3x'],
+    ['  "password": "k9 #Xv!m 7q",', 'config.json', 'k9 #Xv!m 7q'],
+    ["smtp_pass: 'Qw3 rty! zu'", 'values.yaml', 'Qw3 rty! zu'],
+    ['DB_PASSWORD="Xk29vQpL7rTz44Wm and more"  # rotated', '.env', 'Xk29vQpL7rTz44Wm and more'],
+  ])('%s', (line, file, value) => {
+    // The whole value, not its first word: a clean copy leaves none of it.
+    expect(found(line, file)).toEqual([`generic-quoted-password: ${value}`]);
+  });
+
+  it.each([
+    // Prompts and messages under a password's name: words of letters, digits standing apart.
+    'password: "Must be at least 8 characters long"',
+    'password_hint: "Enter 8 chars"',
+    'password: "Password is too short"',
+    // Code, not a line of configuration.
+    'const password = "some value 12";',
+    'if (password == "abc 12x") {',
+    // A name that does not end with the secret word, and a template.
+    'password_length: "x9 y8 z7"',
+    'PASSWORD="${DB_PASSWORD} 12x"',
+    'compass = "North 3x deg"',
+  ])('not %s', (line) => {
+    expect(found(line, 'settings.yaml')).toEqual([]);
+  });
+});
+
 describe('what a secret-sounding name holds that is no secret', () => {
   it.each([
     'const SECRET_PARAM = "client_secret";',

@@ -452,6 +452,10 @@ export const SAMPLES: Record<string, Sample> = {
 
   // generic
   'generic-secret-assignment': ['const apiKey = "{a24}";', 'const apiKey = getApiKey(config);'],
+  'generic-quoted-password': [
+    "export DB_PASSWORD='k9{a6} {a8}'",
+    "export DB_PASSWORD='Use {d2} characters or more'",
+  ],
   'generic-xml-secret': ['<password>{a20}</password>', '<password>${env.PASSWORD}</password>'],
   'generic-url-password': ['https://deploy:{a16}@git.internal/repo.git', 'https://git.internal/repo.git'],
   // What it encodes holds a secret another rule names (here a PostgreSQL password); a value that
