@@ -17,7 +17,7 @@ import {
   type GateAsk,
   type GateSetting,
 } from '../gate/check.ts';
-import { OUTCOMES, type Decision, type Gate, type UsesSoFar } from '../gate/engine.ts';
+import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
 import type { RuleSet } from '../gate/local.ts';
 import {
   RulesUnreadable,
@@ -244,20 +244,39 @@ export class GateCheck {
 }
 
 /**
- * The strictest of decisions on one thing (the most restrictive outcome; the first of equals), with
- * the uses of every decision of that outcome, each once: a file read and searched under one rule
- * that limits both is one use.
+ * How strict an outcome is when one call needs several actions at once (a scan reads a file as it
+ * is, and searches it): `clean_copy` ranks above `ask` here, as the person's yes to a search would
+ * not open a file only its clean copy may leave. (For one action, `ask` is the stricter: a yes
+ * gives the file as it is.)
+ */
+const TOGETHER: Record<Decision['outcome'], number> = {
+  allowed: 0,
+  limited: 1,
+  ask: 2,
+  clean_copy: 3,
+  denied: 4,
+};
+
+/**
+ * The strictest of decisions on one thing (the most restrictive outcome for all its actions
+ * together; the first of equals), with the uses of every decision of that outcome, each once: a
+ * file read and searched under one rule that limits both is one use.
  */
 function strictest(decisions: readonly Decision[]): Decision {
-  const rank = (d: Decision) => OUTCOMES.indexOf(d.outcome);
+  if (decisions.length === 1) return decisions[0]!;
+  const rank = (d: Decision) => TOGETHER[d.outcome];
   const worst = decisions.reduce((a, b) => (rank(b) > rank(a) ? b : a));
+  const equals = decisions.filter((d) => d.outcome === worst.outcome);
   const charges = new Map(
-    decisions
-      .filter((d) => d.outcome === worst.outcome)
-      .flatMap((d) => d.charges)
-      .map((c) => [`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c]),
+    equals.flatMap((d) => d.charges).map((c) => [`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c]),
   );
-  return { ...worst, charges: [...charges.values()] };
+  // Uses left: the fewest any of the limits has.
+  const left = equals.flatMap((d) => (d.remaining === undefined ? [] : [d.remaining]));
+  return {
+    ...worst,
+    charges: [...charges.values()],
+    ...(left.length > 0 ? { remaining: Math.min(...left) } : {}),
+  };
 }
 
 /**

@@ -209,7 +209,7 @@ export async function redactPath(
       const known = new KnownValues();
       const found: { target: FileToScan; matches: Match[]; digest: string }[] = [];
       const search = (target: FileToScan) => {
-        const read = readWholeText(target.path);
+        const read = readWholeText(target.path, target.identity);
         if ('skipped' in read) {
           skipped.push({ file: target.file, reason: read.skipped });
           return;
@@ -378,7 +378,7 @@ export type CleanFileOutcome = { values: number; bytes: number } | { skipped: Sk
  * this copy (the same copy made again), and refused otherwise (EEXIST is thrown).
  */
 export function writeCleanFile(
-  target: Pick<FileToScan, 'path' | 'file'>,
+  target: Pick<FileToScan, 'path' | 'file' | 'identity'>,
   destination: string,
   tokens: TokenAllocator,
   {
@@ -393,7 +393,7 @@ export function writeCleanFile(
     found?: { matches: Match[]; digest: string };
   } = {},
 ): CleanFileOutcome {
-  const read = readWholeText(target.path);
+  const read = readWholeText(target.path, target.identity);
   if ('skipped' in read) return read;
   const clean = redactText(
     read.text,

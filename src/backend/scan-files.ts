@@ -12,6 +12,7 @@ import {
   readSync,
   readdirSync,
   type Dirent,
+  type Stats,
 } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { join, relative, sep } from 'node:path';
@@ -37,7 +38,16 @@ export interface FileToScan {
   /** Relative to the scanned folder, with `/` between parts: what findings name. */
   file: string;
   bytes: number;
+  /**
+   * The file the walk found at `path` (device and inode): what is opened must still be it. A folder
+   * on the way swapped for a link after the walk, and the gate, looked at it (while the person is
+   * asked about held files, say) leads elsewhere, and is refused.
+   */
+  identity?: string;
 }
+
+/** A file's identity, as FileToScan keeps it. */
+export const identityOf = (stat: { dev: number; ino: number }) => `${stat.dev}:${stat.ino}`;
 
 /**
  * The read gate's word on one file of an agent's walk (a scan, a clean copy): read it (`true`),
@@ -212,7 +222,8 @@ export async function* filesToScan(
             const config = join(path, 'config');
             const stat = lstatSync(config, { throwIfNoEntry: false });
             if (stat?.isFile() && stat.size <= MAX_SCAN_FILE_BYTES) {
-              yield { path: config, file: relative(root, config).split(sep).join('/'), bytes: stat.size };
+              const file = relative(root, config).split(sep).join('/');
+              yield { path: config, file, bytes: stat.size, identity: identityOf(stat) };
             }
           }
           continue;
@@ -225,15 +236,15 @@ export async function* filesToScan(
       if (ignoredBy(stack, path, false) && !(await stillRead(stack, path, false, repo))) continue;
       await turn();
       const file = relative(root, path).split(sep).join('/');
-      let size: number | undefined;
+      let stat: Stats | undefined;
       try {
-        size = lstatSync(path, { throwIfNoEntry: false })?.size;
+        stat = lstatSync(path, { throwIfNoEntry: false });
       } catch {
-        size = undefined;
+        stat = undefined;
       }
-      if (size === undefined) skip({ file, reason: 'unreadable' });
-      else if (size > MAX_SCAN_FILE_BYTES) skip({ file, reason: 'too_large' });
-      else yield { path, file, bytes: size };
+      if (stat === undefined) skip({ file, reason: 'unreadable' });
+      else if (stat.size > MAX_SCAN_FILE_BYTES) skip({ file, reason: 'too_large' });
+      else yield { path, file, bytes: stat.size, identity: identityOf(stat) };
     }
   }
 }
@@ -307,6 +318,8 @@ function openBlockStart(buffer: Buffer, filled: number): number | undefined {
  * would hold a thread until something wrote to it); what opens must then be a regular file.
  */
 const OPEN_FOUND_FILE = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+/** How a file named on purpose is opened: through a link, if it is one, but never waiting. */
+const OPEN_NAMED_FILE = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
  * The read buffer, one per thread and reused by every file it scans (scanFile runs start to end
@@ -378,18 +391,21 @@ export function encodeText(text: string, encoding: TextEncoding): Buffer {
  * file that is not valid UTF-8 is read as Latin-1, byte for byte, so that writing the text back
  * the same way changes no byte that was not replaced.
  */
-export function readWholeText(path: string): WholeText {
+export function readWholeText(path: string, identity?: string): WholeText {
   let fd: number;
   try {
-    // A path named on purpose may be a link; a named pipe is still never waited on.
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    // A path named on purpose may be a link; a file a walk found (with its identity) is opened as
+    // a scan opens it, never through one. A named pipe is never waited on.
+    fd = openSync(path, identity === undefined ? OPEN_NAMED_FILE : OPEN_FOUND_FILE);
   } catch {
     return { skipped: 'unreadable' };
   }
   try {
     const stat = fstatSync(fd);
     const { size, mode } = stat;
-    if (!stat.isFile()) return { skipped: 'unreadable' };
+    if (!stat.isFile() || (identity !== undefined && identityOf(stat) !== identity)) {
+      return { skipped: 'unreadable' };
+    }
     if (size > MAX_SCAN_FILE_BYTES) return { skipped: 'too_large' };
     const probe = Buffer.allocUnsafe(BINARY_PROBE_BYTES);
     const probed = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
@@ -422,7 +438,7 @@ export type ScanOutcome = { findings: Finding[]; bytes: number } | { skipped: Sk
  * MAX_CARRIED_LINE_BYTES), so memory stays about two chunks whatever the file's size.
  */
 export function scanFile(
-  target: Pick<FileToScan, 'path' | 'file'>,
+  target: Pick<FileToScan, 'path' | 'file' | 'identity'>,
   detector: Detector,
   fingerprint: (type: string, value: string) => string,
 ): ScanOutcome {
@@ -488,7 +504,9 @@ export function scanFile(
       }
     };
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return { skipped: 'unreadable' };
+    if (!stat.isFile() || (target.identity !== undefined && identityOf(stat) !== target.identity)) {
+      return { skipped: 'unreadable' };
+    }
     const size = stat.size;
     for (;;) {
       let read: number;

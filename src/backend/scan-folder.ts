@@ -186,6 +186,9 @@ class LargestFirst {
   }
 }
 
+/** What a thread needs of a file to scan it. */
+const jobOf = ({ path, file, identity }: FileToScan) => ({ path, file, identity });
+
 export async function scanFolder(root: string, options: FolderScanOptions): Promise<FolderScan> {
   const count = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
   const skipped: Skipped[] = [];
@@ -223,11 +226,11 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
   const nextBatch = (): WorkerBatch | undefined => {
     const first = queue.pop();
     if (!first) return undefined;
-    const jobs = [{ index: first.index, path: first.target.path, file: first.target.file }];
+    const jobs = [{ index: first.index, ...jobOf(first.target) }];
     let size = first.target.bytes;
     while (size < BATCH_BYTES && jobs.length < BATCH_FILES && queue.size > 0) {
       const next = queue.pop()!;
-      jobs.push({ index: next.index, path: next.target.path, file: next.target.file });
+      jobs.push({ index: next.index, ...jobOf(next.target) });
       size += next.target.bytes;
     }
     return { key: options.key, jobs };
@@ -309,17 +312,18 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
       if (adaptive && workers.length < count && found > workers.length * NEW_THREAD_BYTES) addThread();
       announce();
     };
-    const held: FileToScan[] = [];
+    /** Files an `ask` rule holds for the person's answer. */
+    const waiting: FileToScan[] = [];
     for await (const target of source) {
       if (failure !== undefined) break;
       const admitted = options.admit ? await options.admit(target.path) : true;
-      if (admitted === 'ask') held.push(target);
+      if (admitted === 'ask') waiting.push(target);
       else if (admitted) send(target);
       else skipped.push({ file: target.file, reason: 'protected' });
     }
-    if (held.length > 0 && failure === undefined) {
-      const yes = options.confirm ? await options.confirm(held.map((t) => t.file)) : false;
-      for (const target of held) {
+    if (waiting.length > 0 && failure === undefined) {
+      const yes = options.confirm ? await options.confirm(waiting.map((t) => t.file)) : false;
+      for (const target of waiting) {
         if (yes) send(target);
         else skipped.push({ file: target.file, reason: 'protected' });
       }

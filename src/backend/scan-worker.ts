@@ -18,6 +18,8 @@ export interface WorkerJob {
   index: number;
   path: string;
   file: string;
+  /** As the walk saw it (FileToScan). */
+  identity?: string | undefined;
 }
 
 export interface WorkerBatch {

@@ -205,13 +205,24 @@ async function yesOnTerminal(question: string): Promise<boolean> {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
   questionOpen = true;
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  let interrupted = false;
   try {
-    // The question takes the line a progress bar may hold.
-    const answer = await prompt.question(`\r\x1b[Ksvc: ${question} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
+    const answer = await new Promise<string | undefined>((resolve) => {
+      // Ctrl-D closes the question unanswered: no yes. Ctrl-C stops the command, as it would
+      // anywhere else (the prompt takes it from the process otherwise, and waits on).
+      prompt.once('close', () => resolve(undefined));
+      prompt.once('SIGINT', () => {
+        interrupted = true;
+        prompt.close();
+      });
+      // The question takes the line a progress bar may hold.
+      prompt.question(`\r\x1b[Ksvc: ${question} [y/N] `).then(resolve, () => resolve(undefined));
+    });
+    return answer !== undefined && /^y(es)?$/i.test(answer.trim());
   } finally {
     prompt.close();
     questionOpen = false;
+    if (interrupted) process.kill(process.pid, 'SIGINT');
   }
 }
 

@@ -6,6 +6,7 @@
 // Values never come back: the answer counts tokens per type.
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { ServiceError } from '../backend/errors.ts';
 import { walkAsAsker } from '../backend/gate-check.ts';
 import { confirmHeld, heldNotRead, localFind, skippedOf, type HeldAnswer } from './scan.ts';
 import { requireGate, cwdField } from './gate.ts';
@@ -100,16 +101,31 @@ export const svcRedact = defineTool({
     // a rule asks about: the person is asked once, about them all, when the rest has been read.
     const held: { answer?: HeldAnswer } = {};
     const instead = svcCommand('redact', source, ...(out ? ['--out', out] : []));
-    const copy = await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit, asking) =>
-      find.redact(source, {
-        out,
-        keepMapping: input.keep_mapping ?? false,
-        admit,
-        confirm: confirmHeld(deps, asking, 'svc_redact', instead, held),
-        onProgress: ({ files, bytes }) =>
-          void deps.progress(files, undefined, `${files} files, ${(bytes / 1048576).toFixed(1)} MiB copied`),
-      }),
-    );
+    const copy = await (async () => {
+      try {
+        return await walkAsAsker(gate, asker, ['allowed', 'limited', 'clean_copy'], (admit, asking) =>
+          find.redact(source, {
+            out,
+            keepMapping: input.keep_mapping ?? false,
+            admit,
+            confirm: confirmHeld(deps, asking, 'svc_redact', instead, held),
+            onProgress: ({ files, bytes }) =>
+              void deps.progress(
+                files,
+                undefined,
+                `${files} files, ${(bytes / 1048576).toFixed(1)} MiB copied`,
+              ),
+          }),
+        );
+      } catch (error) {
+        // Nothing copied because every file was held and not let in: say what the person can run.
+        const notRead = heldNotRead(held.answer);
+        if (notRead && error instanceof ServiceError) {
+          throw new ServiceError(error.code, `${error.message}${notRead}`, error.details);
+        }
+        throw error;
+      }
+    })();
     // Only the report is used: the mapping from token to value is sealed in the store when asked,
     // and otherwise dropped; it never reaches the answer.
     const { report } = copy;

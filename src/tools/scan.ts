@@ -74,7 +74,7 @@ export function confirmHeld(
 export function heldNotRead(held: HeldAnswer | undefined): string {
   if (!held || held.answer === 'accepted') return '';
   const why = held.answer === 'declined' ? 'the person declined' : noAnswer(held.answer);
-  return `; ${held.files} file(s) a rule asks the person about were not read (${why}): they can run \`${held.instead}\` in a terminal, which asks them there`;
+  return `; ${held.files} file(s) a rule asks the person about were not read (${why}): they can run \`${held.instead}\` in their own terminal, which asks them there`;
 }
 
 /** What a scan's answer tells the model to do next: what it saw, what it did not, and the plan's call. */

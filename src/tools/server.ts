@@ -106,6 +106,12 @@ const answersChecker: jsonSchemaValidator = {
  * input and structuredContent and their wording), without building 37 tools' schemas before the
  * first answer: a client starts the server in its critical path.
  */
+/**
+ * How long a form waits for the person: they may be reading the files it names, or away. (The
+ * protocol library's default, a minute, cut people off mid-thought.)
+ */
+const PERSON_ANSWER_MS = 10 * 60 * 1000;
+
 export function createMcpServer(
   deps: (
     bearerToken: string | undefined,
@@ -122,14 +128,23 @@ export function createMcpServer(
     const elicitation = server.getClientCapabilities()?.elicitation as
       { form?: object; url?: object } | undefined;
     if (!elicitation || (!elicitation.form && elicitation.url)) return 'no_form';
-    const answer = await server.elicitInput({
-      message,
-      requestedSchema: {
-        type: 'object',
-        properties: { confirm: { type: 'boolean', title: 'Go ahead', description: message } },
-        required: ['confirm'],
-      },
-    });
+    let answer;
+    try {
+      answer = await server.elicitInput(
+        {
+          message,
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean', title: 'Go ahead', description: message } },
+            required: ['confirm'],
+          },
+        },
+        { timeout: PERSON_ANSWER_MS },
+      );
+    } catch {
+      // No answer in time, or the client failed the request: no yes, and the tool says what to do.
+      return 'closed';
+    }
     return answered(answer.action, answer.action === 'accept' && answer.content?.confirm === true);
   };
   const openUrl: ToolDeps['openUrl'] = async (message, url) => {

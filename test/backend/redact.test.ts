@@ -4,10 +4,12 @@
 // files svc did not make. Then values put back from a mapping (src/backend/redact-mapping.ts).
 import {
   chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -394,6 +396,24 @@ describe('a clean copy of a folder', () => {
     const file = join(root, 'config', 'app.json');
     await expect(redactPath(undefined, file, held(false))).rejects.toThrow(/nothing was copied/);
     expect((await redactPath(undefined, file, held(true))).report.files).toHaveLength(1);
+  });
+
+  it('a folder of held files swapped for a link while the person is asked is not followed', async () => {
+    const root = project();
+    const outside = join(tmp.dir, `outside-${folders}`);
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'app.json'), 'kept from agents\n');
+    const { report } = await redactPath(undefined, root, {
+      out: join(tmp.dir, `swapped-${folders}`),
+      admit: async (path) => (path.includes('/config/') ? 'ask' : true),
+      confirm: async () => {
+        renameSync(join(root, 'config'), join(root, 'config.old'));
+        symlinkSync(outside, join(root, 'config'));
+        return true;
+      },
+    });
+    expect(report.skipped).toContainEqual({ file: 'config/app.json', reason: 'unreadable' });
+    expect(existsSync(join(report.out, 'config'))).toBe(false);
   });
 
   it('says when there is nothing to copy', async () => {

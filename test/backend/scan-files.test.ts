@@ -3,7 +3,7 @@
 // gives the same findings, at the same lines and columns, as the same text scanned at once.
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe as group, expect, it } from 'vitest';
@@ -373,6 +373,46 @@ group('scanFolder', () => {
       ) as boolean;
     expect(loads('../../src/backend/scan.ts')).toBe(false);
     expect(loads('../../src/scan/rules.ts')).toBe(true);
+  });
+
+  it('holds the files `admit` answers "ask" for until `confirm` says yes; a folder swapped for a link meanwhile is not followed', async () => {
+    const value = 'tok_abcdefghij012345';
+    const root = tree({ 'a.txt': value, 'notes/b.txt': value, 'notes/c.txt': value });
+    const outside = tree({ 'b.txt': value, 'c.txt': value });
+    const admit = async (path: string) => (path.includes('/notes/') ? ('ask' as const) : true);
+    const asked: (readonly string[])[] = [];
+    const without = await scanFolder(root, { rules, key, threads: 1, admit });
+    expect(without.findings.map((f) => f.file)).toEqual(['a.txt']);
+    expect(without.skipped).toEqual([
+      { file: 'notes/b.txt', reason: 'protected' },
+      { file: 'notes/c.txt', reason: 'protected' },
+    ]);
+    const yes = await scanFolder(root, {
+      rules,
+      key,
+      threads: 1,
+      admit,
+      confirm: async (files) => (asked.push(files), true),
+    });
+    expect(asked).toEqual([['notes/b.txt', 'notes/c.txt']]);
+    expect(yes.findings.map((f) => f.file).sort()).toEqual(['a.txt', 'notes/b.txt', 'notes/c.txt']);
+    // While the person is asked, the held files' folder becomes a link to another: not read.
+    const swapped = await scanFolder(root, {
+      rules,
+      key,
+      threads: 1,
+      admit,
+      confirm: async () => {
+        renameSync(join(root, 'notes'), join(root, 'notes.old'));
+        symlinkSync(outside, join(root, 'notes'));
+        return true;
+      },
+    });
+    expect(swapped.findings.map((f) => f.file)).toEqual(['a.txt']);
+    expect(swapped.skipped).toEqual([
+      { file: 'notes/b.txt', reason: 'unreadable' },
+      { file: 'notes/c.txt', reason: 'unreadable' },
+    ]);
   });
 
   it('a rule set that cannot load fails the scan with its reason', async () => {

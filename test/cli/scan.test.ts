@@ -3,7 +3,7 @@
 // error), a single file, what was not scanned (binary, over the size cap, protected by the read
 // gate), and no value ever in the output.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
@@ -221,6 +221,20 @@ describe('svc scan', () => {
     const no = await onTerminal(['scan', asking], env, [[question, 'n\r']]);
     expect(no.code, no.shown).toBe(0);
     expect(no.shown).toContain('notes/a.md: not scanned');
+    // Ctrl-D leaves the question unanswered: no yes, and the scan ends as with a no.
+    const closed = await onTerminal(['scan', asking], env, [[question, '\x04']]);
+    expect(closed.code, closed.shown).toBe(0);
+    expect(closed.shown).toContain('notes/a.md: not scanned');
+    // Ctrl-C stops the command there: no report.
+    const stopped = await onTerminal(['scan', asking], env, [[question, '\x03']]);
+    expect(stopped.code, stopped.shown).not.toBe(0);
+    expect(stopped.shown).not.toContain('finding(s) in');
+    // `svc redact` asks the same, once, after the rest was read.
+    const out = join(tmp.dir, 'asking-copy');
+    const copied = await onTerminal(['redact', asking, '--out', out], env, [[question, 'y\r']]);
+    expect(copied.code, copied.shown).toBe(0);
+    expect(copied.shown).toContain('Let svc redact read them too? [y/N]');
+    expect(readFileSync(join(out, 'notes', 'a.md'), 'utf8')).toBe('token [GITHUB_TOKEN_1]\n');
   });
 
   it('a scan is a search too: a rule that denies searching a file keeps it out', async () => {

@@ -14,9 +14,10 @@ import type { ToolDeps } from '../../src/tools/registry.ts';
 
 /**
  * How the client answers svc's confirmation form: the person's yes or no; `cancel`, the form
- * closed without a choice (as Claude Code's `-p` answers every form); or a client without forms.
+ * closed without a choice (as Claude Code's `-p` answers every form); `fail`, a client that answers
+ * the form's request with an error; or a client without forms.
  */
-export type Elicit = 'accept' | 'decline' | 'cancel' | 'unsupported';
+export type Elicit = 'accept' | 'decline' | 'cancel' | 'fail' | 'unsupported';
 
 export interface ToolAnswer {
   error: boolean;
@@ -92,6 +93,7 @@ export function computer(prefix: string, rules: unknown[] = []): Computer {
         mcp.setRequestHandler(ElicitRequestSchema, async (request) => {
           asked.push(String(request.params.message));
           if (elicit === 'accept') return { action: 'accept', content: { confirm: true } };
+          if (elicit === 'fail') throw new Error('the form could not be shown');
           return { action: elicit };
         });
       }

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
+import { heldQuestion } from '../../src/backend/gate-check.ts';
 import { svcCommand } from '../../src/config/command.ts';
 import { computer } from './computer.ts';
 
@@ -268,7 +269,7 @@ describe('files a rule asks about, in svc_scan_folder and svc_redact', () => {
     writeFileSync(join(asking.project, 'app.ts'), 'export {};\n');
   });
   afterAll(() => asking.close());
-  const client = (elicit: 'accept' | 'decline' | 'unsupported') =>
+  const client = (elicit: 'accept' | 'decline' | 'fail' | 'unsupported') =>
     asking.client((service) => ({ find: async () => finderOf(service.ctx) }), elicit);
 
   it('asks the person once, at the walk’s end, naming the files and the rule; a yes reads them all', async () => {
@@ -302,13 +303,22 @@ describe('files a rule asks about, in svc_scan_folder and svc_redact', () => {
   });
 
   it('without a yes the files stay protected, and `next` says why and what the person can run', async () => {
-    for (const elicit of ['decline', 'unsupported'] as const) {
+    const why = {
+      decline: 'the person declined',
+      unsupported: 'this client shows no confirmation forms',
+      // A form the client fails (or one left unanswered past its time) is no yes, and the scan goes on.
+      fail: "svc's confirmation form was closed without an answer",
+    };
+    for (const elicit of ['decline', 'unsupported', 'fail'] as const) {
       const scan = await (await client(elicit))('svc_scan_folder', { path: '.', cwd: asking.project });
       expect(scan.error, scan.text).toBe(false);
       expect(scan.data.protected_files).toEqual(['notes/a.md', 'notes/b.md']);
       expect(scan.data.findings).toEqual([]);
       expect(scan.data.next).toContain(
-        `2 file(s) a rule asks the person about were not read (${elicit === 'decline' ? 'the person declined' : 'this client shows no confirmation forms'}): they can run \`${svcCommand('scan', asking.project)}\` in a terminal`,
+        `2 file(s) a rule asks the person about were not read (${why[elicit]}`,
+      );
+      expect(scan.data.next).toContain(
+        `they can run \`${svcCommand('scan', asking.project)}\` in their own terminal`,
       );
       const out = join(asking.home, `copy-${elicit}`);
       const copy = await (await client(elicit))('svc_redact', { path: '.', cwd: asking.project, out });
@@ -318,6 +328,17 @@ describe('files a rule asks about, in svc_scan_folder and svc_redact', () => {
         `they can run \`${svcCommand('redact', asking.project, '--out', out)}\``,
       );
     }
+    // A file alone, held and not let in: nothing is copied, and the error says what to run.
+    const file = join(asking.project, 'notes', 'a.md');
+    const aside = join(asking.home, 'alone');
+    const alone = await (
+      await client('decline')
+    )('svc_redact', { path: file, cwd: asking.project, out: aside });
+    expect(alone.error).toBe(true);
+    expect(alone.text).toContain('nothing was copied');
+    expect(alone.text).toContain(
+      `they can run \`${svcCommand('redact', file, '--out', aside)}\` in their own terminal`,
+    );
   });
 });
 
@@ -326,6 +347,8 @@ describe('a scan is a read and a search', () => {
     { effect: 'deny', actions: ['search'], paths: ['private/'] },
     { effect: 'limit', paths: ['counted/'], limit_per_day: 3 },
     { effect: 'limit', actions: ['search'], paths: ['counted/'], limit_per_day: 5 },
+    { effect: 'redact', actions: ['read'], paths: ['mixed/'] },
+    { effect: 'ask', actions: ['search'], paths: ['mixed/'] },
   ]);
   beforeAll(() => {
     mkdirSync(join(rules.project, 'private'), { recursive: true });
@@ -333,6 +356,8 @@ describe('a scan is a read and a search', () => {
     writeFileSync(join(rules.project, 'private', 'p.md'), `token ghp_${random(36)}\n`);
     writeFileSync(join(rules.project, 'counted', 'a.md'), 'a\n');
     writeFileSync(join(rules.project, 'counted', 'b.md'), 'b\n');
+    mkdirSync(join(rules.project, 'mixed'), { recursive: true });
+    writeFileSync(join(rules.project, 'mixed', 'm.md'), `token ghp_${random(36)}\n`);
   });
   afterAll(() => rules.close());
 
@@ -344,14 +369,43 @@ describe('a scan is a read and a search', () => {
       await rules.client((service) => ({ find: async () => finderOf(service.ctx) }))
     )('svc_scan_folder', { path: '.', cwd: rules.project });
     expect(scan.error, scan.text).toBe(false);
-    expect(scan.data.protected_files).toEqual(['private/p.md']);
+    expect(scan.data.protected_files.sort()).toEqual(['mixed/m.md', 'private/p.md']);
     expect(scan.data.findings).toEqual([]);
-    // private/p.md (denied as a search), counted/a.md and counted/b.md (limited): one row each.
-    expect(rows() - before).toBe(3);
+    // private/p.md (denied as a search), mixed/m.md (clean copy only), counted/a.md and
+    // counted/b.md (limited): one row each.
+    expect(rows() - before).toBe(4);
     const uses = rules.service.ctx.store.db.prepare('SELECT SUM(uses) AS n FROM gate_uses').get() as {
       n: number;
     };
     // Each file: one use of the rule on every action, one of the rule on searches.
     expect(uses.n).toBe(4);
+  });
+
+  it('a yes to a search cannot open a file only its clean copy may leave: the person is not asked', async () => {
+    const before = rules.asked.length;
+    const scan = await (
+      await rules.client((service) => ({ find: async () => finderOf(service.ctx) }), 'accept')
+    )('svc_scan_folder', { path: 'mixed', cwd: rules.project });
+    expect(scan.error, scan.text).toBe(false);
+    expect(scan.data.protected_files).toEqual(['m.md']);
+    expect(rules.asked.length).toBe(before);
+  });
+});
+
+describe('the question about held files', () => {
+  it('names the first ten files and the first three rules, and counts the rest', () => {
+    const files = Array.from({ length: 12 }, (_, i) => `f${i}.md`);
+    const asking = new Map<string, string | null>([
+      ['r1', 'team notes'],
+      ['r2', null],
+      ['r3', 'contracts'],
+      ['r4', 'more'],
+    ]);
+    expect(heldQuestion(files, asking, 'svc_scan_folder')).toBe(
+      'Rules r1 (team notes), r2, r3 (contracts) and more ask you before these 12 files are read: f0.md, f1.md, f2.md, f3.md, f4.md, f5.md, f6.md, f7.md, f8.md, f9.md and 2 more. Let svc_scan_folder read them too?',
+    );
+    expect(heldQuestion(['a.md'], new Map([['r1', null]]), 'svc redact')).toBe(
+      'A rule r1 asks you before this file is read: a.md. Let svc redact read it too?',
+    );
   });
 });
