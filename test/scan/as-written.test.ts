@@ -69,6 +69,15 @@ describe('tokens where their APIs put them', () => {
     ]);
   });
 
+  it('a provider name as a later word of a camel-case name (`xFunctionsKey`) names its value', () => {
+    const key = 'TzEZVVUAjK3wCcNLnhoaXoa-nIyM68LXMOhKFAJqD42p6L3oUcnmWo==';
+    expect(found(`export const xFunctionsKey = '${key}';`, 'config.ts')).toEqual([
+      `azure-function-key: ${key}`,
+    ]);
+    // Inside a word, not at a word's start, it is no name.
+    expect(found(`export const xfunctionskeys = '${key}';`, 'config.ts')).toEqual([]);
+  });
+
   it('a provider name in camel case (`ScwSecretKey`) names its value', () => {
     expect(found('ScwSecretKey: "7ce4ec13-0c46-c032-7dc5-7fcfae0ba92c",', 'a.go')).toEqual([
       'scaleway-secret-key: 7ce4ec13-0c46-c032-7dc5-7fcfae0ba92c',

@@ -235,6 +235,13 @@ export interface ContextFormat {
 }
 
 /**
+ * Where a word of a camel-case name starts (`xFunctionsKey`, `prodAwsSecret`): an upper-case letter
+ * after a lower-case one or a digit, told apart inside a pattern that ignores case by a group that
+ * does not.
+ */
+const CAMEL_START = '(?-i:(?<=[a-z0-9])(?=[A-Z]))';
+
+/**
  * A value whose format is not distinctive on its own (32 hex digits), found where a name that says
  * whose it is gets it: `TWILIO_AUTH_TOKEN=...`, `"datadog_api_key": "..."`,
  * `os.Setenv("TWILIO_AUTH_TOKEN", "...")`.
@@ -259,7 +266,7 @@ export function contextual(format: ContextFormat): DetectionRule {
     type: format.type,
     keywords: spellings,
     pattern: new RegExp(
-      `${notAfter('A-Za-z0-9')}(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
+      `(?:${notAfter('A-Za-z0-9')}|${CAMEL_START})(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
       'gi',
     ),
     // A match starts at its name, which starts with a keyword; the rest of the name and the
