@@ -12,7 +12,8 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   unreadable: 'svc cannot read it',
   // The person running `svc scan` may wonder why: a rule keeps the file from agents, and the
   // command reads only what an agent may (it may run in an agent's shell).
-  protected: 'a read rule keeps it from agents; svc rules explain FILE names the rule',
+  protected:
+    'a rule keeps it from agents, or asks first and got no yes; svc rules explain FILE (--for search) names the rule',
 };
 
 const BAR_WIDTH = 24;

@@ -89,7 +89,7 @@ function scanNext(
     .map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`)
     .join(', ');
   const notRead = unread
-    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain" names its rule)' : ''}${heldNotRead(held)}`
+    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain", for read or for search, names its rule)' : ''}${heldNotRead(held)}`
     : '';
   if (total === 0) return `nothing found in what was read${notRead}`;
   const cut =

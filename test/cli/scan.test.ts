@@ -187,7 +187,7 @@ describe('svc scan', () => {
     expect(scan.skipped).toEqual([{ file: '.env', reason: 'protected' }]);
     const text = await runSvc(['scan', guarded], env);
     expect(text.stdout).toContain(
-      '.env: not scanned (a read rule keeps it from agents; svc rules explain FILE names the rule)',
+      '.env: not scanned (a rule keeps it from agents, or asks first and got no yes; svc rules explain FILE (--for search) names the rule)',
     );
   });
 
