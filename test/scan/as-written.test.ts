@@ -100,8 +100,15 @@ describe('a quoted password with spaces, in a line of configuration', () => {
     ['DB_PASSWORD="s3cr3t with space"', '.env', 's3cr3t with space'],
     ["export DB_PASSWORD='Tr0ub4dor & 3x'", '.envrc', 'Tr0ub4dor & 3x'],
     ['  "password": "k9 #Xv!m 7q",', 'config.json', 'k9 #Xv!m 7q'],
-    ["smtp_pass: 'Qw3 rty! zu'", 'values.yaml', 'Qw3 rty! zu'],
+    ["smtp_pass: 'Qw3rty! zu'", 'values.yaml', 'Qw3rty! zu'],
     ['DB_PASSWORD="Xk29vQpL7rTz44Wm and more"  # rotated', '.env', 'Xk29vQpL7rTz44Wm and more'],
+    // Deep in a Helm values file, a YAML or Compose list item, Perl and Ruby's `=>`, an INI comment.
+    [`${' '.repeat(24)}password: "s3cr3t with space"`, 'values.yaml', 's3cr3t with space'],
+    ['  - DB_PASSWORD="s3cr3t with space"', 'docker-compose.yml', 's3cr3t with space'],
+    ['    - password: "s3cr3t with space"', 'vars.yml', 's3cr3t with space'],
+    ["  'password' => 's3cr3t with space',", 'config.php', 's3cr3t with space'],
+    ['password = "s3cr3t with space" ; rotated monthly', 'app.ini', 's3cr3t with space'],
+    ['  password: "Contraseña s3gura"', 'config.yml', 'Contraseña s3gura'],
   ])('%s', (line, file, value) => {
     // The whole value, not its first word: a clean copy leaves none of it.
     expect(found(line, file)).toEqual([`generic-quoted-password: ${value}`]);
@@ -119,8 +126,29 @@ describe('a quoted password with spaces, in a line of configuration', () => {
     'password_length: "x9 y8 z7"',
     'PASSWORD="${DB_PASSWORD} 12x"',
     'compass = "North 3x deg"',
+    // Messages with accented letters, acronyms, codes and paths; values a shell fills in.
+    'current_password: "Contraseña actual"',
+    'password: "Mot de passe oublié ?"',
+    'password: "Hasło (co najmniej 8 znaków)"',
+    'password: "E-mail or password"',
+    'password: "Min. 8 chars (1 digit)"',
+    'show_secret: "Show secret (2FA)"',
+    'boarding_pass: "Gate B12, seat 14C"',
+    'new_password: "New password (%{min} chars min)"',
+    'secret = "not set (use env)"',
+    'PASSWORD = "see vault: kv/app-1"',
+    'DB_PASSWORD="$(vault kv get -field=pw secret/db)"',
+    'export PGPASSWORD="$(pass show db/prod)"',
+    'export PWD="/home/me/My Projects 2"',
   ])('not %s', (line) => {
     expect(found(line, 'settings.yaml')).toEqual([]);
+  });
+
+  it('not in a file of messages in other languages', () => {
+    expect(found('  password: "Passw0rt! vergessen"', 'config/locales/de.yml')).toEqual([]);
+    expect(found('  password: "Passw0rt! vergessen"', 'config/app.yml')).toEqual([
+      'generic-quoted-password: Passw0rt! vergessen',
+    ]);
   });
 });
 

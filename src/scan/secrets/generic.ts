@@ -92,6 +92,10 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   const at = context.line.indexOf(value);
   const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
   if (!quoted && (isPropertyPath(value) || WORDS.test(value))) return false;
+  // The first word of a quoted phrase (`"Contraseña actual"`): the phrase is judged whole, by the
+  // quoted password's rule, or it is a message.
+  if (quoted && /\s/.test(context.line[at + value.length] ?? '')) return false;
+  if (MESSAGES_FILE.test(context.file)) return false;
   if (/^(?:true|false|null|nil|none|undefined|\d+)$/i.test(value)) return false;
   if (PUBLIC_KEY.test(value) || PLAIN_URL.test(value) || FILE_PATH.test(value) || namesItself(value)) {
     return false;
@@ -110,20 +114,32 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   return 0.45;
 }
 
+/** Text a template or a shell fills in (`$(…)`, `${…}`, a backquote, `%{…}`, `{{…}}`): no password. */
+const FILLED_IN = /\$[({]|`|%\{|\{\{/;
+/** Files of a program's messages in other languages (Rails `config/locales/`, `i18n/`, gettext). */
+const MESSAGES_FILE =
+  /(?:^|\/)(?:locales?|i18n|l10n|lang|translations?)\/|(?:^|\/)(?:messages_)?[a-z]{2}(?:[-_][A-Za-z]{2})?\.(?:ya?ml|json|properties)$|\.(?:pot?|xliff|xlf|strings|resx)$/i;
+
 /**
- * A quoted value with spaces under a password's name: a password when one of its words mixes
- * letters with digits or marks (`s3cr3t`, `Tr0ub4dor`, `#Xv!m`), as the words of prompts and messages
- * (`Enter 8 characters`, `Must be at least 8 characters long`) do not, and it reads as no sentence
- * (four words or more, nearly all of letters only).
+ * A quoted value with spaces under a password's name: a password when it has a strong word, five
+ * characters or more that mix letters with digits or marks (`s3cr3t`, `Tr0ub4dor`, `#Xv!m`), as
+ * the words of prompts and messages do not (`Enter 8 chars`, `Show secret (2FA)`, `Gate B12`,
+ * `Contraseña actual`: accented letters are letters); a path (`kv/app-1`) is no such word. And it
+ * reads as no sentence (four words or more, nearly all of letters only), is not filled in by a
+ * template or a shell, is not the shell's working folder (`PWD`), and is not in a file of messages.
  */
-function judgeQuotedPassword(value: string): boolean {
-  const words = value.trim().split(/\s+/);
-  const plain = words.filter((word) => /^[A-Za-z]+[.,!?:]?$/.test(word)).length;
+function judgeQuotedPassword(value: string, context: Context): boolean {
+  if (FILLED_IN.test(value) || MESSAGES_FILE.test(context.file)) return false;
+  if (/^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?(?:OLD)?PWD[ \t]*=/.test(context.line)) return false;
+  const words = value
+    .trim()
+    .split(/\s+/)
+    .map((word) => word.replace(/^[([{"'¿¡]+|[)\]}.,!?:;"']+$/g, ''));
+  const plain = words.filter((word) => /^\p{L}+(?:-\p{L}+)*$/u.test(word)).length;
   if (words.length >= 4 && plain * 4 >= words.length * 3) return false;
-  if (!words.some((word) => /[A-Za-z]/.test(word) && /[^A-Za-z]/.test(word.replace(/[.,!?:]$/, '')))) {
-    return false;
-  }
-  return bitsPerChar(value) >= 3;
+  const strong = (word: string) =>
+    word.length >= 5 && !word.includes('/') && /\p{L}/u.test(word) && /[^\p{L}-]/u.test(word);
+  return words.some(strong) && bitsPerChar(value) >= 3;
 }
 
 const SECRET_NAMES =
@@ -186,9 +202,10 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     check: judgeAssignedValue,
   }),
   // A quoted password with spaces or `#` in a line of configuration (`DB_PASSWORD="s3cr3t and more"`,
-  // `password: 'Tr0ub4dor & 3'`), where the generic assignment stops at the first space: the name
-  // ends with its secret word and the line holds the assignment alone, as configuration writes it
-  // (code rarely does), and the value mixes in a digit or a mark, as prose seldom does.
+  // `password: 'Tr0ub4dor & 3'`, `- DB_PASSWORD="…"`), where the generic assignment stops at the
+  // first space: the name ends with its secret word and the line holds the assignment alone, as
+  // configuration writes it (code rarely does), and the value has a word that mixes letters with
+  // digits or marks, as prose seldom does.
   secretRule({
     id: 'generic-quoted-password',
     type: 'SECRET',
@@ -206,13 +223,15 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       'pass\t',
     ],
     pattern:
-      /^[ \t]{0,16}(?:export[ \t]{1,8})?["']?(?:[A-Za-z_][\w.-]{0,40}?)?(?:password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass|secret|pwd)["']?[ \t]{0,8}[:=][ \t]{0,8}(?<q>["'])(?<value>(?=[^"'\r\n]{8,128}\k<q>)[^"'\r\n]{0,127}?[ \t#][^"'\r\n]{0,127})\k<q>[ \t]{0,8},?[ \t]{0,8}(?:#[^\r\n]{0,200})?\r?$/gim,
+      /^[ \t]{0,40}(?:-[ \t]{1,8})?(?:export[ \t]{1,8})?["']?(?:[A-Za-z_][\w.-]{0,40}?)?(?:password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass|secret|pwd)["']?[ \t]{0,8}(?:=>|[:=])[ \t]{0,8}(?<q>["'])(?<value>(?=[^"'\r\n]{0,127}[ \t#])[^"'\r\n]{8,128})\k<q>[ \t]{0,8},?[ \t]{0,8}(?:[#;][^\r\n]{0,200})?\r?$/gim,
     // Every quantifier is bounded: a window's search reads only as far as a match could reach. With
     // one `*`, each window's search read on to the text's end: detection of the throughput
-    // benchmark's set took 75% longer.
-    lead: 80,
+    // benchmark's set took 75% longer. The value is one greedy run up to its quote, its space looked
+    // for ahead: a lazy run then a greedy one tried every split of a long run of spaces (400 times
+    // slower on such lines).
+    lead: 100,
     // The name ends at its keyword: a quote, the assignment and the value's quote follow.
-    follows: /["']?[ \t]{0,8}[:=]?[ \t]{0,8}["']/y,
+    follows: /["']?[ \t]{0,8}(?:=>|[:=])?[ \t]{0,8}["']/y,
     // As sure as the generic assignment: of the two, the longer (the whole quoted value) stays.
     confidence: 0.6,
     check: judgeQuotedPassword,
