@@ -76,6 +76,13 @@ describe('tokens where their APIs put them', () => {
     ]);
     // Inside a word, not at a word's start, it is no name.
     expect(found(`export const xfunctionskeys = '${key}';`, 'config.ts')).toEqual([]);
+    // After other words, a name that says no secret itself needs a word that does.
+    const digest = 'q3Jt9wXbV0mZk2LpA7sRf4TgYhUe1NcIo8DvWlKxQzP';
+    expect(found(`const bundledTogetherHash = "${digest}";`, 'a.ts')).toEqual([]);
+    expect(found('const vendorPackagistSha = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3";', 'a.ts')).toEqual(
+      [],
+    );
+    expect(found(`const prodTogetherKey = "${digest}";`, 'a.ts')).toEqual([`together-api-key: ${digest}`]);
   });
 
   it('a provider name in camel case (`ScwSecretKey`) names its value', () => {

@@ -261,12 +261,24 @@ export function contextual(format: ContextFormat): DetectionRule {
   ];
   const names = spellings.map(escape).join('|');
   const rest = format.secretWord ? `[\\w.-]{0,30}?(?:${format.secretWord})[\\w.-]{0,30}?` : '[\\w.-]{0,40}?';
+  // After other words of a camel-case name, a name that does not say secret itself (`together`,
+  // `travis`) must be followed by a word that does: `bundledTogetherHash` is a digest, not a key.
+  const secretish = new RegExp(UUID_SECRET_WORDS);
+  const sayingSecret = spellings.filter((n) => secretish.test(n)).map(escape);
+  const saying = format.secretWord ? spellings.map(escape) : sayingSecret;
+  const silent = format.secretWord ? [] : spellings.filter((n) => !secretish.test(n)).map(escape);
+  const camel = [
+    ...(saying.length > 0 ? [`(?:${saying.join('|')})${rest}`] : []),
+    ...(silent.length > 0
+      ? [`(?:${silent.join('|')})[\\w.-]{0,30}?(?:${UUID_SECRET_WORDS})[\\w.-]{0,30}?`]
+      : []),
+  ].join('|');
   return secretRule({
     id: format.id,
     type: format.type,
     keywords: spellings,
     pattern: new RegExp(
-      `(?:${notAfter('A-Za-z0-9')}|${CAMEL_START})(?:${names})${rest}${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
+      `(?:${notAfter('A-Za-z0-9')}(?:${names})${rest}|${CAMEL_START}(?:${camel}))${NAMED_VALUE}(?<value>${format.value})(?![A-Za-z0-9_+/=-])`,
       'gi',
     ),
     // A match starts at its name, which starts with a keyword; the rest of the name and the
