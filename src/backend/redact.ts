@@ -625,6 +625,7 @@ export type AgentCleanCopy = { path: string; values: number } | { unavailable: s
 const UNAVAILABLE: Record<Skipped['reason'], string> = {
   binary: 'it is a binary file',
   too_large: 'it is larger than 100 MiB',
+  changed: 'it changed while svc read it',
   unreadable: 'svc cannot read it',
   protected: 'it is protected',
 };

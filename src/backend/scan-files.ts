@@ -12,7 +12,7 @@ import {
   readSync,
   readdirSync,
   type Dirent,
-  type Stats,
+  type BigIntStats,
 } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { join, relative, sep } from 'node:path';
@@ -41,13 +41,20 @@ export interface FileToScan {
   /**
    * The file the walk found at `path` (device and inode): what is opened must still be it. A folder
    * on the way swapped for a link after the walk, and the gate, looked at it (while the person is
-   * asked about held files, say) leads elsewhere, and is refused.
+   * asked about held files, say) leads elsewhere, and is skipped as `changed`; so is a file saved
+   * anew meanwhile (an editor's rename), which the person can scan again.
    */
   identity?: string;
 }
 
-/** A file's identity, as FileToScan keeps it. */
-export const identityOf = (stat: { dev: number; ino: number }) => `${stat.dev}:${stat.ino}`;
+/** A file's identity, as FileToScan keeps it: exact, as inode numbers may pass 2^53. */
+export const identityOf = (stat: { dev: bigint; ino: bigint }) => `${stat.dev}:${stat.ino}`;
+
+/** Why a file the walk found could not be opened: gone, or a link now, is `changed`. */
+const openFailure = (error: unknown, found: boolean): Skipped['reason'] =>
+  found && ['ENOENT', 'ELOOP', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')
+    ? 'changed'
+    : 'unreadable';
 
 /**
  * The read gate's word on one file of an agent's walk (a scan, a clean copy): read it (`true`),
@@ -65,7 +72,11 @@ export type ConfirmHeld = (files: readonly string[]) => Promise<boolean>;
 export interface Skipped {
   file: string;
   /** `protected`: the read gate does not let the asker read it (an agent's scan). */
-  reason: 'binary' | 'too_large' | 'unreadable' | 'protected';
+  /**
+   * `changed`: the file the walk found is not what its path leads to any more (replaced, removed,
+   * or reached through a link since): what is there now was never judged, so it is not read.
+   */
+  reason: 'binary' | 'too_large' | 'unreadable' | 'protected' | 'changed';
 }
 
 const IGNORE_CASE = process.platform === 'darwin' || process.platform === 'win32';
@@ -220,10 +231,10 @@ export async function* filesToScan(
           // The rest of `.git` is history and objects, never read.
           if (gitConfig) {
             const config = join(path, 'config');
-            const stat = lstatSync(config, { throwIfNoEntry: false });
+            const stat = lstatSync(config, { bigint: true, throwIfNoEntry: false });
             if (stat?.isFile() && stat.size <= MAX_SCAN_FILE_BYTES) {
               const file = relative(root, config).split(sep).join('/');
-              yield { path: config, file, bytes: stat.size, identity: identityOf(stat) };
+              yield { path: config, file, bytes: Number(stat.size), identity: identityOf(stat) };
             }
           }
           continue;
@@ -236,15 +247,15 @@ export async function* filesToScan(
       if (ignoredBy(stack, path, false) && !(await stillRead(stack, path, false, repo))) continue;
       await turn();
       const file = relative(root, path).split(sep).join('/');
-      let stat: Stats | undefined;
+      let stat: BigIntStats | undefined;
       try {
-        stat = lstatSync(path, { throwIfNoEntry: false });
+        stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
       } catch {
         stat = undefined;
       }
       if (stat === undefined) skip({ file, reason: 'unreadable' });
       else if (stat.size > MAX_SCAN_FILE_BYTES) skip({ file, reason: 'too_large' });
-      else yield { path, file, bytes: stat.size, identity: identityOf(stat) };
+      else yield { path, file, bytes: Number(stat.size), identity: identityOf(stat) };
     }
   }
 }
@@ -397,15 +408,15 @@ export function readWholeText(path: string, identity?: string): WholeText {
     // A path named on purpose may be a link; a file a walk found (with its identity) is opened as
     // a scan opens it, never through one. A named pipe is never waited on.
     fd = openSync(path, identity === undefined ? OPEN_NAMED_FILE : OPEN_FOUND_FILE);
-  } catch {
-    return { skipped: 'unreadable' };
+  } catch (error) {
+    return { skipped: openFailure(error, identity !== undefined) };
   }
   try {
-    const stat = fstatSync(fd);
-    const { size, mode } = stat;
-    if (!stat.isFile() || (identity !== undefined && identityOf(stat) !== identity)) {
-      return { skipped: 'unreadable' };
-    }
+    const stat = fstatSync(fd, { bigint: true });
+    if (identity !== undefined && identityOf(stat) !== identity) return { skipped: 'changed' };
+    if (!stat.isFile()) return { skipped: 'unreadable' };
+    const size = Number(stat.size);
+    const mode = Number(stat.mode);
     if (size > MAX_SCAN_FILE_BYTES) return { skipped: 'too_large' };
     const probe = Buffer.allocUnsafe(BINARY_PROBE_BYTES);
     const probed = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
@@ -445,8 +456,8 @@ export function scanFile(
   let fd: number;
   try {
     fd = openSync(target.path, OPEN_FOUND_FILE);
-  } catch {
-    return { skipped: 'unreadable' };
+  } catch (error) {
+    return { skipped: openFailure(error, target.identity !== undefined) };
   }
   try {
     readBuffer ??= Buffer.allocUnsafe(2 * SCAN_CHUNK_BYTES);
@@ -503,11 +514,10 @@ export function scanFile(
         });
       }
     };
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || (target.identity !== undefined && identityOf(stat) !== target.identity)) {
-      return { skipped: 'unreadable' };
-    }
-    const size = stat.size;
+    const stat = fstatSync(fd, { bigint: true });
+    if (target.identity !== undefined && identityOf(stat) !== target.identity) return { skipped: 'changed' };
+    if (!stat.isFile()) return { skipped: 'unreadable' };
+    const size = Number(stat.size);
     for (;;) {
       let read: number;
       try {

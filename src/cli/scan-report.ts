@@ -10,6 +10,8 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   binary: 'binary',
   too_large: 'over 100 MiB',
   unreadable: 'svc cannot read it',
+  // Saved anew, removed or linked elsewhere since the walk found it: scanning again reads it.
+  changed: 'it changed during the scan; scan again',
   // The person running `svc scan` may wonder why: a rule keeps the file from agents, and the
   // command reads only what an agent may (it may run in an agent's shell).
   protected:

@@ -53,7 +53,7 @@ const Output = z.object({
   /** Distinct values per type: `{EMAIL: 2}` is two emails, [EMAIL_1] and [EMAIL_2] unless a source held one as text. */
   tokens_by_type: z.record(z.string(), z.number().int()),
   redacted_files: z.array(z.string()),
-  /** Files not copied, by reason: protected (the gate), binary, too_large, unreadable. */
+  /** Files not copied, by reason: protected (the gate), binary, too_large, unreadable, changed (since the walk). */
   skipped: z.record(z.string(), z.number().int()),
   protected_files: z.array(z.string()),
   /** The kept mapping's id, for the owner's `svc redact reverse`; null when it is not kept. */

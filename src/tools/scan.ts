@@ -126,7 +126,7 @@ const Output = z.object({
   total_findings: z.number().int(),
   files_scanned: z.number().int(),
   bytes_scanned: z.number().int(),
-  /** Files not read, by reason: protected (the gate), binary, too_large, unreadable. */
+  /** Files not read, by reason: protected (the gate), binary, too_large, unreadable, changed (since the walk). */
   skipped: z.record(z.string(), z.number().int()),
   protected_files: z.array(z.string()),
   /** Findings left out because someone marked them false positive or accepted risk. */

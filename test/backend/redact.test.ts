@@ -412,7 +412,7 @@ describe('a clean copy of a folder', () => {
         return true;
       },
     });
-    expect(report.skipped).toContainEqual({ file: 'config/app.json', reason: 'unreadable' });
+    expect(report.skipped).toContainEqual({ file: 'config/app.json', reason: 'changed' });
     expect(existsSync(join(report.out, 'config'))).toBe(false);
   });
 

@@ -3,7 +3,7 @@
 // gives the same findings, at the same lines and columns, as the same text scanned at once.
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe as group, expect, it } from 'vitest';
@@ -410,8 +410,28 @@ group('scanFolder', () => {
     });
     expect(swapped.findings.map((f) => f.file)).toEqual(['a.txt']);
     expect(swapped.skipped).toEqual([
-      { file: 'notes/b.txt', reason: 'unreadable' },
-      { file: 'notes/c.txt', reason: 'unreadable' },
+      { file: 'notes/b.txt', reason: 'changed' },
+      { file: 'notes/c.txt', reason: 'changed' },
+    ]);
+    // A file saved anew meanwhile (written beside, renamed over it, as editors save) is another
+    // file: skipped as changed, for the person to scan again; one removed is too.
+    rmSync(join(root, 'notes'));
+    renameSync(join(root, 'notes.old'), join(root, 'notes'));
+    const saved = await scanFolder(root, {
+      rules,
+      key,
+      threads: 1,
+      admit,
+      confirm: async () => {
+        writeFileSync(join(root, 'notes', '.b.txt.swp'), value);
+        renameSync(join(root, 'notes', '.b.txt.swp'), join(root, 'notes', 'b.txt'));
+        rmSync(join(root, 'notes', 'c.txt'));
+        return true;
+      },
+    });
+    expect(saved.skipped).toEqual([
+      { file: 'notes/b.txt', reason: 'changed' },
+      { file: 'notes/c.txt', reason: 'changed' },
     ]);
   });
 
