@@ -4,7 +4,11 @@
 // server added by `claude mcp add`: what svc_send hands the model is enough to pass a link on, and
 // what svc_scan_folder hands it says where each finding is and what to do next, with no value; and
 // svc_plan's apply in `claude -p`, which closes every confirmation form unanswered, is refused and
-// tells the model the command the person can run.
+// tells the model the command the person can run; files an ask rule covers are left unread there,
+// and the model is told why and what the person can run.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Service } from '../../src/backend/service.ts';
 import { ops } from '../../src/backend/operations/index.ts';
@@ -231,6 +235,34 @@ describe.skipIf(!CLAUDE)(
       expect(scan).toMatchObject(SCAN_SEEN);
       // Neither the key nor the protected files' canary reached the model.
       expect(leaks(standIn, fixture, key), detail).toEqual([]);
+    });
+
+    it("svc_scan_folder with files an ask rule covers: `claude -p` closes svc's form, so they are not read, and the model is told why and what the person can run", async () => {
+      const rules = join(fixture.project, '.svc', 'rules.json');
+      const before = readFileSync(rules, 'utf8');
+      const token = `ghp_${randomBytes(27).toString('base64url').replace(/[-_]/g, 'x').slice(0, 36)}`;
+      fixture.file(join(fixture.project, 'drafts', 'plan.md'), `token ${token}\n`);
+      fixture.file(
+        rules,
+        JSON.stringify([
+          ...(JSON.parse(before) as unknown[]),
+          { effect: 'ask', paths: ['drafts/'], reason: 'unfinished work' },
+        ]),
+      );
+      try {
+        const call = { name: 'mcp__svc__svc_scan_folder', args: { path: '.' } };
+        const detail = await ask(call, 'Scan this folder.');
+        const scan = JSON.parse(toolResult(standIn) ?? '{}') as { protected_files?: string[]; next?: string };
+        expect(scan.protected_files, detail).toContain('drafts/plan.md');
+        expect(scan.next).toContain(
+          "1 file(s) a rule asks the person about were not read (svc's confirmation form was closed without an answer",
+        );
+        expect(scan.next).toMatch(/they can run `\S+ \S+svc\.js scan \S+` in their own terminal/);
+        expect(requestsHolding(standIn, token), detail).toEqual([]);
+      } finally {
+        writeFileSync(rules, before);
+        rmSync(join(fixture.project, 'drafts'), { recursive: true, force: true });
+      }
     });
 
     it("svc_plan apply: `claude -p` closes svc's form unanswered, which is no yes even with the model's confirmed: true; the model is told what the person can run", async () => {
