@@ -116,6 +116,9 @@ describe('a quoted password with spaces, in a line of configuration', () => {
     ["  'password' => 's3cr3t with space',", 'config.php', 's3cr3t with space'],
     ['password = "s3cr3t with space" ; rotated monthly', 'app.ini', 's3cr3t with space'],
     ['  password: "Contraseña s3gura"', 'config.yml', 'Contraseña s3gura'],
+    // The other kind of quote inside the value is part of it.
+    [`DB_PASSWORD="p@ss'w0rd x1"`, '.env', "p@ss'w0rd x1"],
+    [`db_password: 'say "h3llo" there'`, 'config.yml', 'say "h3llo" there'],
   ])('%s', (line, file, value) => {
     // The whole value, not its first word: a clean copy leaves none of it.
     expect(found(line, file)).toEqual([`generic-quoted-password: ${value}`]);

@@ -223,7 +223,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       'pass\t',
     ],
     pattern:
-      /^[ \t]{0,40}(?:-[ \t]{1,8})?(?:export[ \t]{1,8})?["']?(?:[A-Za-z_][\w.-]{0,40}?)?(?:password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass|secret|pwd)["']?[ \t]{0,8}(?:=>|[:=])[ \t]{0,8}(?<q>["'])(?<value>(?=[^"'\r\n]{0,127}[ \t#])[^"'\r\n]{8,128})\k<q>[ \t]{0,8},?[ \t]{0,8}(?:[#;][^\r\n]{0,200})?\r?$/gim,
+      /^[ \t]{0,40}(?:-[ \t]{1,8})?(?:export[ \t]{1,8})?["']?(?:[A-Za-z_][\w.-]{0,40}?)?(?:password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass|secret|pwd)["']?[ \t]{0,8}(?:=>|[:=])[ \t]{0,8}(?:"(?<value>(?=[^"\r\n]{0,127}[ \t#])[^"\r\n]{8,128})"|'(?<value>(?=[^'\r\n]{0,127}[ \t#])[^'\r\n]{8,128})')[ \t]{0,8},?[ \t]{0,8}(?:[#;][^\r\n]{0,200})?\r?$/gim,
     // Every quantifier is bounded: a window's search reads only as far as a match could reach. With
     // one `*`, each window's search read on to the text's end: detection of the throughput
     // benchmark's set took 75% longer. The value is one greedy run up to its quote, its space looked
