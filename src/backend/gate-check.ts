@@ -32,6 +32,7 @@ import type { Context } from './context.ts';
 import { decideAndRecord, type RecordedDecision } from './gate-record.ts';
 import { readOrganizationRules } from './rules-read.ts';
 import type { Admit } from './scan-files.ts';
+import { printable } from './printable.ts';
 
 export interface GateCheckOptions {
   dataDir: string;
@@ -346,10 +347,10 @@ const HELD_NAMED = 10;
  * would read them, their names and the rules that ask.
  */
 export function heldQuestion(files: readonly string[], asking: AskingRules, reader: string): string {
-  const names = `${files.slice(0, HELD_NAMED).join(', ')}${files.length > HELD_NAMED ? ` and ${files.length - HELD_NAMED} more` : ''}`;
+  const names = `${files.slice(0, HELD_NAMED).map(printable).join(', ')}${files.length > HELD_NAMED ? ` and ${files.length - HELD_NAMED} more` : ''}`;
   const rules = [...asking]
     .slice(0, 3)
-    .map(([id, reason]) => (reason ? `${id} (${reason})` : id))
+    .map(([id, reason]) => printable(reason ? `${id} (${reason})` : id))
     .join(', ');
   const one = files.length === 1;
   return `${asking.size > 1 ? 'Rules' : 'A rule'}${rules ? ` ${rules}${asking.size > 3 ? ' and more' : ''}` : ''} ${asking.size > 1 ? 'ask' : 'asks'} you before ${one ? 'this file is' : `these ${files.length} files are`} read: ${names}. Let ${reader} read ${one ? 'it' : 'them'} too?`;

@@ -216,7 +216,7 @@ async function yesOnTerminal(question: string): Promise<boolean> {
         prompt.close();
       });
       // The question takes the line a progress bar may hold.
-      prompt.question(`\r\x1b[Ksvc: ${question} [y/N] `).then(resolve, () => resolve(undefined));
+      prompt.question(`\r\x1b[Ksvc: ${printable(question)} [y/N] `).then(resolve, () => resolve(undefined));
     });
     return answer !== undefined && /^y(es)?$/i.test(answer.trim());
   } finally {

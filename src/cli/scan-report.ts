@@ -4,6 +4,7 @@
 import type { StoredScan } from '../backend/scan-store.ts';
 import type { Skipped } from '../backend/scan-files.ts';
 import type { ScanProgress } from '../backend/scan-folder.ts';
+import { printable } from '../backend/printable.ts';
 
 /** Why a file was not scanned, in words. */
 const NOT_SCANNED: Record<Skipped['reason'], string> = {
@@ -40,19 +41,8 @@ export const NEXT_AFTER_FINDINGS =
 /** Findings a verdict left out, of either kind. */
 const silencedOf = (scan: StoredScan) => scan.silenced.false_positive + scan.silenced.accepted_risk;
 
-/**
- * A file's name as a terminal line may show it: control characters (a line break, an escape that
- * would recolour or rewrite the lines before it) written as `\xNN`, and the marks that reorder
- * text (right-to-left overrides and isolates) as `\uNNNN`. A folder being scanned may be
- * anyone's, and so may its names; `--json` escapes them as JSON does.
- */
-export const printable = (name: string) =>
-  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-  name.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) =>
-    c.charCodeAt(0) > 0xff
-      ? `\\u${c.charCodeAt(0).toString(16)}`
-      : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  );
+/** A file's name as a terminal line may show it (`--json` escapes names as JSON does). */
+export { printable };
 
 /** The `--json` object: the scan, with every file it did not scan and why. */
 export function scanJson(scan: StoredScan) {

@@ -25,6 +25,7 @@ import { ACTIONS } from '../gate/rules.ts';
 import { agentOf, ownerOf } from './credentials.ts';
 import { requireGate, cwdField } from './gate.ts';
 import { defineTool, noAnswer, type ToolDeps } from './registry.ts';
+import { printable } from '../backend/printable.ts';
 
 /** The diff and patch code loads with the first advice or patch, not with the server. */
 const patchCode = lazily(async () => ({
@@ -310,7 +311,9 @@ async function runPatch(input: PatchIn, deps: ToolDeps): Promise<{ text: string;
         // An agent holding the owner's key could approve its own patch: the person says yes first.
         if (!passed.confirmed) {
           const answer = await deps.confirm(
-            `Apply patch ${patch.patch_id} by ${patch.handle} ("${patch.summary}") to ${patch.paths.join(', ')} in ${patch.project_root}?`,
+            printable(
+              `Apply patch ${patch.patch_id} by ${patch.handle} ("${patch.summary}") to ${patch.paths.join(', ')} in ${patch.project_root}?`,
+            ),
           );
           if (answer === 'declined') {
             throw new ServiceError('forbidden', `the person declined: ${patch.patch_id} stays queued`);

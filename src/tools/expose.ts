@@ -11,6 +11,7 @@ import { ops } from '../backend/operations/index.ts';
 import { EXPOSURE_MAX_COPIES, EXPOSURE_MAX_TTL_HOURS } from '../backend/vocabulary.ts';
 import { requireGate } from './gate.ts';
 import { defineTool, noAnswer, type ToolDeps } from './registry.ts';
+import { printable } from '../backend/printable.ts';
 
 const BY = 'agent:mcp, confirmed by the person';
 
@@ -172,7 +173,9 @@ export const svcExpose = defineTool({
       { cleanCopy: true },
     );
     const answer = await deps.confirm(
-      `Offer clean copies of the files in ${folder} to whoever holds the link, for ${input.expires_hours ?? 24} hour(s) and up to ${input.max_copies ?? 10} copies? Only files your read rules let a partner have are listed.`,
+      printable(
+        `Offer clean copies of the files in ${folder} to whoever holds the link, for ${input.expires_hours ?? 24} hour(s) and up to ${input.max_copies ?? 10} copies? Only files your read rules let a partner have are listed.`,
+      ),
     );
     if (answer !== 'accepted') {
       throw new ServiceError(

@@ -10,6 +10,7 @@ import { decideOrRefuse } from '../backend/gate-check.ts';
 import type { Asker, GateAsk } from '../gate/check.ts';
 import { z } from 'zod';
 import { noAnswer, type ToolDeps } from './registry.ts';
+import { printable } from '../backend/printable.ts';
 
 export interface GatePassed extends RecordedDecision {
   /** The person approved through the client's form (an `ask` rule). */
@@ -71,7 +72,9 @@ export async function requireGate(
       return { ...passed, confirmed: false, cleanOnly: false };
     case 'ask': {
       const answer = await deps.confirm(
-        `${rule} asks you before an agent may ${what(ask)}${decision.rule?.reason ? ` (${decision.rule.reason})` : ''}. Go ahead?`,
+        printable(
+          `${rule} asks you before an agent may ${what(ask)}${decision.rule?.reason ? ` (${decision.rule.reason})` : ''}. Go ahead?`,
+        ),
       );
       if (answer === 'accepted') return { ...passed, confirmed: true, cleanOnly: false };
       if (answer === 'declined') {

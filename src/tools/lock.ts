@@ -14,6 +14,7 @@ import type { Action } from '../gate/rules.ts';
 import { decideOrRefuse } from '../backend/gate-check.ts';
 import { cwdField, requireGate } from './gate.ts';
 import { defineTool, noAnswer, type ToolDeps } from './registry.ts';
+import { printable } from '../backend/printable.ts';
 
 /** The most of a sealed file svc_open answers as text: a model's context is not a file transfer. */
 export const OPEN_TEXT_MAX_BYTES = 64 * 1024;
@@ -327,7 +328,9 @@ export const svcSealRevoke = defineTool({
         if (!admission.allowed) return admission;
         // Destroying a key cannot be undone: the person says so, never the agent alone.
         const answer = await deps.confirm(
-          `Revoke the seal of ${path}${input.reason ? ` (${input.reason})` : ''}? Its key is destroyed: nobody can open this file, or any copy of it, again.`,
+          printable(
+            `Revoke the seal of ${path}${input.reason ? ` (${input.reason})` : ''}? Its key is destroyed: nobody can open this file, or any copy of it, again.`,
+          ),
         );
         if (answer === 'accepted') return admission;
         return {

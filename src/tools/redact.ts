@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
+import { printable } from '../backend/printable.ts';
 import { walkAsAsker } from '../backend/gate-check.ts';
 import { confirmHeld, heldNotRead, localFind, skippedOf, type HeldAnswer } from './scan.ts';
 import { requireGate, cwdField } from './gate.ts';
@@ -87,7 +88,9 @@ export const svcRedact = defineTool({
     if (input.keep_mapping) {
       await personSaysYes(
         deps,
-        `Keep the values of the clean copy of ${source} sealed in your vault, so that you can put them back later (svc redact reverse)?`,
+        printable(
+          `Keep the values of the clean copy of ${source} sealed in your vault, so that you can put them back later (svc redact reverse)?`,
+        ),
         {
           needs: "keeping the mapping keeps the values in the owner's vault, so it needs the person's yes",
           nothing:

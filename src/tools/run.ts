@@ -9,6 +9,7 @@ import { SECRET_NAME } from '../backend/vocabulary.ts';
 import { admitAll } from './lock.ts';
 import { cwdField } from './gate.ts';
 import { defineTool, noAnswer } from './registry.ts';
+import { printable } from '../backend/printable.ts';
 
 /** The most of each stream handed back: the end of it, where a command says how it went. */
 export const RUN_OUTPUT_MAX_CHARS = 64 * 1024;
@@ -91,7 +92,9 @@ export const svcRun = defineTool({
       confirm: async () => {
         // A command can do anything the person could: the person says so, never the agent alone.
         const answer = await deps.confirm(
-          `Run \`${input.command.join(' ').slice(0, 500)}\` in ${cwd}${input.secrets.length ? ` with the secrets ${input.secrets.join(', ')}` : ''}?`,
+          printable(
+            `Run \`${input.command.join(' ').slice(0, 500)}\` in ${cwd}${input.secrets.length ? ` with the secrets ${input.secrets.join(', ')}` : ''}?`,
+          ),
         );
         if (answer === 'accepted') return null;
         return answer === 'declined'

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { heldQuestion, walkAsAsker, type AskingRules } from '../backend/gate-check.ts';
 import type { ConfirmHeld } from '../backend/scan-files.ts';
+import { printable } from '../backend/printable.ts';
 import { cwdField } from './gate.ts';
 import { svcCommand } from '../config/command.ts';
 import { defineTool, noAnswer, personSaysYes, type Confirmation, type ToolDeps } from './registry.ts';
@@ -325,7 +326,9 @@ export const svcScanFeedback = defineTool({
       // Silencing a finding hides it from every later scan: the person says yes, not the agent.
       const yes = await personSaysYes(
         deps,
-        `Mark the ${known.type ?? 'finding'} with fingerprint ${fingerprint} as ${verdict.replace('_', ' ')} in ${project}${input.reason ? ` (${input.reason})` : ''}? Later scans will leave it out.`,
+        printable(
+          `Mark the ${known.type ?? 'finding'} with fingerprint ${fingerprint} as ${verdict.replace('_', ' ')} in ${project}${input.reason ? ` (${input.reason})` : ''}? Later scans will leave it out.`,
+        ),
         {
           needs: "silencing a finding needs the person's yes",
           nothing: 'the finding stays reported',
@@ -444,11 +447,14 @@ function appliedNext(applied: Applied, project: string, rules: boolean): string 
 }
 
 const itemLine = (i: Plan['items'][number]) =>
-  i.kind === 'rule'
-    ? `${i.id} rule ${i.effect} ${i.path}: ${i.reason}`
-    : i.kind === 'seal'
-      ? `${i.id} seal ${i.path}: ${i.reason}`
-      : `${i.id} vault ${i.name} from ${i.path}:${i.line}: ${i.reason}`;
+  // A file's name may hold a line break of its own: a line of the person's question never does.
+  printable(
+    i.kind === 'rule'
+      ? `${i.id} rule ${i.effect} ${i.path}: ${i.reason}`
+      : i.kind === 'seal'
+        ? `${i.id} seal ${i.path}: ${i.reason}`
+        : `${i.id} vault ${i.name} from ${i.path}:${i.line}: ${i.reason}`,
+  );
 
 export const svcPlan = defineTool({
   name: 'svc_plan',
@@ -525,7 +531,7 @@ export const svcPlan = defineTool({
     );
     await personSaysYes(
       deps,
-      `Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : [kinds.has('rule') && `rules to ${plan.project}/.svc/rules.json`, kinds.has('seal') && 'files sealed in place', kinds.has('vault') && 'secrets copied into the vault'].filter(Boolean).join(', ')})?\n${pickedLines(plan, input.items, input.to)}`,
+      `${printable(`Apply ${input.items ? `items ${input.items.join(', ')}` : input.to === 'organization' ? 'every rule' : 'every item'} of the plan of ${plan.scan_id} (${input.to === 'organization' ? 'rules to the organization' : [kinds.has('rule') && `rules to ${plan.project}/.svc/rules.json`, kinds.has('seal') && 'files sealed in place', kinds.has('vault') && 'secrets copied into the vault'].filter(Boolean).join(', ')})?`)}\n${pickedLines(plan, input.items, input.to)}`,
       {
         needs: "applying a plan changes what agents may read, so it needs the person's yes",
         nothing: 'nothing was applied',

@@ -19,6 +19,7 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/t
 import { ServiceError, invalidInput } from '../backend/errors.ts';
 import { inputErrorMap } from '../backend/input-messages.ts';
 import { checkJsonShape } from '../backend/json-shape.ts';
+import { printableLines } from '../backend/printable.ts';
 import {
   MalformedCredential,
   MissingCredential,
@@ -128,14 +129,16 @@ export function createMcpServer(
     const elicitation = server.getClientCapabilities()?.elicitation as
       { form?: object; url?: object } | undefined;
     if (!elicitation || (!elicitation.form && elicitation.url)) return 'no_form';
+    // Names and commands in the question may be anyone's: none can add a line or an escape to it.
+    const shown = printableLines(message);
     let answer;
     try {
       answer = await server.elicitInput(
         {
-          message,
+          message: shown,
           requestedSchema: {
             type: 'object',
-            properties: { confirm: { type: 'boolean', title: 'Go ahead', description: message } },
+            properties: { confirm: { type: 'boolean', title: 'Go ahead', description: shown } },
             required: ['confirm'],
           },
         },
@@ -152,7 +155,7 @@ export function createMcpServer(
     if (!elicitation?.url) return 'no_form';
     const answer = await server.elicitInput({
       mode: 'url',
-      message,
+      message: printableLines(message),
       url,
       elicitationId: randomUUID(),
     });

@@ -14,6 +14,7 @@ import { ops } from '../backend/operations/index.ts';
 import { ownerOf } from './credentials.ts';
 import { ServiceError } from '../backend/errors.ts';
 import { READ_METHODS, WRITE_METHODS } from '../backend/vocabulary.ts';
+import { printable } from '../backend/printable.ts';
 
 export const svcConnectSource = defineTool({
   name: 'svc_connect_source',
@@ -108,7 +109,7 @@ export const svcApiWrite = defineTool({
     const owner = ownerOf(deps);
     const { confirmed: said, ...call } = input;
     // The client asks the person when it can; otherwise the caller's `confirmed` says they were asked.
-    const asked = await deps.confirm(`${call.method} ${call.path} on ${call.source}: go ahead?`);
+    const asked = await deps.confirm(printable(`${call.method} ${call.path} on ${call.source}: go ahead?`));
     if (asked === 'declined')
       throw new ServiceError('forbidden', 'the person declined this change; nothing was sent');
     // A form closed without an answer may have been shut by the person: the agent's word cannot stand in.

@@ -392,6 +392,23 @@ describe('a scan is a read and a search', () => {
   });
 });
 
+describe('names in the questions svc puts to the person', () => {
+  const asking = computer('svc-scan-names-', [{ effect: 'ask', paths: ['notes/'] }]);
+  afterAll(() => asking.close());
+
+  it('a line break or an escape in a file name adds no line of its own making to the form', async () => {
+    mkdirSync(join(asking.project, 'notes'), { recursive: true });
+    const name = 'a.md\n\nThe owner already approved this scan.\u001b[2K';
+    writeFileSync(join(asking.project, 'notes', name), 'nothing\n');
+    const client = await asking.client((service) => ({ find: async () => finderOf(service.ctx) }), 'decline');
+    await client('svc_scan_folder', { path: '.', cwd: asking.project });
+    const question = asking.asked.at(-1)!;
+    expect(question).toContain('notes/a.md\\x0a\\x0aThe owner already approved this scan.\\x1b[2K');
+    expect(question).not.toContain('\n');
+    expect(question).not.toContain('\u001b');
+  });
+});
+
 describe('the question about held files', () => {
   it('names the first ten files and the first three rules, and counts the rest', () => {
     const files = Array.from({ length: 12 }, (_, i) => `f${i}.md`);
