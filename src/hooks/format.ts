@@ -3,6 +3,7 @@
 import { enableCompileCache } from '../config/compile-cache.ts';
 import type { GateAsk } from '../gate/check.ts';
 import type { Decision } from '../gate/engine.ts';
+import { printable } from '../backend/printable.ts';
 
 /** What a tool call asks of the gate, or that it touches nothing the gate decides. */
 export type ToolAsk = GateAsk | { kind: 'ungated'; why: string };
@@ -86,6 +87,12 @@ export function mcpAsk(input: Record<string, unknown>): ToolAsk {
 
 /** The reason a denial or a question carries, written for the agent that reads it. */
 export function reasonOf(decision: HookDecision): string {
+  // The client shows it to the person (Claude Code's question for an `ask`): a path is the agent's
+  // to choose, and a line break or an escape in it must not add words of its own to that.
+  return printable(reasonOfDecision(decision));
+}
+
+function reasonOfDecision(decision: HookDecision): string {
   const reason = `svc: ${decision.explanation}. ${decision.to_change}.`;
   if (decision.outcome === 'clean_copy') {
     const copy = decision.clean_copy;
