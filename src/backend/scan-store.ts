@@ -9,6 +9,7 @@ import { ServiceError } from './errors.ts';
 import { Refusal, actorOf, receiptRefusals } from './governance.ts';
 import type { FolderFinding, FolderScan } from './scan-folder.ts';
 import { VERDICTS } from './vocabulary.ts';
+import { realPath } from '../gate/resolve.ts';
 
 export { VERDICTS };
 
@@ -63,11 +64,12 @@ const FEEDBACK_COLUMNS =
  * silencing verdicts the project's, being nearer, is the one named.
  */
 export async function verdictsFor(ctx: Context, project: string): Promise<Map<string, Verdict>> {
+  const names = await namesOf(ctx, project);
   const rows = await ctx.store.all<{ fingerprint: string; verdict: Verdict; scope: string }>(
     `SELECT fingerprint, verdict, scope FROM scan_feedback
-     WHERE (scope = 'project' AND project = ?) OR scope = 'organization'
+     WHERE (scope = 'project' AND project IN (${names.map(() => '?').join(', ')})) OR scope = 'organization'
      ORDER BY scope = 'project'`,
-    project,
+    ...names,
   );
   const verdicts = new Map<string, Verdict>();
   for (const row of rows) {
@@ -191,12 +193,26 @@ export async function storedScan(
 
 /** Every verdict that holds in a project: its own, then every organization's, newest first. */
 export async function listFeedback(ctx: Context, project: string): Promise<FeedbackEntry[]> {
+  const names = await namesOf(ctx, project);
   return await ctx.store.all<FeedbackEntry>(
     `SELECT ${FEEDBACK_COLUMNS} FROM scan_feedback
-     WHERE (scope = 'project' AND project = ?) OR scope = 'organization'
+     WHERE (scope = 'project' AND project IN (${names.map(() => '?').join(', ')})) OR scope = 'organization'
      ORDER BY scope = 'organization', decided_at DESC`,
+    ...names,
+  );
+}
+
+/**
+ * The names the store keeps `project`'s verdicts under: its real path, and any other path a verdict
+ * was kept under that leads to it. Projects were once named as reached (through a link, say), and
+ * are named by their real path now: a verdict kept under a link's path still holds.
+ */
+async function namesOf(ctx: Context, project: string): Promise<string[]> {
+  const kept = await ctx.store.all<{ project: string }>(
+    "SELECT DISTINCT project FROM scan_feedback WHERE scope = 'project' AND project != ?",
     project,
   );
+  return [project, ...kept.map((row) => row.project).filter((name) => realPath(name) === project)];
 }
 
 export interface MarkInput {

@@ -2,7 +2,7 @@
 // while it scans, and a file the read gate protects counted, never read (its decision on the
 // audit chain).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
@@ -424,5 +424,33 @@ describe('the question about held files', () => {
     expect(heldQuestion(['a.md'], new Map([['r1', null]]), 'svc redact')).toBe(
       'A rule r1 asks you before this file is read: a.md. Let svc redact read it too?',
     );
+  });
+});
+
+describe('verdicts kept under the path of a link to the project', () => {
+  it('still hold, now that projects are named by their real path', async () => {
+    const linked = computer('svc-scan-link-');
+    try {
+      writeFileSync(join(linked.project, 'a.ts'), `export const t = "ghp_${random(36)}";\n`);
+      const find = finderOf(linked.service.ctx);
+      const first = await find.scan(linked.project, { scannedBy: 'a test' });
+      const fingerprint = first.findings[0]!.fingerprint;
+      await find.mark({
+        project: first.project,
+        fingerprint,
+        verdict: 'false_positive',
+        decided_by: 'a test',
+      });
+      // As an earlier version kept it: under the path the project was reached by.
+      const link = join(linked.home, 'shop-link');
+      symlinkSync(linked.project, link);
+      linked.service.ctx.store.db.prepare('UPDATE scan_feedback SET project = ?').run(link);
+      const again = await find.scan(linked.project, { scannedBy: 'a test' });
+      expect(again.findings).toEqual([]);
+      expect(again.silenced.false_positive).toBe(1);
+      expect((await find.feedback(again.project)).map((f) => f.fingerprint)).toEqual([fingerprint]);
+    } finally {
+      await linked.close();
+    }
   });
 });
