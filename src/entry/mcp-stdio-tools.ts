@@ -17,7 +17,7 @@ const bearer = (value: string | undefined) => (value?.trim() ? `Bearer ${value.t
 
 export interface StdioTools {
   /** The tools' dependencies for one call; the credentials are read from the environment each time. */
-  deps(): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'>;
+  deps(): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress' | 'client'>;
   /** Closes what was opened: the approval page's server, the gate's watchers, the store. */
   close(): Promise<void>;
 }

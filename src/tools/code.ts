@@ -154,7 +154,7 @@ export const svcCodeAdvise = defineTool({
           : files.map((f) => ({ path: pathOf(f), at: join(root, pathOf(f)), action: 'write' as const }));
       const paths = await Promise.all(
         targets.map(async ({ path, at, action }) => {
-          const explained = await gate.explain(at, action, { cwd, client: 'svc' });
+          const explained = await gate.explain(at, action, { cwd, client: deps.client });
           const { decision } = explained;
           return {
             path,
@@ -253,7 +253,7 @@ async function runPatch(input: PatchIn, deps: ToolDeps): Promise<{ text: string;
       const passed = await requireGate(
         deps,
         { kind: 'paths', action: 'write', paths: files.map((f) => join(root, pathOf(f))) },
-        { cwd: root, agent: handle, client: 'svc' },
+        { cwd: root, agent: handle, client: deps.client },
       );
       const submitted: z.infer<typeof SubmittedPatch> = await deps.invoker.invoke(ops.submitPatch, agent, {
         summary,
@@ -306,7 +306,7 @@ async function runPatch(input: PatchIn, deps: ToolDeps): Promise<{ text: string;
         const passed = await requireGate(
           deps,
           { kind: 'paths', action: 'write', paths: patch.paths.map((p) => join(patch.project_root, p)) },
-          { cwd: patch.project_root, agent: patch.handle, client: 'svc' },
+          { cwd: patch.project_root, agent: patch.handle, client: deps.client },
         );
         // An agent holding the owner's key could approve its own patch: the person says yes first.
         if (!passed.confirmed) {

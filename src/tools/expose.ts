@@ -169,7 +169,7 @@ export const svcExpose = defineTool({
     await requireGate(
       deps,
       { kind: 'paths', action: 'read', paths: [folder] },
-      { cwd, client: 'svc' },
+      { cwd, client: deps.client },
       { cleanCopy: true },
     );
     const answer = await deps.confirm(

@@ -25,7 +25,7 @@ function bearerOf(header: string | undefined): AuthInfo | undefined {
 }
 
 function depsFor(invoker: Invoker, gate: GateCheck | undefined, find: ToolDeps['find']) {
-  return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'> => ({
+  return (token: string | undefined): Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress' | 'client'> => ({
     invoker,
     gate,
     find,

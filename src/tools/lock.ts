@@ -42,7 +42,7 @@ export async function admitAll(deps: ToolDeps, asks: GateAsk[], cwd: string): Pr
   let last: Admission = { allowed: true, outcome: 'allowed', rule_id: null, audit_id: null };
   for (const ask of asks) {
     try {
-      const passed = await requireGate(deps, ask, { cwd, client: 'svc' });
+      const passed = await requireGate(deps, ask, { cwd, client: deps.client });
       last = {
         allowed: true,
         outcome: passed.decision.outcome,
@@ -78,7 +78,7 @@ export async function admitOne(
   const { decision, receipt_id } = await decideOrRefuse(
     deps.gate!,
     { kind: 'paths', action, paths: [path] },
-    { cwd, client: 'svc' },
+    { cwd, client: deps.client },
   );
   const allowed = decision.outcome === 'allowed' || decision.outcome === 'limited';
   return { allowed, outcome: decision.outcome, rule_id: decision.rule?.id ?? null, audit_id: receipt_id };

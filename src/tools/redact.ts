@@ -75,7 +75,7 @@ export const svcRedact = defineTool({
   handler: async (input, deps) => {
     const { gate, find } = await localFind(deps, 'svc_redact');
     const cwd = input.cwd ?? process.cwd();
-    const asker = { cwd, client: 'svc' };
+    const asker = { cwd, client: deps.client };
     const source = resolve(cwd, input.path);
     const out = input.out === undefined ? undefined : resolve(cwd, input.out);
     // The copy is written where the agent says: the gate decides that write like any other.

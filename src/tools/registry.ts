@@ -122,6 +122,12 @@ export interface ToolDeps {
   progress(done: number, total: number | undefined, message: string): Promise<void>;
   /** Asks the client to open a URL for the person (MCP URL elicitation), when it can; answers as `confirm`. */
   openUrl(message: string, url: string): Promise<Confirmation>;
+  /**
+   * The client calling, as rules name clients in `who` (`claude-code`, `gemini-cli`, `codex`,
+   * `cursor`; another client by the name it gave at initialize, in lower case; `svc` when it gave
+   * none): the read gate decides svc's tools for it, and its decisions are recorded under it.
+   */
+  client: string;
   /** Linking this computer (svc_connect) and where its key is kept; absent over HTTP. */
   connect?: { flow: ConnectFlow; keyStore: string } | undefined;
   /** The read gate of the computer this server runs on: what svc's tools ask before touching a file. */

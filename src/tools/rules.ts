@@ -152,7 +152,7 @@ async function run(input: In, deps: ToolDeps): Promise<{ text: string; structure
       const explained = await gateOf(deps).explain(path, input.for ?? 'read', {
         cwd: input.cwd ?? process.cwd(),
         agent: input.agent,
-        client: 'svc',
+        client: deps.client,
       });
       const { charges: _charges, remaining: _remaining, ...decision } = explained.decision;
       const structured: Out = {

@@ -148,7 +148,7 @@ export const svcScanFolder = defineTool({
   handler: async (input, deps) => {
     const { gate, find } = await localFind(deps, 'svc_scan_folder');
     const cwd = input.cwd ?? process.cwd();
-    const asker = { cwd, client: 'svc' };
+    const asker = { cwd, client: deps.client };
     const path = resolve(cwd, input.path);
     // Files a rule asks about: the person is asked once, about them all, when the walk has ended.
     const held: { answer?: HeldAnswer } = {};

@@ -107,6 +107,26 @@ const answersChecker: jsonSchemaValidator = {
  * input and structuredContent and their wording), without building 37 tools' schemas before the
  * first answer: a client starts the server in its critical path.
  */
+/** Words in the names clients give at initialize, and the names rules give those clients. */
+const KNOWN_CLIENTS: readonly (readonly [string, string])[] = [
+  ['claude', 'claude-code'],
+  ['gemini', 'gemini-cli'],
+  ['codex', 'codex'],
+  ['cursor', 'cursor'],
+];
+
+/**
+ * The name svc's rules give an MCP client (`who`), from the name it gave at initialize: Claude Code
+ * says `claude-code`, Gemini CLI `gemini-cli-mcp-client`, Codex `codex-mcp-client`. A client it
+ * does not know keeps its own name, in lower case; one that gave none is `svc`, as before clients
+ * were told apart.
+ */
+export function clientNameOf(name: string | undefined): string {
+  const said = name?.trim().toLowerCase() ?? '';
+  if (!said) return 'svc';
+  return KNOWN_CLIENTS.find(([word]) => said.includes(word))?.[1] ?? said;
+}
+
 /**
  * How long a form waits for the person: they may be reading the files it names, or away. (The
  * protocol library's default, a minute, cut people off mid-thought.)
@@ -117,8 +137,8 @@ export function createMcpServer(
   deps: (
     bearerToken: string | undefined,
   ) =>
-    | Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'>
-    | Promise<Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress'>>,
+    | Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress' | 'client'>
+    | Promise<Omit<ToolDeps, 'confirm' | 'openUrl' | 'progress' | 'client'>>,
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
@@ -183,7 +203,8 @@ export function createMcpServer(
     };
     let toolDeps: ToolDeps | undefined;
     try {
-      toolDeps = { ...(await deps(extra.authInfo?.token)), confirm, openUrl, progress };
+      const client = clientNameOf(server.getClientVersion()?.name);
+      toolDeps = { ...(await deps(extra.authInfo?.token)), confirm, openUrl, progress, client };
       // The credential tag is enforced here, for every tool, before its handler runs.
       if (tool.credential === 'owner') ownerOf(toolDeps);
       if (tool.credential === 'grant') agentOf(toolDeps);

@@ -150,7 +150,7 @@ async function contentOf(
   if (input.path !== undefined) {
     const cwd = resolve(input.cwd ?? process.cwd());
     const path = resolve(cwd, input.path);
-    await requireGate(deps, { kind: 'paths', action: 'read', paths: [path] }, { cwd, client: 'svc' });
+    await requireGate(deps, { kind: 'paths', action: 'read', paths: [path] }, { cwd, client: deps.client });
     return { bytes: readSmallFile(path, limit), name: basename(path) };
   }
   const bytes = new TextEncoder().encode(input.text);

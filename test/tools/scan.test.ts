@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
 import { heldQuestion } from '../../src/backend/gate-check.ts';
+import { clientNameOf } from '../../src/tools/server.ts';
 import { svcCommand } from '../../src/config/command.ts';
 import { computer } from './computer.ts';
 
@@ -452,5 +453,34 @@ describe('verdicts kept under the path of a link to the project', () => {
     } finally {
       await linked.close();
     }
+  });
+});
+
+describe('rules for one client', () => {
+  it('hold for svc tools that client calls: the gate decides for the client the server talks to', async () => {
+    // The MCP client of this computer says it is `claude-code` at initialize, as Claude Code does.
+    const here = computer('claude-code', [{ effect: 'deny', paths: ['notes/'], who: ['claude-code'] }]);
+    try {
+      mkdirSync(join(here.project, 'notes'), { recursive: true });
+      writeFileSync(join(here.project, 'notes', 'a.md'), `token ghp_${random(36)}\n`);
+      const call = await here.client((service) => ({ find: async () => finderOf(service.ctx) }));
+      const scan = await call('svc_scan_folder', { path: '.', cwd: here.project });
+      expect(scan.data.protected_files).toEqual(['notes/a.md']);
+      const test = await call('svc_rules', { action: 'test', path: 'notes/a.md', cwd: here.project });
+      expect(test.data.decision.outcome, test.text).toBe('denied');
+    } finally {
+      await here.close();
+    }
+  });
+
+  it.each([
+    ['claude-code', 'claude-code'],
+    ['gemini-cli-mcp-client', 'gemini-cli'],
+    ['codex-mcp-client', 'codex'],
+    ['cursor-vscode', 'cursor'],
+    ['My-Bot', 'my-bot'],
+    [undefined, 'svc'],
+  ])('a client that says it is %s is %s to the rules', (said, name) => {
+    expect(clientNameOf(said)).toBe(name);
   });
 });
