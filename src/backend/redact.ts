@@ -29,6 +29,7 @@ import { keepMapping } from './redact-mapping.ts';
 import {
   encodeText,
   filesToScan,
+  identityOf,
   readWholeText,
   type Admit,
   type ConfirmHeld,
@@ -177,7 +178,11 @@ export async function redactPath(
     checkCopyPlace({ source, out, kind }, options.out !== undefined);
     if (isFile) {
       const name = basename(source);
-      const target = { path: source, file: name, bytes: statSync(source).size };
+      // The file itself, where a link leads, and which file it is: the gate judges that, and what is
+      // read must still be it (a file put in its place while the person is asked is `changed`).
+      const real = realPath(source);
+      const found = lstatSync(real, { bigint: true });
+      const target = { path: real, file: name, bytes: Number(found.size), identity: identityOf(found) };
       // Asked first: a protected file gets no copy folder and no copy.
       const answer = await admitted(target);
       if (answer === false || (answer === 'ask' && !(await confirmed([target]))))

@@ -7,11 +7,12 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Finding } from '../scan/detect.ts';
-import { realpath, stat } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   MAX_SCAN_FILE_BYTES,
   filesToScan,
+  identityOf,
   type Admit,
   type ConfirmHeld,
   type FileToScan,
@@ -68,9 +69,11 @@ export interface ScanProgress {
  */
 async function* oneFile(root: string, name: string, skipped: Skipped[]): AsyncGenerator<FileToScan> {
   const path = await realpath(join(root, name));
-  const { size } = await stat(path);
-  if (size > MAX_SCAN_FILE_BYTES) skipped.push({ file: name, reason: 'too_large' });
-  else yield { path, file: name, bytes: size };
+  // The file the gate will judge, by identity: a file put in its place meanwhile (while the person
+  // is asked about it, say) is `changed`, not read.
+  const found = await lstat(path, { bigint: true });
+  if (found.size > MAX_SCAN_FILE_BYTES) skipped.push({ file: name, reason: 'too_large' });
+  else yield { path, file: name, bytes: Number(found.size), identity: identityOf(found) };
 }
 
 const WORKER = new URL('./scan-worker.ts', import.meta.url);

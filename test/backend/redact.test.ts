@@ -416,6 +416,25 @@ describe('a clean copy of a folder', () => {
     expect(existsSync(join(report.out, 'config'))).toBe(false);
   });
 
+  it('a file named alone, held for the person and swapped meanwhile for a link elsewhere, is changed and not copied', async () => {
+    const root = project();
+    const outside = join(tmp.dir, `outside-one-${folders}`);
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'list.txt'), `kept from agents ${email}\n`);
+    const file = join(root, 'notes.md');
+    const { report } = await redactPath(undefined, file, {
+      out: join(tmp.dir, `one-swapped-${folders}`),
+      admit: async () => 'ask',
+      confirm: async () => {
+        rmSync(file);
+        symlinkSync(join(outside, 'list.txt'), file);
+        return true;
+      },
+    });
+    expect(report.skipped).toEqual([{ file: 'notes.md', reason: 'changed' }]);
+    expect(existsSync(report.out)).toBe(false);
+  });
+
   it('says when there is nothing to copy', async () => {
     await expect(redactPath(undefined, join(tmp.dir, 'missing'))).rejects.toMatchObject({
       code: 'not_found',

@@ -435,6 +435,26 @@ group('scanFolder', () => {
     ]);
   });
 
+  it('one file named, held for the person and swapped meanwhile for a link elsewhere, is changed and not read', async () => {
+    const value = 'tok_abcdefghij012345';
+    const root = tree({ 'notes/b.txt': 'nothing here\n' });
+    const outside = tree({ 'b.txt': value });
+    const scan = await scanFolder(root, {
+      rules,
+      key,
+      threads: 1,
+      only: 'notes/b.txt',
+      admit: async () => 'ask',
+      confirm: async () => {
+        renameSync(join(root, 'notes'), join(root, 'notes.old'));
+        symlinkSync(outside, join(root, 'notes'));
+        return true;
+      },
+    });
+    expect(scan.findings).toEqual([]);
+    expect(scan.skipped).toEqual([{ file: 'notes/b.txt', reason: 'changed' }]);
+  });
+
   it('a rule set that cannot load fails the scan with its reason', async () => {
     const root = tree({ 'a.txt': 'x' });
     await expect(
