@@ -12,11 +12,20 @@ export function svcArgv(...args: string[]): string[] {
   return [process.execPath, fileURLToPath(new URL('../../bin/svc.js', import.meta.url)), ...args];
 }
 
-/** `svc ARGS` as a shell command line, for instructions in messages. */
+/**
+ * `svc ARGS` as a shell command line, for instructions in messages: with the store variables this
+ * process has (`SVC_HOME=… SVC_VAULT=… node …/svc.js ARGS`), so that the person who runs it in a
+ * terminal of their own reaches the store this process uses (a client's MCP server is often given
+ * them in its configuration alone), not the default one.
+ */
 export function svcCommand(...args: string[]): string {
-  return svcArgv(...args)
-    .map(shellQuote)
-    .join(' ');
+  return svcCommandIn(process.env, ...args);
+}
+
+/** `svcCommand` for a process with the environment `env`. */
+export function svcCommandIn(env: NodeJS.ProcessEnv, ...args: string[]): string {
+  const store = Object.entries(storeEnvironment(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
+  return [...store, ...svcArgv(...args).map(shellQuote)].join(' ');
 }
 
 /** The variables that choose which store svc uses: its data dir, and where its keys live. */

@@ -134,7 +134,11 @@ async function open(input: z.infer<typeof InboxInput>, deps: ToolDeps, agent: Fa
   const outPath = input.out === undefined ? undefined : resolve(cwd, input.out);
   if (outPath !== undefined) {
     // The write is decided before the fetch, so a refused file never spends one of the fetches.
-    await requireGate(deps, { kind: 'paths', action: 'write', paths: [outPath] }, { cwd, client: deps.client });
+    await requireGate(
+      deps,
+      { kind: 'paths', action: 'write', paths: [outPath] },
+      { cwd, client: deps.client },
+    );
     if (existsSync(outPath)) throw new ServiceError('conflict', `${outPath} exists: give a new file as out`);
   } else if (!textualHint(item.content_type_hint) || about > OPEN_TEXT_MAX_BYTES) {
     const what = item.content_type_hint ?? 'content';

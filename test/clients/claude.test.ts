@@ -257,7 +257,9 @@ describe.skipIf(!CLAUDE)(
         expect(scan.next).toContain(
           "1 file(s) a rule asks the person about were not read (svc's confirmation form was closed without an answer",
         );
-        expect(scan.next).toMatch(/they can run `\S+ \S+svc\.js scan \S+` in their own terminal/);
+        expect(scan.next).toMatch(
+          /they can run `(?:SVC_\w+=\S+ )*\S+ \S+svc\.js scan \S+` in their own terminal/,
+        );
         expect(requestsHolding(standIn, token), detail).toEqual([]);
       } finally {
         writeFileSync(rules, before);
@@ -275,6 +277,7 @@ describe.skipIf(!CLAUDE)(
       const result = toolResult(standIn) ?? '';
       expect(result, detail).toContain('closed without an answer');
       expect(result).not.toContain('declined');
+      expect(result).toContain(`${rule.store} `);
       expect(result).toContain(rule.command);
       expect(rule.applied()).toBe(false);
     });

@@ -232,6 +232,7 @@ describe.skipIf(!CODEX)(
       const output = callOutput(standIn) ?? '';
       expect(output, detail).toContain('declined');
       expect(output).toContain('codex exec');
+      expect(output).toContain(`${rule.store} `);
       expect(output).toContain(rule.command);
       expect(rule.applied()).toBe(false);
     });

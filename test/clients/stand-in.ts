@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { childEnv, REPO_ROOT, runSvc, SVC_BIN } from '../e2e/procs.ts';
-import { svcCommand } from '../../src/config/command.ts';
+import { svcCommandIn } from '../../src/config/command.ts';
 import { tempDir } from '../helpers.ts';
 
 /** The tool call the stand-in asks for: the client's tool name and its arguments. */
@@ -253,7 +253,10 @@ export async function plannedKey(fixture: ReturnType<typeof clientProject>, env:
   expect(rule, JSON.stringify(plan)).toBeDefined();
   return {
     id: rule!.id,
-    command: svcCommand('plan', 'apply', realpathSync(fixture.project), '--items', rule!.id),
+    // As the server writes it after the store's variables it runs with (which each client passes
+    // on its own way: `store` is the one every client passes).
+    command: svcCommandIn({}, 'plan', 'apply', realpathSync(fixture.project), '--items', rule!.id),
+    store: `SVC_HOME=${env.SVC_HOME}`,
     applied: () =>
       readFileSync(join(fixture.project, '.svc', 'rules.json'), 'utf8').includes('config/app.yml'),
   };
