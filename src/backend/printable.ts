@@ -4,14 +4,16 @@
 // escape would recolour or rewrite what is shown.
 
 /**
- * `text` with control characters (a line break, an escape) written as `\xNN`, and the marks that
- * reorder text (right-to-left overrides and isolates) as `\uNNNN`.
+ * `text` with control characters (a line break, an escape) written as `\xNN`, and as `\uNNNN` the
+ * characters that break a line or reorder or hide text without showing themselves: the line and
+ * paragraph separators, right-to-left marks, overrides and isolates, zero-width spaces and joiners,
+ * and the byte order mark. Idempotent: what it writes holds none of them.
  */
 export const printable = (text: string) =>
   // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-  text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) =>
     c.charCodeAt(0) > 0xff
-      ? `\\u${c.charCodeAt(0).toString(16)}`
+      ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
       : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
   );
 
