@@ -90,7 +90,7 @@ function scanNext(
     .map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`)
     .join(', ');
   const notRead = unread
-    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain", for read or for search, names its rule)' : ''}${heldNotRead(held)}`
+    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain", for read or for search, names its rule)' : ''}${skipped.changed ? ' (a changed file was saved anew, moved or removed while the scan ran: scan again to read it)' : ''}${heldNotRead(held)}`
     : '';
   if (total === 0) return `nothing found in what was read${notRead}`;
   const cut =

@@ -17,7 +17,14 @@ import type { ToolDeps } from '../../src/tools/registry.ts';
  * closed without a choice (as Claude Code's `-p` answers every form); `fail`, a client that answers
  * the form's request with an error; or a client without forms.
  */
-export type Elicit = 'accept' | 'decline' | 'cancel' | 'fail' | 'unsupported';
+export type Elicit =
+  | 'accept'
+  | 'decline'
+  | 'cancel'
+  | 'fail'
+  | 'unsupported'
+  /** The person's answer after doing something while the form is open. */
+  | ((message: string) => Promise<'accept' | 'decline' | 'cancel'>);
 
 export interface ToolAnswer {
   error: boolean;
@@ -92,9 +99,10 @@ export function computer(prefix: string, rules: unknown[] = []): Computer {
       if (elicit !== 'unsupported') {
         mcp.setRequestHandler(ElicitRequestSchema, async (request) => {
           asked.push(String(request.params.message));
-          if (elicit === 'accept') return { action: 'accept', content: { confirm: true } };
-          if (elicit === 'fail') throw new Error('the form could not be shown');
-          return { action: elicit };
+          const answer = typeof elicit === 'function' ? await elicit(String(request.params.message)) : elicit;
+          if (answer === 'accept') return { action: 'accept', content: { confirm: true } };
+          if (answer === 'fail') throw new Error('the form could not be shown');
+          return { action: answer };
         });
       }
       await mcp.connect(c);

@@ -2,7 +2,7 @@
 // while it scans, and a file the read gate protects counted, never read (its decision on the
 // audit chain).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
@@ -390,6 +390,35 @@ describe('a scan is a read and a search', () => {
     expect(scan.error, scan.text).toBe(false);
     expect(scan.data.protected_files).toEqual(['m.md']);
     expect(rules.asked.length).toBe(before);
+  });
+});
+
+describe('a file that changes while the person is asked', () => {
+  const changing = computer('svc-scan-changing-', [{ effect: 'ask', paths: ['notes/'] }]);
+  afterAll(() => changing.close());
+
+  it('is not read, and `next` says to scan or copy again', async () => {
+    mkdirSync(join(changing.project, 'notes'), { recursive: true });
+    const note = join(changing.project, 'notes', 'a.md');
+    writeFileSync(note, 'draft\n');
+    // Saved anew while the form is open, as an editor saves: written beside it, renamed over it.
+    const saveAnew = async () => {
+      writeFileSync(`${note}.tmp`, `token ghp_${random(36)}\n`);
+      renameSync(`${note}.tmp`, note);
+      return 'accept' as const;
+    };
+    const call = await changing.client((service) => ({ find: async () => finderOf(service.ctx) }), saveAnew);
+    const scan = await call('svc_scan_folder', { path: '.', cwd: changing.project });
+    expect(scan.data.skipped).toMatchObject({ changed: 1 });
+    expect(scan.data.findings).toEqual([]);
+    expect(scan.data.next).toContain('saved anew, moved or removed while the scan ran: scan again');
+    const copy = await call('svc_redact', {
+      path: '.',
+      cwd: changing.project,
+      out: join(changing.home, 'copy'),
+    });
+    expect(copy.data.skipped).toMatchObject({ changed: 1 });
+    expect(copy.data.next).toContain('1 file(s) changed while svc read them');
   });
 });
 
