@@ -57,10 +57,14 @@ export function ensurePrivateFile(file: string, { create }: { create: boolean })
   }
 }
 
+/** The longest name of a file most file systems allow, in bytes (ext4, XFS, APFS, NTFS in UTF-16 units). */
+const MAX_NAME_BYTES = 255;
+
 /**
  * Writes a whole file so that a reader, or a crash, sees the old file or the new one, never a
  * part: written beside it, flushed to disk, then renamed over it. A failure leaves nothing behind.
  */
+
 export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
   writeWhole(file, data, mode, (temp) => renameSync(temp, file));
 }
@@ -83,8 +87,15 @@ function writeWhole(
   mode: number,
   place: (temp: string) => void,
 ): void {
-  // A hidden name of its own beside the file: a folder walk or a glob passes over it.
-  const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  // A hidden name of its own beside the file: a folder walk or a glob passes over it. The file's name
+  // is in it while it fits: a name near the 255 bytes a file system allows would not take the 18
+  // more, and the write of a file that may exist would fail.
+  const name = basename(file);
+  const tag = `${randomBytes(6).toString('hex')}.tmp`;
+  const temp = join(
+    dirname(file),
+    Buffer.byteLength(name) + tag.length + 2 <= MAX_NAME_BYTES ? `.${name}.${tag}` : `.svc-${tag}`,
+  );
   const fd = openSync(temp, 'wx', mode);
   try {
     try {

@@ -435,6 +435,15 @@ describe('a clean copy of a folder', () => {
     expect(existsSync(report.out)).toBe(false);
   });
 
+  it('copies a file whose name is as long as a file system allows', async () => {
+    const root = join(tmp.dir, `long-${++folders}`);
+    mkdirSync(root);
+    const name = `${'L'.repeat(251)}.md`;
+    writeFileSync(join(root, name), `mail ${email}\n`);
+    const { report } = await redactPath(undefined, root, { out: join(tmp.dir, `long-out-${folders}`) });
+    expect(readFileSync(join(report.out, name), 'utf8')).toBe('mail [EMAIL_1]\n');
+  });
+
   it('says when there is nothing to copy', async () => {
     await expect(redactPath(undefined, join(tmp.dir, 'missing'))).rejects.toMatchObject({
       code: 'not_found',
