@@ -329,7 +329,7 @@ export function walkAsAsker<T>(
       asker,
       alsoAs,
     );
-    if (admitted.includes(decision.outcome)) return true;
+    if (admitted.includes(decision.outcome)) return decision.outcome === 'clean_copy' ? 'clean' : true;
     if (decision.outcome !== 'ask') return false;
     if (decision.rule) asking.set(decision.rule.id, decision.rule.reason ?? null);
     return 'ask';

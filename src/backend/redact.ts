@@ -149,7 +149,7 @@ export async function redactPath(
   const files: CopiedFile[] = [];
   let done = 0;
   let bytes = 0;
-  const admitted = async (target: FileToScan): Promise<boolean | 'ask'> => {
+  const admitted = async (target: FileToScan): Promise<boolean | 'ask' | 'clean'> => {
     // svc's data dir inside a folder being copied: its files are svc's own, whatever the gate says.
     const answer = inData(target.path) ? false : options.admit ? await options.admit(target.path) : true;
     if (answer === false) skipped.push({ file: target.file, reason: 'protected' });
@@ -212,19 +212,21 @@ export async function redactPath(
       // First every file is read and searched, so that a value found in one is replaced wherever
       // it stands in the others too; then each is written, from what was found in it.
       const known = new KnownValues();
-      const found: { target: FileToScan; matches: Match[]; digest: string }[] = [];
-      const search = (target: FileToScan) => {
+      const found: { target: FileToScan; matches: Match[]; digest: string; cleanOnly: boolean }[] = [];
+      const search = (target: FileToScan, cleanOnly = false) => {
         const read = readWholeText(target.path, target.identity);
         if ('skipped' in read) {
           skipped.push({ file: target.file, reason: read.skipped });
           return;
         }
         const matches = cleanCopyDetector().matches(read.text, target.file);
-        known.add(read.text, matches);
+        // The values of a file only its clean copy may leave are not looked for in the others: the
+        // reader may write those, and a guess written there would be replaced only if right.
+        if (!cleanOnly) known.add(read.text, matches);
         // A token any file (or name) of the copy holds as text is not handed out in another.
         tokens.reserve(read.text);
         tokens.reserve(target.file);
-        found.push({ target, matches, digest: digestOf(read.text) });
+        found.push({ target, matches, digest: digestOf(read.text), cleanOnly });
         bytes += read.bytes;
         options.onProgress?.({ files: ++done, bytes });
       };
@@ -232,25 +234,26 @@ export async function redactPath(
       for await (const target of filesToScan(source, (s) => skipped.push(s))) {
         const answer = await admitted(target);
         if (answer === 'ask') held.push(target);
-        else if (answer) search(target);
+        else if (answer) search(target, answer === 'clean');
       }
       // The person is asked once, about every file held, when the rest has been read.
-      if (await confirmed(held)) held.forEach(search);
+      if (await confirmed(held)) for (const target of held) search(target);
       // Every file the gate protects and none else: there is nothing to copy, and no copy to claim.
       if (found.length === 0 && skipped.some((s) => s.reason === 'protected')) throw nothingCopied(skipped);
       const names = new Map<string, string>();
-      for (const { target, matches, digest } of found) {
+      for (const { target, matches, digest, cleanOnly } of found) {
         const copiedAs = target.file
           .split('/')
           .map((part) => cachedName(names, part, tokens, known))
           .join('/');
         const destination = join(staging.dir, ...copiedAs.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
-        record(
-          target,
-          writeCleanFile(target, destination, tokens, { known, found: { matches, digest } }),
-          copiedAs,
-        );
+        // A clean-only file gets its own values replaced, by tokens of its own (`scope`): equal to
+        // nothing in the files its reader may write.
+        const write = cleanOnly
+          ? { found: { matches, digest }, scope: target.file }
+          : { known, found: { matches, digest } };
+        record(target, writeCleanFile(target, destination, tokens, write), copiedAs);
       }
       markFolder(
         staging.dir,
@@ -390,12 +393,15 @@ export function writeCleanFile(
     replace = true,
     known,
     found,
+    scope,
   }: {
     replace?: boolean;
     /** Values found in the other files of the copy; without it, this file's own. */
     known?: KnownValues;
     /** What a first read found in the file, used when the text is still the one it read. */
     found?: { matches: Match[]; digest: string };
+    /** Tokens of the file's own (`TokenAllocator.tokenFor`), for a file its reader may have only clean. */
+    scope?: string;
   } = {},
 ): CleanFileOutcome {
   const read = readWholeText(target.path, target.identity);
@@ -405,6 +411,7 @@ export function writeCleanFile(
     target.file,
     cleanMatches(read.text, target.file, known, found),
     tokens,
+    scope,
   );
   const bytes = encodeText(clean.text, read.encoding);
   if (replace) writeFileAtomic(destination, bytes, read.mode);

@@ -58,10 +58,12 @@ const openFailure = (error: unknown, found: boolean): Skipped['reason'] =>
 
 /**
  * The read gate's word on one file of an agent's walk (a scan, a clean copy): read it (`true`),
- * leave it out as `protected` (`false`), or hold it until the walk's end (`'ask'`: a rule asks the
- * person first), when the person is asked once about every file held (`ConfirmHeld`).
+ * read it for its clean copy only (`'clean'`: never scanned, and copied sharing nothing with the
+ * copy's other files), leave it out as `protected` (`false`), or hold it until the walk's end
+ * (`'ask'`: a rule asks the person first), when the person is asked once about every file held
+ * (`ConfirmHeld`).
  */
-export type Admit = (path: string) => Promise<boolean | 'ask'>;
+export type Admit = (path: string) => Promise<boolean | 'ask' | 'clean'>;
 
 /**
  * Asks the person once, after a walk, whether the files `ask` rules held (names as the walk gives

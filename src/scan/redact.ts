@@ -50,9 +50,14 @@ export class TokenAllocator {
     for (const [, bracketed, named] of text.matchAll(WRITTEN_TOKEN)) this.taken.add((bracketed ?? named)!);
   }
 
-  /** The token of `value` found as `type` (a rule's type, upper case). */
-  tokenFor(type: string, value: string): string {
-    const key = sameValue(value);
+  /**
+   * The token of `value` found as `type` (a rule's type, upper case). With a `scope`, the value is
+   * equal only to the same value in the same scope: a file the reader may have only clean shares no
+   * token with files the reader may write, or writing a guess into one would tell by its token
+   * whether the other holds it.
+   */
+  tokenFor(type: string, value: string, scope?: string): string {
+    const key = scope === undefined ? sameValue(value) : `${scope}\u0000${sameValue(value)}`;
     let token = this.tokens.get(key);
     if (token === undefined) {
       const kind = type.toUpperCase().replace(/[^A-Z0-9_]/g, '_') || 'VALUE';
@@ -249,6 +254,8 @@ export function redactText(
   file: string,
   matches: readonly Found[],
   tokens: TokenAllocator,
+  /** The file's own scope for equal values (`TokenAllocator.tokenFor`); none shares the copy's. */
+  scope?: string,
 ): CleanText {
   const spans = spansOf(text, matches);
   if (spans.length === 0) return { text, replaced: 0 };
@@ -256,7 +263,8 @@ export function redactText(
   const regions = READERS[formatOf(file)](text);
   // The token of the text a span finally covers (after its edges left any escape): what the copy
   // replaced is what the mapping gives back.
-  const tokenOf = (span: Span) => tokens.tokenFor(span.type, span.value ?? text.slice(span.start, span.end));
+  const tokenOf = (span: Span) =>
+    tokens.tokenFor(span.type, span.value ?? text.slice(span.start, span.end), scope);
   const edits: Edit[] = [];
   const held = new Array<boolean>(spans.length).fill(false);
   let first = 0;

@@ -444,6 +444,39 @@ describe('a clean copy of a folder', () => {
     expect(readFileSync(join(report.out, name), 'utf8')).toBe('mail [EMAIL_1]\n');
   });
 
+  it('a file only its clean copy may leave shares nothing with the others: a guess written elsewhere is not replaced, nor given its token', async () => {
+    const root = join(tmp.dir, `guess-${++folders}`);
+    mkdirSync(join(root, 'notes'), { recursive: true });
+    mkdirSync(join(root, 'pub'));
+    const secret = 'Wint3r!Harbor2291';
+    writeFileSync(join(root, 'notes', 'pw.env'), `DB_PASSWORD=${secret}\n`);
+    // What a reader who may write pub/ tries: the value itself, bare, then as a setting.
+    writeFileSync(join(root, 'pub', 'guess.txt'), `${secret}\nWint3r!Harbor2290\n`);
+    const clean = async (path: string) => (path.includes('/notes/') ? ('clean' as const) : true);
+    const bare = await redactPath(undefined, root, {
+      out: join(tmp.dir, `guess-out-${folders}`),
+      admit: clean,
+    });
+    expect(readFileSync(join(bare.report.out, 'pub', 'guess.txt'), 'utf8')).toBe(
+      `${secret}\nWint3r!Harbor2290\n`,
+    );
+    writeFileSync(join(root, 'pub', 'guess.env'), `DB_PASSWORD=${secret}\n`);
+    const { report } = await redactPath(undefined, root, {
+      out: join(tmp.dir, `guess-set-${folders}`),
+      admit: clean,
+    });
+    const copy = (file: string) => readFileSync(join(report.out, file), 'utf8');
+    const own = /DB_PASSWORD=(\[SECRET_\d+\])/.exec(copy('notes/pw.env'))![1];
+    const guessed = /DB_PASSWORD=(\[SECRET_\d+\])/.exec(copy('pub/guess.env'))![1];
+    expect(own).not.toBe(guessed);
+    rmSync(join(root, 'pub', 'guess.env'));
+    // Files the reader may read whole still share their tokens, and their values are looked for.
+    const open = await redactPath(undefined, root, { out: join(tmp.dir, `guess-open-${folders}`) });
+    expect(readFileSync(join(open.report.out, 'pub', 'guess.txt'), 'utf8')).toBe(
+      '[SECRET_1]\nWint3r!Harbor2290\n',
+    );
+  });
+
   it('says when there is nothing to copy', async () => {
     await expect(redactPath(undefined, join(tmp.dir, 'missing'))).rejects.toMatchObject({
       code: 'not_found',

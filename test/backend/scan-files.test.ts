@@ -435,6 +435,18 @@ group('scanFolder', () => {
     ]);
   });
 
+  it('never scans a file only its clean copy may leave: its fingerprints would answer guesses', async () => {
+    const root = tree({ 'a.txt': 'tok_abcdefghij012345', 'b.txt': 'tok_abcdefghij012345' });
+    const scan = await scanFolder(root, {
+      rules,
+      key,
+      threads: 1,
+      admit: async (path) => (path.endsWith('b.txt') ? 'clean' : true),
+    });
+    expect(scan.findings.map((f) => f.file)).toEqual(['a.txt']);
+    expect(scan.skipped).toEqual([{ file: 'b.txt', reason: 'protected' }]);
+  });
+
   it('one file named, held for the person and swapped meanwhile for a link elsewhere, is changed and not read', async () => {
     const value = 'tok_abcdefghij012345';
     const root = tree({ 'notes/b.txt': 'nothing here\n' });

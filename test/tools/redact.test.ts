@@ -49,7 +49,8 @@ describe('svc_redact', () => {
       files_redacted: 2,
       files_copied: 1,
       values_replaced: 3,
-      tokens_by_type: { AWS_ACCESS_KEY: 1, EMAIL: 1 },
+      // The clean-only file's email has a token of its own: equal to none of app.json's.
+      tokens_by_type: { AWS_ACCESS_KEY: 1, EMAIL: 2 },
       redacted_files: ['app.json', 'exports/customers.csv'],
       skipped: { protected: 1 },
       protected_files: ['.env'],
@@ -59,7 +60,7 @@ describe('svc_redact', () => {
     expect(progress.at(-1)).toBe(3);
     expect(existsSync(join(out, '.env'))).toBe(false);
     expect(parseCsv(readFileSync(join(out, 'exports', 'customers.csv'), 'utf8'))).toEqual([
-      { id: 1, email: '[EMAIL_1]', note: 'key [AWS_ACCESS_KEY_1]' },
+      { id: 1, email: '[EMAIL_2]', note: 'key [AWS_ACCESS_KEY_1]' },
     ]);
     expect(JSON.parse(readFileSync(join(out, 'app.json'), 'utf8'))).toEqual({ owner: '[EMAIL_1]' });
     for (const value of [awsKey, inDotEnv, email]) expect(result.all).not.toContain(value);
