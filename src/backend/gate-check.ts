@@ -30,7 +30,7 @@ import { pathForms } from '../gate/resolve.ts';
 import type { Action, Rule } from '../gate/rules.ts';
 import type { Context } from './context.ts';
 import { decideAndRecord, type RecordedDecision } from './gate-record.ts';
-import { readOrganizationRules } from './rules-read.ts';
+import { readOrganizationRules, readUses } from './rules-read.ts';
 import type { Admit } from './scan-files.ts';
 import { printable } from './printable.ts';
 
@@ -223,7 +223,9 @@ export class GateCheck {
     const paths = pathForms(path, { cwd: asker.cwd, home: setting.home });
     const request = { action, paths, agent: asker.agent, client: asker.client, now: new Date() };
     return {
-      decision: gate.decide(request, () => 0),
+      // The uses counted so far, read from the store: a limit that ran out says `denied`, as the
+      // next call would be told.
+      decision: gate.decide(request, readUses(join(this.options.dataDir, 'svc.db'))),
       covering: gate.covering(request).map(({ placed }) => ({
         id: placed.id,
         level: placed.level,

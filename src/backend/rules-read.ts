@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { validRules, type PlacedRule, type Rule } from '../gate/rules.ts';
+import type { UsesSoFar } from '../gate/engine.ts';
 
 export interface StoredRuleRow {
   rule_id: string;
@@ -46,6 +47,32 @@ export function readOrganizationRules(storeFile: string): PlacedRule[] {
       rule: string;
     }[];
     return rows.map((row) => ({ id: row.rule_id, level: 'organization', rule: parseStoredRule(row) }));
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The uses each limit rule has counted, as the store keeps them: what a decision that records nothing
+ * (`svc rules test`, `explain`) must still count, or it would say `limited` of a file whose uses ran
+ * out. Read as the organization rules are: no store yet holds none.
+ */
+export function readUses(storeFile: string): UsesSoFar {
+  if (!existsSync(storeFile)) return () => 0;
+  const db = new DatabaseSync(storeFile, { readOnly: true, timeout: 5_000 });
+  try {
+    const known = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gate_uses'")
+      .get();
+    if (!known) return () => 0;
+    const rows = db.prepare('SELECT rule_id, subject, day, uses FROM gate_uses').all() as {
+      rule_id: string;
+      subject: string;
+      day: string;
+      uses: number;
+    }[];
+    const uses = new Map(rows.map((r) => [`${r.rule_id}\u0000${r.subject}\u0000${r.day}`, r.uses]));
+    return (c) => uses.get(`${c.rule_id}\u0000${c.subject}\u0000${c.day}`) ?? 0;
   } finally {
     db.close();
   }

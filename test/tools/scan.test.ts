@@ -513,3 +513,21 @@ describe('rules for one client', () => {
     expect(clientNameOf(said)).toBe(name);
   });
 });
+
+describe('svc_rules test after a limit ran out', () => {
+  it('says denied, as the next read would be told, counting the uses the store keeps', async () => {
+    const limited = computer('svc-limit-', [{ effect: 'limit', paths: ['logs/'], limit_per_day: 1 }]);
+    try {
+      mkdirSync(join(limited.project, 'logs'), { recursive: true });
+      writeFileSync(join(limited.project, 'logs', 'a.log'), 'ok\n');
+      const call = await limited.client((service) => ({ find: async () => finderOf(service.ctx) }));
+      const before = await call('svc_rules', { action: 'test', path: 'logs/a.log', cwd: limited.project });
+      expect(before.data.decision.outcome, before.text).toBe('limited');
+      await call('svc_scan_folder', { path: 'logs', cwd: limited.project });
+      const after = await call('svc_rules', { action: 'test', path: 'logs/a.log', cwd: limited.project });
+      expect(after.data.decision.outcome, after.text).toBe('denied');
+    } finally {
+      await limited.close();
+    }
+  });
+});
