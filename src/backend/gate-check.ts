@@ -30,7 +30,7 @@ import { pathForms } from '../gate/resolve.ts';
 import type { Action, Rule } from '../gate/rules.ts';
 import type { Context } from './context.ts';
 import { decideAndRecord, type RecordedDecision } from './gate-record.ts';
-import { readOrganizationRules, readUses } from './rules-read.ts';
+import { readOrganizationRules, withCountedUses } from './rules-read.ts';
 import type { Admit } from './scan-files.ts';
 import { printable } from './printable.ts';
 
@@ -225,7 +225,7 @@ export class GateCheck {
     return {
       // The uses counted so far, read from the store: a limit that ran out says `denied`, as the
       // next call would be told.
-      decision: gate.decide(request, readUses(join(this.options.dataDir, 'svc.db'))),
+      decision: withCountedUses(join(this.options.dataDir, 'svc.db'), (uses) => gate.decide(request, uses)),
       covering: gate.covering(request).map(({ placed }) => ({
         id: placed.id,
         level: placed.level,

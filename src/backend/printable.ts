@@ -4,17 +4,21 @@
 // escape would recolour or rewrite what is shown.
 
 /**
- * `text` with control characters (a line break, an escape) written as `\xNN`, and as `\uNNNN` the
- * characters that break a line or reorder or hide text without showing themselves: the line and
- * paragraph separators, right-to-left marks, overrides and isolates, zero-width spaces and joiners,
- * and the byte order mark. Idempotent: what it writes holds none of them.
+ * `text` with control characters (a line break, an escape) written as `\xNN`, and as `\uNNNN` (or
+ * `\u{NNNNN}`) the characters that break a line or reorder or hide text without showing themselves:
+ * the line and paragraph separators, right-to-left marks, overrides and isolates, zero-width spaces
+ * and joiners, soft hyphens, interlinear annotation marks, the byte order mark, and the tag
+ * characters that can spell hidden words. Idempotent: what it writes holds none of them.
  */
 export const printable = (text: string) =>
-  // eslint-disable-next-line no-control-regex -- control characters are what it looks for
-  text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) =>
-    c.charCodeAt(0) > 0xff
-      ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
-      : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  text.replace(
+    // eslint-disable-next-line no-control-regex -- control characters are what it looks for
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu,
+    (c) => {
+      const code = c.codePointAt(0)!;
+      if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+      return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    },
   );
 
 /** A question of several lines, each made printable: its own line breaks are kept, and only those. */

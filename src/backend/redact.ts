@@ -151,7 +151,11 @@ export async function redactPath(
   let bytes = 0;
   const admitted = async (target: FileToScan): Promise<boolean | 'ask' | 'clean'> => {
     // svc's data dir inside a folder being copied: its files are svc's own, whatever the gate says.
-    const answer = inData(target.path) ? false : options.admit ? await options.admit(target.path) : true;
+    const answer = inData(target.path)
+      ? false
+      : options.admit
+        ? await options.admit(target.named ?? target.path)
+        : true;
     if (answer === false) skipped.push({ file: target.file, reason: 'protected' });
     return answer;
   };
@@ -182,7 +186,13 @@ export async function redactPath(
       // read must still be it (a file put in its place while the person is asked is `changed`).
       const real = realPath(source);
       const found = lstatSync(real, { bigint: true });
-      const target = { path: real, file: name, bytes: Number(found.size), identity: identityOf(found) };
+      const target = {
+        path: real,
+        file: name,
+        bytes: Number(found.size),
+        identity: identityOf(found),
+        named: source,
+      };
       // Asked first: a protected file gets no copy folder and no copy.
       const answer = await admitted(target);
       if (answer === false || (answer === 'ask' && !(await confirmed([target]))))

@@ -53,26 +53,19 @@ export function readOrganizationRules(storeFile: string): PlacedRule[] {
 }
 
 /**
- * The uses each limit rule has counted, as the store keeps them: what a decision that records nothing
- * (`svc rules test`, `explain`) must still count, or it would say `limited` of a file whose uses ran
- * out. Read as the organization rules are: no store yet holds none.
+ * Runs `decide` with the uses each limit rule has counted, as the store keeps them: what a decision
+ * that records nothing (`svc rules test`, `explain`) must still count, or it would say `limited` of
+ * a file whose uses ran out. Read as the organization rules are, one row per use asked for: no store
+ * yet holds none.
  */
-export function readUses(storeFile: string): UsesSoFar {
-  if (!existsSync(storeFile)) return () => 0;
+export function withCountedUses<T>(storeFile: string, decide: (uses: UsesSoFar) => T): T {
+  if (!existsSync(storeFile)) return decide(() => 0);
   const db = new DatabaseSync(storeFile, { readOnly: true, timeout: 5_000 });
   try {
-    const known = db
-      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gate_uses'")
-      .get();
-    if (!known) return () => 0;
-    const rows = db.prepare('SELECT rule_id, subject, day, uses FROM gate_uses').all() as {
-      rule_id: string;
-      subject: string;
-      day: string;
-      uses: number;
-    }[];
-    const uses = new Map(rows.map((r) => [`${r.rule_id}\u0000${r.subject}\u0000${r.day}`, r.uses]));
-    return (c) => uses.get(`${c.rule_id}\u0000${c.subject}\u0000${c.day}`) ?? 0;
+    const known = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'gate_uses'").get();
+    if (!known) return decide(() => 0);
+    const count = db.prepare('SELECT uses FROM gate_uses WHERE rule_id = ? AND subject = ? AND day = ?');
+    return decide((c) => (count.get(c.rule_id, c.subject, c.day) as { uses: number } | undefined)?.uses ?? 0);
   } finally {
     db.close();
   }

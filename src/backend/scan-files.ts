@@ -45,6 +45,11 @@ export interface FileToScan {
    * anew meanwhile (an editor's rename), which the person can scan again.
    */
   identity?: string;
+  /**
+   * The path as it was named, when it is a link `path` is where it leads to (a file named alone):
+   * the gate judges this one, whose forms hold both, so a rule on the link's own path holds too.
+   */
+  named?: string;
 }
 
 /** A file's identity, as FileToScan keeps it: exact, as inode numbers may pass 2^53. */

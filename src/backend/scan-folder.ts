@@ -73,7 +73,14 @@ async function* oneFile(root: string, name: string, skipped: Skipped[]): AsyncGe
   // is asked about it, say) is `changed`, not read.
   const found = await lstat(path, { bigint: true });
   if (found.size > MAX_SCAN_FILE_BYTES) skipped.push({ file: name, reason: 'too_large' });
-  else yield { path, file: name, bytes: Number(found.size), identity: identityOf(found) };
+  else
+    yield {
+      path,
+      file: name,
+      bytes: Number(found.size),
+      identity: identityOf(found),
+      named: join(root, name),
+    };
 }
 
 const WORKER = new URL('./scan-worker.ts', import.meta.url);
@@ -319,7 +326,7 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
     const waiting: FileToScan[] = [];
     for await (const target of source) {
       if (failure !== undefined) break;
-      const admitted = options.admit ? await options.admit(target.path) : true;
+      const admitted = options.admit ? await options.admit(target.named ?? target.path) : true;
       if (admitted === 'ask') waiting.push(target);
       // A file only its clean copy may leave is never scanned: its fingerprints would let a reader
       // test guesses at its values.

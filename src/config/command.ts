@@ -24,7 +24,11 @@ export function svcCommand(...args: string[]): string {
 
 /** `svcCommand` for a process with the environment `env`. */
 export function svcCommandIn(env: NodeJS.ProcessEnv, ...args: string[]): string {
-  const store = Object.entries(storeEnvironment(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
+  // `NAME=value command` is a POSIX shell's: Windows' shells have no such prefix, and get the command alone.
+  const store =
+    process.platform === 'win32'
+      ? []
+      : Object.entries(storeEnvironment(env)).map(([name, value]) => `${name}=${shellQuote(value)}`);
   return [...store, ...svcArgv(...args).map(shellQuote)].join(' ');
 }
 

@@ -64,7 +64,6 @@ const MAX_NAME_BYTES = 255;
  * Writes a whole file so that a reader, or a crash, sees the old file or the new one, never a
  * part: written beside it, flushed to disk, then renamed over it. A failure leaves nothing behind.
  */
-
 export function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): void {
   writeWhole(file, data, mode, (temp) => renameSync(temp, file));
 }

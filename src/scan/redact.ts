@@ -73,7 +73,10 @@ export class TokenAllocator {
     return token;
   }
 
-  /** How many distinct values of each type have a token: what a report may say. */
+  /**
+   * How many distinct values of each type have a token: what a report may say. A value in a file of
+   * its own scope counts there on its own (it has a token of its own).
+   */
   tokensByType(): Record<string, number> {
     return Object.fromEntries([...this.counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }

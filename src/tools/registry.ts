@@ -124,8 +124,8 @@ export interface ToolDeps {
   openUrl(message: string, url: string): Promise<Confirmation>;
   /**
    * The client calling, as rules name clients in `who` (`claude-code`, `gemini-cli`, `codex`,
-   * `cursor`; another client by the name it gave at initialize, in lower case; `svc` when it gave
-   * none): the read gate decides svc's tools for it, and its decisions are recorded under it.
+   * `cursor`; `svc` for any other, or one that gave no name): the read gate decides svc's tools for
+   * it, and its decisions are recorded under it.
    */
   client: string;
   /** Linking this computer (svc_connect) and where its key is kept; absent over HTTP. */

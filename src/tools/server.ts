@@ -99,32 +99,24 @@ const answersChecker: jsonSchemaValidator = {
 };
 
 /**
- * One MCP server with every implemented tool. `deps` is called per tool call with the bearer the
- * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
- * It may answer a promise, so a process can load what its tools need with the first call.
- *
- * The tools behave as `McpServer.registerTool` would register them (the listing, the checks of
- * input and structuredContent and their wording), without building 37 tools' schemas before the
- * first answer: a client starts the server in its critical path.
+ * The clients rules name in `who`, by the name each gives at initialize (as measured: Claude Code
+ * says `claude-code`, Gemini CLI `gemini-cli-mcp-client`, Codex `codex-mcp-client`).
  */
-/** Words in the names clients give at initialize, and the names rules give those clients. */
-const KNOWN_CLIENTS: readonly (readonly [string, string])[] = [
-  ['claude', 'claude-code'],
-  ['gemini', 'gemini-cli'],
-  ['codex', 'codex'],
-  ['cursor', 'cursor'],
+const KNOWN_CLIENTS: readonly (readonly [RegExp, string])[] = [
+  [/^claude-code$/, 'claude-code'],
+  [/^gemini-cli\b/, 'gemini-cli'],
+  [/^codex\b/, 'codex'],
+  [/^cursor\b/, 'cursor'],
 ];
 
 /**
- * The name svc's rules give an MCP client (`who`), from the name it gave at initialize: Claude Code
- * says `claude-code`, Gemini CLI `gemini-cli-mcp-client`, Codex `codex-mcp-client`. A client it
- * does not know keeps its own name, in lower case; one that gave none is `svc`, as before clients
- * were told apart.
+ * The name svc's rules give an MCP client (`who`), from the name it gave at initialize. Any other
+ * client is `svc`, as every client was before clients were told apart: a name is the client's to
+ * choose, and one of its own would start a `limit` rule's count afresh each time it changed.
  */
 export function clientNameOf(name: string | undefined): string {
   const said = name?.trim().toLowerCase() ?? '';
-  if (!said) return 'svc';
-  return KNOWN_CLIENTS.find(([word]) => said.includes(word))?.[1] ?? said;
+  return KNOWN_CLIENTS.find(([known]) => known.test(said))?.[1] ?? 'svc';
 }
 
 /**
@@ -133,6 +125,15 @@ export function clientNameOf(name: string | undefined): string {
  */
 const PERSON_ANSWER_MS = 10 * 60 * 1000;
 
+/**
+ * One MCP server with every implemented tool. `deps` is called per tool call with the bearer the
+ * transport authenticated, if any (HTTP transports); stdio passes none and reads its environment.
+ * It may answer a promise, so a process can load what its tools need with the first call.
+ *
+ * The tools behave as `McpServer.registerTool` would register them (the listing, the checks of
+ * input and structuredContent and their wording), without building 37 tools' schemas before the
+ * first answer: a client starts the server in its critical path.
+ */
 export function createMcpServer(
   deps: (
     bearerToken: string | undefined,

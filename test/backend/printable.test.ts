@@ -13,7 +13,8 @@ describe('printable', () => {
     ['a\u2028b\u2029c', 'a\\u2028b\\u2029c'],
     ['txt.\u202eexe', 'txt.\\u202eexe'],
     ['a\u200bb\u200fc\u061cd\u2066e\ufefff', 'a\\u200bb\\u200fc\\u061cd\\u2066e\\ufefff'],
-    ['Contraseña, 名前, café.md', 'Contraseña, 名前, café.md'],
+    ['pay\u00adpal\u{e0041}\u{e0042}.md', 'pay\\xadpal\\u{e0041}\\u{e0042}.md'],
+    ['Contraseña, 名前, café 👍.md', 'Contraseña, 名前, café 👍.md'],
   ])('%j shows as %s', (name, shown) => {
     expect(printable(name)).toBe(shown);
     expect(printable(printable(name))).toBe(shown);

@@ -507,7 +507,9 @@ describe('rules for one client', () => {
     ['gemini-cli-mcp-client', 'gemini-cli'],
     ['codex-mcp-client', 'codex'],
     ['cursor-vscode', 'cursor'],
-    ['My-Bot', 'my-bot'],
+    // Any other client is svc: its own name would start a limit's count afresh whenever it changed.
+    ['My-Bot', 'svc'],
+    ['claude-ai', 'svc'],
     [undefined, 'svc'],
   ])('a client that says it is %s is %s to the rules', (said, name) => {
     expect(clientNameOf(said)).toBe(name);
@@ -528,6 +530,31 @@ describe('svc_rules test after a limit ran out', () => {
       expect(after.data.decision.outcome, after.text).toBe('denied');
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe("a rule on a link's own path", () => {
+  it('holds for the file named alone through it, in a scan and in a clean copy', async () => {
+    const linked = computer('svc-link-rule-', [{ effect: 'deny', paths: ['prod.env'] }]);
+    try {
+      const outside = join(linked.home, 'shared');
+      mkdirSync(outside, { recursive: true });
+      writeFileSync(join(outside, 'prod.env'), `GITHUB_TOKEN=ghp_${random(36)}\n`);
+      symlinkSync(join(outside, 'prod.env'), join(linked.project, 'prod.env'));
+      const call = await linked.client((service) => ({ find: async () => finderOf(service.ctx) }));
+      const scan = await call('svc_scan_folder', { path: 'prod.env', cwd: linked.project });
+      expect(scan.data.protected_files, scan.text).toEqual(['prod.env']);
+      expect(scan.data.findings).toEqual([]);
+      const copy = await call('svc_redact', {
+        path: 'prod.env',
+        cwd: linked.project,
+        out: join(linked.home, 'c'),
+      });
+      expect(copy.error).toBe(true);
+      expect(copy.text).toContain('nothing was copied');
+    } finally {
+      await linked.close();
     }
   });
 });
