@@ -51,6 +51,11 @@ export interface FolderScanOptions {
   confirm?: ConfirmHeld;
   /** Scan this one file of the folder (a name in it) and nothing else. */
   only?: string;
+  /**
+   * The folder as it was named, when that is a link (or holds one on the way) to `root`: `admit` is
+   * asked about each file under that path, whose forms hold the real one too.
+   */
+  namedRoot?: string;
   /** Called after each file, with the files done and the bytes read so far, of those walked so far. */
   onProgress?: (progress: ScanProgress) => void;
 }
@@ -67,7 +72,12 @@ export interface ScanProgress {
  * One named file of `root`, as the walk would give it (too large: skipped). A name that is a link
  * is followed here, once: the gate then judges, and the scan opens, the file it leads to.
  */
-async function* oneFile(root: string, name: string, skipped: Skipped[]): AsyncGenerator<FileToScan> {
+async function* oneFile(
+  root: string,
+  name: string,
+  skipped: Skipped[],
+  namedRoot = root,
+): AsyncGenerator<FileToScan> {
   const path = await realpath(join(root, name));
   // The file the gate will judge, by identity: a file put in its place meanwhile (while the person
   // is asked about it, say) is `changed`, not read.
@@ -79,7 +89,7 @@ async function* oneFile(root: string, name: string, skipped: Skipped[]): AsyncGe
       file: name,
       bytes: Number(found.size),
       identity: identityOf(found),
-      named: join(root, name),
+      named: join(namedRoot, name),
     };
 }
 
@@ -314,7 +324,7 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
     const source =
       options.only === undefined
         ? filesToScan(root, (s) => skipped.push(s), { gitConfig: true })
-        : oneFile(root, options.only, skipped);
+        : oneFile(root, options.only, skipped, options.namedRoot);
     const send = (target: FileToScan) => {
       files.set(filesFound, target.file);
       queue.push({ target, index: filesFound++ });
@@ -326,7 +336,10 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
     const waiting: FileToScan[] = [];
     for await (const target of source) {
       if (failure !== undefined) break;
-      const admitted = options.admit ? await options.admit(target.named ?? target.path) : true;
+      const judged =
+        target.named ??
+        (options.namedRoot ? join(options.namedRoot, ...target.file.split('/')) : target.path);
+      const admitted = options.admit ? await options.admit(judged) : true;
       if (admitted === 'ask') waiting.push(target);
       // A file only its clean copy may leave is never scanned: its fingerprints would let a reader
       // test guesses at its values.

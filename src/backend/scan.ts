@@ -54,6 +54,9 @@ export async function scanPath(ctx: Context, path: string, options: ScanPathOpti
     rules: SCANNER_RULES,
     key: scanKey(ctx),
     ...folderOptions,
+    // The gate judges each file under the path as it was named too: a rule on a link's own path
+    // (a linked folder, `src/shared/`) holds for what the scan reads through it.
+    namedRoot: isFile ? dirname(target) : target,
     ...(isFile ? { only: basename(target) } : {}),
   });
   const project = projectRootOf(root);

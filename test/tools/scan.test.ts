@@ -558,3 +558,23 @@ describe("a rule on a link's own path", () => {
     }
   });
 });
+
+describe("a rule on a linked folder's own path", () => {
+  it('holds for a scan through the link, of the folder or of a file in it', async () => {
+    const linked = computer('svc-link-dir-', [{ effect: 'deny', paths: ['src/shared/'] }]);
+    try {
+      mkdirSync(join(linked.project, 'secret'), { recursive: true });
+      mkdirSync(join(linked.project, 'src'), { recursive: true });
+      writeFileSync(join(linked.project, 'secret', 'key.env'), `GITHUB_TOKEN=ghp_${random(36)}\n`);
+      symlinkSync('../secret', join(linked.project, 'src', 'shared'));
+      const call = await linked.client((service) => ({ find: async () => finderOf(service.ctx) }));
+      for (const path of ['src/shared', 'src/shared/key.env']) {
+        const scan = await call('svc_scan_folder', { path, cwd: linked.project });
+        expect(scan.data.findings, `${path}: ${scan.text}`).toEqual([]);
+        expect(scan.data.protected_files).toEqual(['key.env']);
+      }
+    } finally {
+      await linked.close();
+    }
+  });
+});
