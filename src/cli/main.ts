@@ -37,6 +37,7 @@ import { addAgeCommands } from './age-commands.ts';
 import { addShareCommands } from './share-commands.ts';
 import { addExposeCommands } from './expose-commands.ts';
 import { printable, progressBar, scanJson, scanText } from './scan-report.ts';
+import { printableLines } from '../backend/printable.ts';
 import type { ScanProgress } from '../backend/scan-folder.ts';
 
 /**
@@ -147,7 +148,8 @@ function ownerKey(): string {
 }
 
 function print(options: JsonFlag, value: unknown, human: string): void {
-  process.stdout.write(options.json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+  // Names in the lines (of files, of rules' paths) may be anyone's: none may rewrite the terminal.
+  process.stdout.write(options.json ? `${JSON.stringify(value)}\n` : `${printableLines(human)}\n`);
 }
 
 /** Runs `work` with the finder of the local store (scans, verdicts, plans) and closes the store. */
@@ -351,7 +353,7 @@ function refusedByGate(options: JsonFlag, error: unknown): boolean {
     return false;
   }
   if (options.json) process.stdout.write(`${JSON.stringify(error.toBody())}\n`);
-  process.stderr.write(`svc: ${error.message}\n`);
+  process.stderr.write(`svc: ${printableLines(error.message)}\n`);
   process.exitCode = EXIT.deny;
   return true;
 }
@@ -2116,7 +2118,7 @@ export async function main(argv: string[]): Promise<number> {
             ? new ServiceError('not_found', `file not found: ${(error as NodeJS.ErrnoException).path ?? ''}`)
             : new ServiceError('internal', (error as Error).message);
     if (json) process.stdout.write(`${JSON.stringify(serviceError.toBody())}\n`);
-    process.stderr.write(`svc: ${serviceError.message}\n`);
+    process.stderr.write(`svc: ${printableLines(serviceError.message)}\n`);
     return EXIT.failed;
   }
 }

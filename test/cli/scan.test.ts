@@ -282,3 +282,18 @@ describe('svc scan', () => {
     );
   });
 });
+
+describe('names on the terminal', () => {
+  it('svc plan and svc rules test write out the escapes and hidden characters a file name holds', async () => {
+    const odd = join(tmp.dir, 'odd-plan');
+    mkdirSync(join(odd, '.git'), { recursive: true });
+    const name = 'e\u001b[31mred\u202etxt.md';
+    writeFileSync(join(odd, name), `const token = "ghp_${random(36)}";\n`);
+    await runSvc(['scan', odd, '--json'], env);
+    const plan = await runSvc(['plan', odd], env);
+    expect(plan.stdout).toContain('e\\x1b[31mred\\u202etxt.md');
+    expect(plan.stdout).not.toContain('\u001b');
+    const test = await runSvc(['rules', 'test', join(odd, name)], { ...env, PWD: odd });
+    expect(test.stdout + test.stderr).not.toContain('\u001b');
+  });
+});
