@@ -14,6 +14,7 @@ describe('printable', () => {
     ['txt.\u202eexe', 'txt.\\u202eexe'],
     ['a\u200bb\u200fc\u061cd\u2066e\ufefff', 'a\\u200bb\\u200fc\\u061cd\\u2066e\\ufefff'],
     ['pay\u00adpal\u{e0041}\u{e0042}.md', 'pay\\xadpal\\u{e0041}\\u{e0042}.md'],
+    ['a\ufe0fb\u{e0100}c\u3164d\u206ae', 'a\\ufe0fb\\u{e0100}c\\u3164d\\u206ae'],
     ['Contraseña, 名前, café 👍.md', 'Contraseña, 名前, café 👍.md'],
   ])('%j shows as %s', (name, shown) => {
     expect(printable(name)).toBe(shown);
