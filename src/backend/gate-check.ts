@@ -333,8 +333,13 @@ export function walkAsAsker<T>(
     );
     if (admitted.includes(decision.outcome)) return decision.outcome === 'clean_copy' ? 'clean' : true;
     if (decision.outcome !== 'ask') return false;
+    // A rule that lets out only a clean copy covers it too (`ask` outranks it for one action): the
+    // person's yes opens the clean copy, never the file as it is. A walk that has no use for a clean
+    // copy (a scan) does not ask.
+    const cleanToo = (await gate.explain(path, 'read', asker)).covering.some((c) => c.effect === 'redact');
+    if (cleanToo && !admitted.includes('clean_copy')) return false;
     if (decision.rule) asking.set(decision.rule.id, decision.rule.reason ?? null);
-    return 'ask';
+    return cleanToo ? 'ask-clean' : 'ask';
   }, asking);
 }
 

@@ -149,7 +149,7 @@ export async function redactPath(
   const files: CopiedFile[] = [];
   let done = 0;
   let bytes = 0;
-  const admitted = async (target: FileToScan): Promise<boolean | 'ask' | 'clean'> => {
+  const admitted = async (target: FileToScan): Promise<boolean | 'ask' | 'clean' | 'ask-clean'> => {
     // svc's data dir inside a folder being copied: its files are svc's own, whatever the gate says.
     const answer = inData(target.path)
       ? false
@@ -195,8 +195,8 @@ export async function redactPath(
       };
       // Asked first: a protected file gets no copy folder and no copy.
       const answer = await admitted(target);
-      if (answer === false || (answer === 'ask' && !(await confirmed([target]))))
-        throw nothingCopied(skipped);
+      const held = answer === 'ask' || answer === 'ask-clean';
+      if (answer === false || (held && !(await confirmed([target])))) throw nothingCopied(skipped);
       // Beside the file, the copy's name may be a file of the person's own: written only as a new file
       // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
       // marked as svc's), an earlier copy may be replaced.
@@ -240,14 +240,17 @@ export async function redactPath(
         bytes += read.bytes;
         options.onProgress?.({ files: ++done, bytes });
       };
-      const held: FileToScan[] = [];
+      const held: { target: FileToScan; cleanOnly: boolean }[] = [];
       for await (const target of filesToScan(source, (s) => skipped.push(s))) {
         const answer = await admitted(target);
-        if (answer === 'ask') held.push(target);
+        if (answer === 'ask' || answer === 'ask-clean')
+          held.push({ target, cleanOnly: answer === 'ask-clean' });
         else if (answer) search(target, answer === 'clean');
       }
       // The person is asked once, about every file held, when the rest has been read.
-      if (await confirmed(held)) for (const target of held) search(target);
+      if (await confirmed(held.map((h) => h.target))) {
+        for (const { target, cleanOnly } of held) search(target, cleanOnly);
+      }
       // Every file the gate protects and none else: there is nothing to copy, and no copy to claim.
       if (found.length === 0 && skipped.some((s) => s.reason === 'protected')) throw nothingCopied(skipped);
       const names = new Map<string, string>();

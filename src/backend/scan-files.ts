@@ -66,9 +66,10 @@ const openFailure = (error: unknown, found: boolean): Skipped['reason'] =>
  * read it for its clean copy only (`'clean'`: never scanned, and copied sharing nothing with the
  * copy's other files), leave it out as `protected` (`false`), or hold it until the walk's end
  * (`'ask'`: a rule asks the person first), when the person is asked once about every file held
- * (`ConfirmHeld`).
+ * (`ConfirmHeld`); `'ask-clean'` is held the same way, and after a yes read for its clean copy only
+ * (a rule that lets out only a clean copy covers it too).
  */
-export type Admit = (path: string) => Promise<boolean | 'ask' | 'clean'>;
+export type Admit = (path: string) => Promise<boolean | 'ask' | 'clean' | 'ask-clean'>;
 
 /**
  * Asks the person once, after a walk, whether the files `ask` rules held (names as the walk gives

@@ -341,6 +341,7 @@ export async function scanFolder(root: string, options: FolderScanOptions): Prom
         (options.namedRoot ? join(options.namedRoot, ...target.file.split('/')) : target.path);
       const admitted = options.admit ? await options.admit(judged) : true;
       if (admitted === 'ask') waiting.push(target);
+      // 'ask-clean' and 'clean': a scan has no use for a clean copy.
       // A file only its clean copy may leave is never scanned: its fingerprints would let a reader
       // test guesses at its values.
       else if (admitted === true) send(target);

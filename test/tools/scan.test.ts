@@ -578,3 +578,35 @@ describe("a rule on a linked folder's own path", () => {
     }
   });
 });
+
+describe('a file under a rule that asks and a rule that lets out only a clean copy', () => {
+  it('a scan does not ask and does not read it; a copy asks, then copies it clean, sharing nothing', async () => {
+    const both = computer('svc-ask-clean-', [
+      { effect: 'redact', paths: ['secret/'], actions: ['read'] },
+      { effect: 'ask', paths: ['secret/'], actions: ['read'] },
+    ]);
+    try {
+      const value = `Xk29vQpL7rTz44Wm${random(4)}`;
+      mkdirSync(join(both.project, 'secret'), { recursive: true });
+      mkdirSync(join(both.project, 'notes'), { recursive: true });
+      writeFileSync(join(both.project, 'secret', 'clean.env'), `DB_PASSWORD=${value}\n`);
+      writeFileSync(join(both.project, 'notes', 'guess.txt'), `${value}\n`);
+      const call = await both.client((service) => ({ find: async () => finderOf(service.ctx) }), 'accept');
+      const before = both.asked.length;
+      const scan = await call('svc_scan_folder', { path: '.', cwd: both.project });
+      expect(scan.data.protected_files).toEqual(['secret/clean.env']);
+      expect(both.asked.length).toBe(before);
+      const out = join(both.home, 'copy');
+      const copy = await call('svc_redact', { path: '.', cwd: both.project, out });
+      expect(copy.error, copy.text).toBe(false);
+      expect(both.asked.length).toBe(before + 1);
+      expect(readFileSync(join(out, 'secret', 'clean.env'), 'utf8')).toMatch(
+        /^DB_PASSWORD=\[SECRET_\d+\]\n$/,
+      );
+      // The guess beside it is left as written: the clean-only file's values are not looked for there.
+      expect(readFileSync(join(out, 'notes', 'guess.txt'), 'utf8')).toBe(`${value}\n`);
+    } finally {
+      await both.close();
+    }
+  });
+});
