@@ -142,6 +142,24 @@ function judgeQuotedPassword(value: string, context: Context): boolean {
   return words.some(strong) && bitsPerChar(value) >= 3;
 }
 
+/**
+ * The words of a password's or a secret's name, as keywords. A name that ends with `pass`
+ * (`DB_PASS=`) is found by what follows it: `pass` alone is in most code.
+ */
+const PASSWORD_KEYWORDS = [
+  'password',
+  'passwd',
+  'passphrase',
+  'pass=',
+  'pass:',
+  'pass"',
+  "pass'",
+  'pass ',
+  'pass\t',
+  'pwd',
+  'secret',
+];
+
 const SECRET_NAMES =
   'password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?=["\']?[ \\t]{0,40}(?::=|=>|=|:))|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
 const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential';
@@ -157,18 +175,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     id: 'generic-secret-assignment',
     type: 'SECRET',
     keywords: [
-      'password',
-      'passwd',
-      // A name that ends with `pass` (`DB_PASS=`), by what follows it: `pass` alone is in most code.
-      'passphrase',
-      'pass=',
-      'pass:',
-      'pass"',
-      "pass'",
-      'pass ',
-      'pass\t',
-      'pwd',
-      'secret',
+      ...PASSWORD_KEYWORDS,
       'token',
       'api_key',
       'api-key',
@@ -209,19 +216,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
   secretRule({
     id: 'generic-quoted-password',
     type: 'SECRET',
-    keywords: [
-      'password',
-      'passwd',
-      'passphrase',
-      'secret',
-      'pwd',
-      'pass=',
-      'pass:',
-      'pass"',
-      "pass'",
-      'pass ',
-      'pass\t',
-    ],
+    keywords: PASSWORD_KEYWORDS,
     pattern:
       /^[ \t]{0,40}(?:-[ \t]{1,8})?(?:export[ \t]{1,8})?["']?(?:[A-Za-z_][\w.-]{0,40}?)?(?:password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass|secret|pwd)["']?[ \t]{0,8}(?:=>|[:=])[ \t]{0,8}(?:"(?<value>(?=[^"\r\n]{0,127}[ \t#])[^"\r\n]{8,128})"|'(?<value>(?=[^'\r\n]{0,127}[ \t#])[^'\r\n]{8,128})')[ \t]{0,8},?[ \t]{0,8}(?:[#;][^\r\n]{0,200})?\r?$/gim,
     // Every quantifier is bounded: a window's search reads only as far as a match could reach. With
