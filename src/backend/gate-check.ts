@@ -310,10 +310,10 @@ export async function decideOrRefuse(
  * A walk over files of this computer on behalf of `asker` (an agent's tool, or a command an agent
  * may have started), reading each file only when the gate's outcome for its read (and for each
  * action of `alsoAs`: a scan searches too) is one of `admitted`; each decision is recorded as the
- * gate records it. A file a rule asks about is held
- * (`'ask'`), and the rules that asked are kept in `asking`, for the one question the walk's owner
- * puts to the person at its end (`heldQuestion`). Should the gate be unable to decide (see
- * `decideOrRefuse`), the walk stops there, having read nothing it was not let read.
+ * gate records it. A file a rule asks about is held (`'ask'`), and the rules that asked are kept
+ * in `asking`, for the one question the walk's owner puts to the person at its end
+ * (`heldQuestion`). Should the gate be unable to decide (see `decideOrRefuse`), the walk stops
+ * there, having read nothing it was not let read.
  */
 export function walkAsAsker<T>(
   gate: GateCheck,

@@ -70,7 +70,8 @@ export interface ScanProgress {
 
 /**
  * One named file of `root`, as the walk would give it (too large: skipped). A name that is a link
- * is followed here, once: the gate then judges, and the scan opens, the file it leads to.
+ * is followed here, once: the scan opens the file it leads to, while it is still that file, and
+ * the gate judges it under the name as given (`named`), whose forms hold both.
  */
 async function* oneFile(
   root: string,
