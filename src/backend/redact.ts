@@ -364,14 +364,20 @@ export function cleanCopyPlace(
     throw new ServiceError('invalid_request', 'the path to copy is empty: give a folder or a file');
   }
   const source = resolve(path);
-  let isFile: boolean;
+  let stat;
   try {
-    const stat = statSync(source);
-    if (!stat.isFile() && !stat.isDirectory()) throw new Error('neither a file nor a folder');
-    isFile = stat.isFile();
+    stat = statSync(source);
   } catch {
     throw new ServiceError('not_found', `nothing to copy at ${source}: give a folder or a file that exists`);
   }
+  // A named pipe, a device or a socket is there, but holds no text to copy.
+  if (!stat.isFile() && !stat.isDirectory()) {
+    throw new ServiceError(
+      'invalid_request',
+      `${source} is neither a regular file nor a folder (a named pipe, a device or a socket): give a file or a folder to copy`,
+    );
+  }
+  const isFile = stat.isFile();
   if (isFile) {
     const name = basename(source);
     return {

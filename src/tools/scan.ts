@@ -74,7 +74,10 @@ export function confirmHeld(
 /** Why files held for the person were not read, and what they can run instead; empty when they were. */
 export function heldNotRead(held: HeldAnswer | undefined): string {
   if (!held || held.answer === 'accepted') return '';
-  const why = held.answer === 'declined' ? 'the person declined' : noAnswer(held.answer);
+  const why =
+    held.answer === 'declined'
+      ? 'the person declined, or a client that shows no forms in this mode declined for them, as `codex exec` does'
+      : noAnswer(held.answer);
   return `; ${held.files} file(s) a rule asks the person about were not read (${why}): they can run \`${held.instead}\` in their own terminal, which asks them there`;
 }
 

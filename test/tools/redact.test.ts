@@ -2,7 +2,8 @@
 // treats three ways (allowed, clean copy only, denied): the first two are copied with tokens, the
 // denied one is neither read nor copied and is named as protected; the copy's own place is decided
 // as a write; no value is ever in the answer.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { finderOf } from '../../src/backend/scan.ts';
@@ -136,5 +137,16 @@ describe('svc_redact', () => {
     const result = await redact({ path: 'nope' });
     expect(result.error).toBe(true);
     expect(result.text).toContain('nothing to copy at');
+  });
+
+  it('a named pipe is there but is no file to copy, and says so', async () => {
+    execFileSync('mkfifo', [join(project, 'pipe')]);
+    try {
+      const result = await redact({ path: 'pipe', out: '../pipe-copy' });
+      expect(result.error).toBe(true);
+      expect(result.text).toContain('is neither a regular file nor a folder');
+    } finally {
+      rmSync(join(project, 'pipe'));
+    }
   });
 });
