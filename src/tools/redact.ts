@@ -140,7 +140,7 @@ export const svcRedact = defineTool({
       : '';
     const next =
       report.files.length === 0
-        ? `nothing was copied: every file was skipped (see skipped); protected files are not yours to read${heldNotRead(held.answer)}`
+        ? `nothing was copied: every file was skipped (see skipped); protected files are not yours to read`
         : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}${skipped.changed ? `; ${skipped.changed} file(s) changed while svc read them (saved anew, moved or removed) and are not in the copy: make the copy again to include them` : ''}${heldNotRead(held.answer)}`;
     return {
       text: [
