@@ -219,8 +219,14 @@ export class GateCheck {
   /** What the gate would decide for `action` on `path` now, and every rule that covers it; records nothing. */
   async explain(path: string, action: Action, asker: Asker): Promise<Explanation> {
     const setting = this.setting();
-    const { gate, ruleSet, projectRoot } = await this.compiled(setting, asker.cwd);
-    const paths = pathForms(path, { cwd: asker.cwd, home: setting.home });
+    const cached = await this.compiled(setting, asker.cwd);
+    const where = { cwd: asker.cwd, home: setting.home };
+    // A file of another project is explained under its rules too, as `check` decides it: else a
+    // path the gate denies could be explained as covered by no rule.
+    const ask: GateAsk = { kind: 'paths', action, paths: [path] };
+    const others = otherRuleFiles(cached.projectRoot, touchedFolders(ask, undefined, where));
+    const { gate, ruleSet, projectRoot } = others.length ? await gateFor(setting, asker.cwd, ask) : cached;
+    const paths = pathForms(path, where);
     const request = { action, paths, agent: asker.agent, client: asker.client, now: new Date() };
     return {
       // The uses counted so far, read from the store: a limit that ran out says `denied`, as the

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { ensurePrivateDir, writeFileAtomic, writeNewFileAtomic } from '../config/paths.ts';
+import { shellQuote } from '../config/command.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
 import { realPath, within } from '../gate/resolve.ts';
 import { detector, type Detector, type Match } from '../scan/detect.ts';
@@ -196,7 +197,8 @@ export async function redactPath(
       // Asked first: a protected file gets no copy folder and no copy.
       const answer = await admitted(target);
       const held = answer === 'ask' || answer === 'ask-clean';
-      if (answer === false || (held && !(await confirmed([target])))) throw nothingCopied(skipped);
+      if (answer === false || (held && !(await confirmed([target]))))
+        throw nothingCopied(skipped, () => source);
       // Beside the file, the copy's name may be a file of the person's own: written only as a new file
       // (or left as it is when it holds this very copy). In an --out folder svc claimed (empty, or
       // marked as svc's), an earlier copy may be replaced.
@@ -252,7 +254,8 @@ export async function redactPath(
         for (const { target, cleanOnly } of held) search(target, cleanOnly);
       }
       // Every file the gate protects and none else: there is nothing to copy, and no copy to claim.
-      if (found.length === 0 && skipped.some((s) => s.reason === 'protected')) throw nothingCopied(skipped);
+      if (found.length === 0 && skipped.some((s) => s.reason === 'protected'))
+        throw nothingCopied(skipped, (file) => join(source, file));
       const names = new Map<string, string>();
       for (const { target, matches, digest, cleanOnly } of found) {
         const copiedAs = target.file
@@ -303,11 +306,13 @@ export async function redactPath(
 }
 
 /** A copy of protected files only: refused, naming them, rather than an empty copy said to be made. */
-const nothingCopied = (skipped: readonly Skipped[]) => {
+const nothingCopied = (skipped: readonly Skipped[], pathOf: (file: string) => string) => {
   const files = skipped.filter((s) => s.reason === 'protected').map((s) => s.file);
+  // Named by full path, so that the command naming the rule works wherever it is run.
+  const paths = files.slice(0, 5).map(pathOf);
   return new ServiceError(
     'forbidden',
-    `nothing was copied: the read gate protects ${files.slice(0, 5).join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''} from this reader (\`svc rules explain FILE\` names the rule); a rule that lets only a clean copy out allows one`,
+    `nothing was copied: the read gate protects ${paths.join(', ')}${files.length > 5 ? ` and ${files.length - 5} more` : ''} from this reader (\`svc rules explain ${shellQuote(paths[0] ?? 'PATH')}\`, or svc_rules action "explain", names the rule); a rule that lets only a clean copy out allows one`,
     { protected: files.slice(0, 20) },
   );
 };

@@ -2,7 +2,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
-import { dirname, extname, resolve } from 'node:path';
+import { dirname, extname, join, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import type { Service } from '../backend/service.ts';
 import type { FabricAgent } from '../backend/fabric-inbox.ts';
@@ -976,7 +976,9 @@ export function buildProgram(): Command {
           if (live && last) process.stderr.write(`\r${progressBar(last)}\x1b[K\n`);
         }
       });
-      print(options, scanJson(kept), scanText(kept));
+      // A file scanned alone is named by the path given; a folder's files by the folder's path.
+      const given = statSync(path).isDirectory() ? (file: string) => join(path, file) : () => path;
+      print(options, scanJson(kept), scanText(kept, given));
       if (kept.findings.length > 0) process.exitCode = EXIT.found;
     });
   const feedback = scan

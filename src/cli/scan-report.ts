@@ -5,6 +5,7 @@ import type { StoredScan } from '../backend/scan-store.ts';
 import type { Skipped } from '../backend/scan-files.ts';
 import type { ScanProgress } from '../backend/scan-folder.ts';
 import { printable } from '../backend/printable.ts';
+import { shellQuote } from '../config/command.ts';
 
 /** Why a file was not scanned, in words. */
 const NOT_SCANNED: Record<Skipped['reason'], string> = {
@@ -15,8 +16,7 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   changed: 'it changed during the scan; scan again',
   // The person running `svc scan` may wonder why: a rule keeps the file from agents, and the
   // command reads only what an agent may (it may run in an agent's shell).
-  protected:
-    'a rule keeps it from agents, or asks first and got no yes; svc rules explain FILE (--for search) names the rule',
+  protected: 'a rule keeps it from agents, or asks first and got no yes',
 };
 
 const BAR_WIDTH = 24;
@@ -55,7 +55,7 @@ export function scanJson(scan: StoredScan) {
  * The lines for a person: one per finding, one per file not scanned for a reason other than being
  * binary (those are many in most folders, and counted), a summary, and after findings the next step.
  */
-export function scanText(scan: StoredScan): string {
+export function scanText(scan: StoredScan, pathOf: (file: string) => string): string {
   const { findings, files_scanned, bytes_scanned, scan_id, skipped } = scan;
   const silenced = silencedOf(scan);
   const counts = new Map<string, number>();
@@ -63,6 +63,12 @@ export function scanText(scan: StoredScan): string {
   const notScanned = skipped.length
     ? `; ${skipped.length} not scanned (${[...counts].map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`).join(', ')})`
     : '';
+  // The command that names the rule, for the first protected file, by a path that works where the
+  // person ran `svc scan` (a skipped file's name is relative to the scanned folder).
+  const held = skipped.find((s) => s.reason === 'protected');
+  const why = held
+    ? [`why: svc rules explain ${printable(shellQuote(pathOf(held.file)))} --for search names the rule`]
+    : [];
   return [
     ...findings.map(
       (f) =>
@@ -71,6 +77,7 @@ export function scanText(scan: StoredScan): string {
     ...skipped
       .filter((s) => s.reason !== 'binary')
       .map((s) => `${printable(s.file)}: not scanned (${NOT_SCANNED[s.reason]})`),
+    ...why,
     `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes${notScanned}${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${scan_id})`,
     ...(findings.length ? [NEXT_AFTER_FINDINGS] : []),
   ].join('\n');

@@ -51,6 +51,8 @@ const DecisionView = z.object({
   path: z.string().nullable(),
   explanation: z.string(),
   to_change: z.string(),
+  /** For `limited`: the uses a day that would be left after one more (a test or explain records none). */
+  remaining: z.number().int().optional(),
 });
 
 const Output = z.object({
@@ -154,7 +156,7 @@ async function run(input: In, deps: ToolDeps): Promise<{ text: string; structure
         agent: input.agent,
         client: deps.client,
       });
-      const { charges: _charges, remaining: _remaining, ...decision } = explained.decision;
+      const { charges: _charges, ...decision } = explained.decision;
       const structured: Out = {
         action: input.action,
         decision,

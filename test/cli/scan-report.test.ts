@@ -70,6 +70,7 @@ describe('nothingReadable', () => {
 });
 
 describe('scanText and scanJson', () => {
+  const inProject = (file: string) => `proj/${file}`;
   const scan = scanOf(3, [
     { file: 'logo.png', reason: 'binary' },
     unreadable('secrets/key.pem'),
@@ -77,11 +78,27 @@ describe('scanText and scanJson', () => {
   ]);
 
   it('names each file not scanned but the binaries, and counts them all by reason', () => {
-    expect(scanText(scan).split('\n')).toEqual([
+    expect(scanText(scan, inProject).split('\n')).toEqual([
       'secrets/key.pem: not scanned (svc cannot read it)',
       'dump.sql: not scanned (over 100 MiB)',
       '0 finding(s) in 3 file(s), 30 bytes; 3 not scanned (1 binary, 1 unreadable, 1 too large) (scan scan_0123456789abcdef)',
     ]);
+  });
+
+  it('after a protected file, the command that names its rule, by a path the shell reads back as it is', () => {
+    const held = scanOf(1, [
+      { file: "my notes/it's.md", reason: 'protected' },
+      { file: 'b.md', reason: 'protected' },
+    ]);
+    expect(scanText(held, inProject).split('\n')).toEqual([
+      "my notes/it's.md: not scanned (a rule keeps it from agents, or asks first and got no yes)",
+      'b.md: not scanned (a rule keeps it from agents, or asks first and got no yes)',
+      `why: svc rules explain 'proj/my notes/it'\\''s.md' --for search names the rule`,
+      '0 finding(s) in 1 file(s), 10 bytes; 2 not scanned (2 protected) (scan scan_0123456789abcdef)',
+    ]);
+    // A name that would add a line of its own is written out, as in the lines before it.
+    const named = scanText(scanOf(1, [{ file: 'a.md\nok: allowed', reason: 'protected' }]), inProject);
+    expect(named).toContain("why: svc rules explain 'proj/a.md\\x0aok: allowed' --for search");
   });
 
   it('after findings, says what a person does next: the plan, or a verdict on one by its fingerprint', () => {
@@ -101,7 +118,7 @@ describe('scanText and scanJson', () => {
         },
       ],
     };
-    expect(scanText(found).split('\n')).toEqual([
+    expect(scanText(found, inProject).split('\n')).toEqual([
       `config/app.yml:2:17  secret OPENAI_KEY (openai-project-key, 0.95)  sk-p************ (48 chars)  ${'0'.repeat(32)}`,
       '1 finding(s) in 1 file(s), 10 bytes (scan scan_0123456789abcdef)',
       NEXT_AFTER_FINDINGS,

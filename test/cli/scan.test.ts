@@ -187,8 +187,16 @@ describe('svc scan', () => {
     expect(scan.skipped).toEqual([{ file: '.env', reason: 'protected' }]);
     const text = await runSvc(['scan', guarded], env);
     expect(text.stdout).toContain(
-      '.env: not scanned (a rule keeps it from agents, or asks first and got no yes; svc rules explain FILE (--for search) names the rule)',
+      '.env: not scanned (a rule keeps it from agents, or asks first and got no yes)',
     );
+    // The command that names the rule works where the scan ran: the file by the path given and its name.
+    const why = `why: svc rules explain ${join(guarded, '.env')} --for search names the rule`;
+    expect(text.stdout).toContain(why);
+    const explained = await runSvc(['rules', 'explain', join(guarded, '.env'), '--for', 'search'], env);
+    expect(explained.stdout).toMatch(/^denied: /);
+    // A file scanned alone is named as it was given, here relative to where svc ran.
+    const alone = await runSvc(['scan', '.env'], env, 30_000, guarded);
+    expect(alone.stdout).toContain('why: svc rules explain .env --for search names the rule');
   });
 
   it('a file a rule asks about is read after the yes of the person at the terminal, once for them all; without a terminal it is not', async () => {

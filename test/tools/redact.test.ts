@@ -113,7 +113,8 @@ describe('svc_redact', () => {
   it('a protected file alone is refused by name: no copy, no folder, no mapping', async () => {
     const result = await redact({ path: '.env' });
     expect(result.error).toBe(true);
-    expect(result.text).toContain('nothing was copied: the read gate protects .env');
+    expect(result.text).toContain(`nothing was copied: the read gate protects ${join(project, '.env')} from`);
+    expect(result.text).toContain(`\`svc rules explain ${join(project, '.env')}\``);
     expect(existsSync(join(project, '.env.clean'))).toBe(false);
     expect(result.all).not.toContain(inDotEnv);
   });

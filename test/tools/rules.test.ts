@@ -181,6 +181,29 @@ describe("another project's rules, in a running server", () => {
     // The asker's own project is still decided from its cached rules.
     const own = await gate.check({ kind: 'paths', action: 'read', paths: [join(away, 'notes.md')] }, asker);
     expect(own.decision.outcome).toBe('allowed');
+    // Explained as decided: by the rule of the project that holds the file.
+    const explained = await rules({ action: 'explain', path: join(neighbour, 'ledger.txt'), cwd: away });
+    expect(explained.data.decision.outcome).toBe('denied');
+    expect(explained.data.covering).toEqual([
+      expect.objectContaining({ id: `${join(neighbour, '.svc', 'rules.json')}#1`, effect: 'deny' }),
+    ]);
+  });
+});
+
+describe('a limit rule, tested', () => {
+  it('says how many uses a day would be left after one more, and testing uses none', async () => {
+    const diary = join(home.dir, 'diary');
+    mkdirSync(join(diary, '.git'), { recursive: true });
+    mkdirSync(join(diary, '.svc'), { recursive: true });
+    writeFileSync(
+      join(diary, '.svc', 'rules.json'),
+      JSON.stringify([{ effect: 'limit', limit_per_day: 3, paths: ['notes.md'] }]),
+    );
+    writeFileSync(join(diary, 'notes.md'), 'monday\n');
+    for (const action of ['test', 'explain', 'test']) {
+      const tested = await rules({ action, path: 'notes.md', cwd: diary });
+      expect(tested.data.decision).toMatchObject({ outcome: 'limited', remaining: 2 });
+    }
   });
 });
 
