@@ -6,7 +6,7 @@
 // Values are never logged, printed or returned: only counts, paths and ids.
 import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { tokenBody } from '../scan/redact.ts';
+import { tokenBody, type Form } from '../scan/redact.ts';
 import { deriveKey } from '../vault/derive.ts';
 import { seal, unseal } from '../vault/seal.ts';
 import { newId, nowIso, type Context } from './context.ts';
@@ -39,7 +39,7 @@ export async function keepMapping(
     tokens_by_type: Record<string, number>;
   },
   /** Token and value, a token once for each way the copy's files wrote its value (TokenAllocator.forms). */
-  forms: readonly (readonly [string, string])[],
+  forms: readonly Form[],
 ): Promise<{ copy_id: string; receipt_id: string }> {
   const copyId = newId('copy');
   const sealed = seal(mappingKey(ctx, copyId), JSON.stringify(forms), aadOf(copyId));
@@ -146,7 +146,17 @@ export async function reverseCleanCopy(
     );
   }
   const out = resolve(input.out ?? join(dirname(file), restoredName(basename(file))));
-  const original = originalOf(row, file);
+  // Unsealed before the gate decides, as the original's name may hold values (a folder named
+  // `jane@x.io` is copied as `[EMAIL_1]`): the read decided is the real file's. Nothing of it is
+  // written or told before the gate allows the read.
+  const forms = JSON.parse(
+    unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id)),
+  ) as Form[];
+  const inCopy = nameInCopy(row, file);
+  const original =
+    row.kind === 'file' || inCopy === undefined
+      ? row.source
+      : join(row.source, restoreValues(inCopy, forms).text);
   if (sameFile(out, file) || sameFile(out, row.source) || sameFile(out, original)) {
     throw new ServiceError(
       'invalid_request',
@@ -198,10 +208,7 @@ export async function reverseCleanCopy(
         `${out} already exists: the values go to a new file only, never over one; give another --out, or remove it first`,
       );
     if (existsSync(out)) throw exists();
-    const forms = JSON.parse(
-      unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id)),
-    ) as [string, string][];
-    const restored = restoreValues(text.text, forms);
+    const restored = restoreValues(text.text, forms, inCopy);
     try {
       // Linked to its name, which must still be free: a file made there meanwhile is not written over.
       writeNewFileAtomic(out, encodeText(restored.text, text.encoding), 0o600);
@@ -238,12 +245,13 @@ export async function reverseCleanCopy(
  * The original of a file of the copy: the source's file at the same place for a folder's copy,
  * the source for a file's copy; anything else stands for the whole source.
  */
-function originalOf(row: CopyRow, file: string): string {
-  if (row.kind === 'file') return row.source;
+/** `file`'s name in a folder's copy (`a/b.txt`, with `/`), or undefined for a file outside it. */
+function nameInCopy(row: CopyRow, file: string): string | undefined {
+  if (row.kind === 'file') return undefined;
   const rel = relative(row.out, file);
   return rel && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel)
-    ? join(row.source, rel)
-    : row.source;
+    ? rel.split(sep).join('/')
+    : undefined;
 }
 
 function sameFile(a: string, b: string): boolean {
@@ -265,13 +273,16 @@ const NAME_TOKEN = /(?<![\w])([&*!])([A-Z0-9_]+_\d+)(?![\w])/g;
  * a copy wrote it (its token, then its lines holding only their indentation; a key with `\r\n` and
  * one indented in YAML have forms of their own), longest first, so that an untouched copy comes back
  * with its lines as they were. A token alone takes its value as a one-line form wrote it (a key
- * escaped in a JSON string) when there is one, else as first written.
+ * escaped in a JSON string) when there is one, else as first written. With `file` (its name in the
+ * copy), a value written several ways is given back only as that file wrote it, where the mapping
+ * says so.
  */
 export function restoreValues(
   text: string,
-  forms: Iterable<readonly [string, string]> | ReadonlyMap<string, string>,
+  forms: Iterable<Form> | ReadonlyMap<string, string>,
+  file?: string,
 ): { text: string; count: number } {
-  const pairs = [...forms];
+  const pairs = ownForms([...forms], file);
   let count = 0;
   let out = text;
   const bodies = pairs
@@ -300,4 +311,18 @@ export function restoreValues(
     return `${mark}${value}`;
   });
   return { text: out, count };
+}
+
+/**
+ * The forms to give `file` back: for each token, the ways `file` wrote it when the mapping names
+ * them, else every way (a mapping kept before files were named, or a file the copy did not write).
+ */
+function ownForms(forms: readonly Form[], file: string | undefined): (readonly [string, string])[] {
+  const written =
+    file === undefined
+      ? new Set<string>()
+      : new Set(forms.filter((f) => f[2]?.includes(file)).map((f) => f[0]));
+  return forms
+    .filter(([token, , files]) => !written.has(token) || files?.includes(file!))
+    .map(([t, v]) => [t, v]);
 }

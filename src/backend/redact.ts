@@ -21,7 +21,7 @@ import { shellQuote } from '../config/command.ts';
 import { cleanCopiesDir } from '../gate/builtin.ts';
 import { realPath, within } from '../gate/resolve.ts';
 import { detector, type Detector, type Match } from '../scan/detect.ts';
-import { KnownValues, redactText, TokenAllocator, type Found } from '../scan/redact.ts';
+import { KnownValues, redactText, TokenAllocator, type Form, type Found } from '../scan/redact.ts';
 import { DETECTION_RULES, TABLE_READERS } from '../scan/rules.ts';
 import { deriveKey } from '../vault/derive.ts';
 import type { Context } from './context.ts';
@@ -113,7 +113,7 @@ export interface CleanCopy {
    */
   mapping: ReadonlyMap<string, string>;
   /** Token and value once for each way the files wrote it (TokenAllocator.forms): the same care. */
-  forms: readonly (readonly [string, string])[];
+  forms: readonly Form[];
 }
 
 /** The scanner's rules as one detector, built once per process on first use. */
@@ -267,8 +267,8 @@ export async function redactPath(
         // A clean-only file gets its own values replaced, by tokens of its own (`scope`): equal to
         // nothing in the files its reader may write.
         const write = cleanOnly
-          ? { found: { matches, digest }, scope: target.file }
-          : { known, found: { matches, digest } };
+          ? { found: { matches, digest }, scope: target.file, writtenIn: copiedAs }
+          : { known, found: { matches, digest }, writtenIn: copiedAs };
         record(target, writeCleanFile(target, destination, tokens, write), copiedAs);
       }
       markFolder(
@@ -418,6 +418,7 @@ export function writeCleanFile(
     known,
     found,
     scope,
+    writtenIn,
   }: {
     replace?: boolean;
     /** Values found in the other files of the copy; without it, this file's own. */
@@ -426,6 +427,8 @@ export function writeCleanFile(
     found?: { matches: Match[]; digest: string };
     /** Tokens of the file's own (`TokenAllocator.tokenFor`), for a file its reader may have only clean. */
     scope?: string;
+    /** The file's name in the copy's folder (`redactText`). */
+    writtenIn?: string;
   } = {},
 ): CleanFileOutcome {
   const read = readWholeText(target.path, target.identity);
@@ -435,7 +438,7 @@ export function writeCleanFile(
     target.file,
     cleanMatches(read.text, target.file, known, found),
     tokens,
-    scope,
+    { scope, writtenIn },
   );
   const bytes = encodeText(clean.text, read.encoding);
   if (replace) writeFileAtomic(destination, bytes, read.mode);

@@ -32,6 +32,8 @@ export class TokenAllocator {
   private readonly tokens = new Map<string, string>();
   /** Each token's value as each place wrote it (see `sameValue`), in the order met. */
   private readonly values = new Map<string, string[]>();
+  /** Per token and way of writing its value, the files of the copy that wrote it so (`tokenFor`'s `writtenIn`). */
+  private readonly writers = new Map<string, Map<string, Set<string>>>();
   /** Distinct values of each type. */
   private readonly counts = new Map<string, number>();
   /** The last number handed out for each type. */
@@ -56,7 +58,7 @@ export class TokenAllocator {
    * token with files the reader may write, or writing a guess into one would tell by its token
    * whether the other holds it.
    */
-  tokenFor(type: string, value: string, scope?: string): string {
+  tokenFor(type: string, value: string, scope?: string, writtenIn?: string): string {
     const key = scope === undefined ? sameValue(value) : `${scope}\u0000${sameValue(value)}`;
     let token = this.tokens.get(key);
     if (token === undefined) {
@@ -70,6 +72,13 @@ export class TokenAllocator {
       this.tokens.set(key, token);
       this.values.set(token, [value]);
     } else if (!this.values.get(token)!.includes(value)) this.values.get(token)!.push(value);
+    if (writtenIn !== undefined) {
+      let ways = this.writers.get(token);
+      if (!ways) this.writers.set(token, (ways = new Map()));
+      let files = ways.get(value);
+      if (!files) ways.set(value, (files = new Set()));
+      files.add(writtenIn);
+    }
     return token;
   }
 
@@ -89,12 +98,21 @@ export class TokenAllocator {
   /**
    * Token and value, once for each way the copy's files wrote the value (a key block with `\n` or
    * `\r\n`, indented in YAML, escaped in JSON): what putting values back needs to restore each
-   * place as it was.
+   * place as it was. A value written more than one way names the files that wrote each way, so
+   * that each file gets its own back (two keys escaped in JSON, one with `\r\n`, are one token).
    */
-  forms(): [string, string][] {
-    return [...this.values].flatMap(([token, forms]) => forms.map((form): [string, string] => [token, form]));
+  forms(): Form[] {
+    return [...this.values].flatMap(([token, forms]) =>
+      forms.map((form): Form => {
+        const files = forms.length > 1 ? this.writers.get(token)?.get(form) : undefined;
+        return files ? [token, form, [...files].sort()] : [token, form];
+      }),
+    );
   }
 }
+
+/** A token and one way its value was written, with the files of the copy that wrote it so when there are several ways. */
+export type Form = readonly [token: string, value: string, writtenIn?: readonly string[]];
 
 /** A token as a copy writes it: in brackets, or after a YAML name's mark (`&`, `*`, `!`). */
 const WRITTEN_TOKEN = /\[([A-Z0-9_]+_\d+)\]|(?<![\w])[&*!]([A-Z0-9_]+_\d+)(?![\w])/g;
@@ -257,8 +275,15 @@ export function redactText(
   file: string,
   matches: readonly Found[],
   tokens: TokenAllocator,
-  /** The file's own scope for equal values (`TokenAllocator.tokenFor`); none shares the copy's. */
-  scope?: string,
+  {
+    scope,
+    writtenIn,
+  }: {
+    /** The file's own scope for equal values (`TokenAllocator.tokenFor`); none shares the copy's. */
+    scope?: string;
+    /** The file's name in the copy, recorded with each way it writes a value (`TokenAllocator.forms`). */
+    writtenIn?: string;
+  } = {},
 ): CleanText {
   const spans = spansOf(text, matches);
   if (spans.length === 0) return { text, replaced: 0 };
@@ -267,7 +292,7 @@ export function redactText(
   // The token of the text a span finally covers (after its edges left any escape): what the copy
   // replaced is what the mapping gives back.
   const tokenOf = (span: Span) =>
-    tokens.tokenFor(span.type, span.value ?? text.slice(span.start, span.end), scope);
+    tokens.tokenFor(span.type, span.value ?? text.slice(span.start, span.end), scope, writtenIn);
   const edits: Edit[] = [];
   const held = new Array<boolean>(spans.length).fill(false);
   let first = 0;

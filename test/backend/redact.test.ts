@@ -172,7 +172,7 @@ describe('a clean copy of a folder', () => {
     expect(restoreValues('mail [EMAIL_4]\n', forms).text).toBe(text['a.txt']);
   });
 
-  it('one key written four ways (LF, CRLF, indented in YAML, escaped in JSON) is one token, and each file comes back as it was', async () => {
+  it('one key written seven ways (LF, CRLF, CR, indented in YAML, escaped in JSON three ways) is one token, and each file comes back as it was', async () => {
     const root = join(tmp.dir, `key-${++folders}`);
     mkdirSync(root);
     const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({
@@ -188,15 +188,24 @@ describe('a clean copy of a folder', () => {
         .map((line) => `    ${line}`)
         .join('\n')}\n`,
       'sa.json': `${JSON.stringify({ private_key: key }, null, 2)}\n`,
+      // Each of these is one line as well: only the mapping's names of files tell them apart.
+      'windows/sa.json': `${JSON.stringify({ tls: key.replaceAll('\n', '\r\n') })}\n`,
+      'old-mac.txt': `key:\r${key.replaceAll('\n', '\r')}`,
+      'compact.json': `${JSON.stringify({ tls: key })}\n`,
     };
+    mkdirSync(join(root, 'windows'));
     for (const [name, text] of Object.entries(files)) writeFileSync(join(root, name), text);
     const { report, forms } = await redactPath(undefined, root);
     expect(report.tokens_by_type).toEqual({ PRIVATE_KEY: 1 });
     for (const [name, text] of Object.entries(files)) {
       const copy = readFileSync(join(report.out, name), 'utf8');
       expect(copy, name).toContain('[PRIVATE_KEY_1]');
-      expect(restoreValues(copy, forms).text, name).toBe(text);
+      expect(restoreValues(copy, forms, name).text, name).toBe(text);
     }
+    // A file the copy did not write gets the value as first written in one line.
+    expect(restoreValues('"[PRIVATE_KEY_1]"', forms, 'elsewhere.json').text).toBe(
+      JSON.stringify(key.trimEnd()),
+    );
   });
 
   it('writes a UTF-16 file back in UTF-16, its byte order mark and line breaks kept', async () => {

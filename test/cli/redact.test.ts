@@ -246,6 +246,36 @@ describe('svc redact', () => {
       expect(refused.stdout + refused.stderr).not.toContain(awsKey);
     });
 
+    it("decides the read of the original by its own name when the copy's name holds a token", async () => {
+      // A folder named by a value is copied as its token (`people/[EMAIL_1]/`): the read decided is
+      // the real file's, under the rule that names it, not one of a name no rule covers.
+      const folder = join(guarded, 'people', email);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'notes.txt'), `key ${awsKey}\n`);
+      rules([{ effect: 'redact', paths: [`people/${email}/`] }]);
+      const out = join(tmp.dir, 'people-copy');
+      const kept = await runSvc(
+        ['redact', join(guarded, 'people'), '--out', out, '--keep-mapping', '--json'],
+        env,
+      );
+      expect(kept.code, kept.stderr).toBe(0);
+      const { copy_id: copyId } = kept.json() as { copy_id: string };
+      const copied = join(out, '[EMAIL_1]', 'notes.txt');
+      expect(readFileSync(copied, 'utf8')).toBe('key [AWS_ACCESS_KEY_1]\n');
+      const back = join(tmp.dir, 'people-back.txt');
+      const run = await runSvc(['redact', 'reverse', copyId, copied, '--out', back, '--json'], env);
+      expect(run.code).toBe(1);
+      expect(run.json()).toMatchObject({ error: 'forbidden', outcome: 'clean_copy' });
+      expect(run.stderr).toContain(join(folder, 'notes.txt'));
+      expect(existsSync(back)).toBe(false);
+      // Allowed, the values come back from the file at its real place.
+      rules([]);
+      const allowed = await runSvc(['redact', 'reverse', copyId, copied, '--out', back, '--json'], env);
+      expect(allowed.code, allowed.stderr).toBe(0);
+      expect(allowed.json()).toMatchObject({ original: join(folder, 'notes.txt'), outcome: 'allowed' });
+      expect(readFileSync(back, 'utf8')).toBe(`key ${awsKey}\n`);
+    });
+
     it('says when no copy keeps a mapping by that id, and never writes over the source', async () => {
       rules([]);
       const unknown = await runSvc(['redact', 'reverse', 'copy_unknown', join(guarded, 'app.json')], env);
