@@ -22,6 +22,7 @@ import type { RuleSet } from '../gate/local.ts';
 import {
   RulesUnreadable,
   commandReach,
+  otherProjectRoots,
   otherRuleFiles,
   projectRootOf,
   projectRuleFiles,
@@ -178,8 +179,9 @@ export class GateCheck {
     const where = { cwd: asker.cwd, home: setting.home };
     const reach = ask.kind === 'shell' ? commandReach(ask.command, where) : undefined;
     // Files of another project are decided under its rules too: such a call gets a gate of its own.
-    const others = otherRuleFiles(cached.projectRoot, touchedFolders(ask, reach, where));
-    const { gate, ruleSet } = others.length ? await gateFor(setting, asker.cwd, ask, reach) : cached;
+    const { gate, ruleSet } = elsewhere(cached.projectRoot, touchedFolders(ask, reach, where))
+      ? await gateFor(setting, asker.cwd, ask, reach)
+      : cached;
     const now = new Date();
     const asks = ask.kind === 'paths' ? [ask, ...alsoAs.map((action) => ({ ...ask, action }))] : [ask];
     const decide = (usesSoFar: UsesSoFar) =>
@@ -224,8 +226,12 @@ export class GateCheck {
     // A file of another project is explained under its rules too, as `check` decides it: else a
     // path the gate denies could be explained as covered by no rule.
     const ask: GateAsk = { kind: 'paths', action, paths: [path] };
-    const others = otherRuleFiles(cached.projectRoot, touchedFolders(ask, undefined, where));
-    const { gate, ruleSet, projectRoot } = others.length ? await gateFor(setting, asker.cwd, ask) : cached;
+    const { gate, ruleSet, projectRoot } = elsewhere(
+      cached.projectRoot,
+      touchedFolders(ask, undefined, where),
+    )
+      ? await gateFor(setting, asker.cwd, ask)
+      : cached;
     const paths = pathForms(path, where);
     const request = { action, paths, agent: asker.agent, client: asker.client, now: new Date() };
     return {
@@ -251,6 +257,14 @@ export class GateCheck {
     this.cache.clear();
   }
 }
+
+/**
+ * Whether what is asked touches another project, with rule files of its own or not: its files are
+ * then decided by a gate that holds its rules too, and the rules for every project placed at its
+ * root (gateFor), not by the asker's cached one.
+ */
+const elsewhere = (projectRoot: string, touched: readonly string[]) =>
+  otherRuleFiles(projectRoot, touched).length > 0 || otherProjectRoots(projectRoot, touched).length > 0;
 
 /**
  * How strict an outcome is when one call needs several actions at once (a scan reads a file as it

@@ -10,6 +10,7 @@ import {
   commandReach,
   decideCommand,
   decideSearch,
+  otherProjectRoots,
   otherRuleFiles,
   projectRootOf,
   type DynamicPolicy,
@@ -90,8 +91,10 @@ export async function gateFor(
   const projectRoot = projectRootOf(cwd);
   const where = { cwd, home: setting.home };
   const reach = known ?? (ask?.kind === 'shell' ? commandReach(ask.command, where) : undefined);
-  const others = ask ? otherRuleFiles(projectRoot, touchedFolders(ask, reach, where)) : [];
-  const ruleSet = await computerRules({ ...setting, projectRoot, others });
+  const touched = ask ? touchedFolders(ask, reach, where) : [];
+  const others = otherRuleFiles(projectRoot, touched);
+  const otherProjects = otherProjectRoots(projectRoot, touched);
+  const ruleSet = await computerRules({ ...setting, projectRoot, others, otherProjects });
   return {
     gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }),
     ruleSet,

@@ -99,11 +99,14 @@ export class Gate {
     const charges: Charge[] = [];
     let remaining: number | undefined;
     const clock = localClock(request.now);
+    // A rule placed at several projects' roots (local.ts, computerRules) is one rule: taken once.
+    const taken = new Set<string>();
     for (const compiled of this.rules) {
       const { rule } = compiled.placed;
-      if (!this.applies(compiled, request, clock)) continue;
+      if (taken.has(compiled.placed.id) || !this.applies(compiled, request, clock)) continue;
       const path = request.paths.find((p) => compiled.paths.matches(p));
       if (path === undefined) continue;
+      taken.add(compiled.placed.id);
       let effect = rule.effect;
       let exhausted: (Charge & { limit: number }) | undefined;
       if (rule.effect === 'limit') {
@@ -167,11 +170,14 @@ export class Gate {
    */
   covering(request: GateRequest): { placed: PlacedRule; path: string }[] {
     const clock = localClock(request.now);
+    const taken = new Set<string>();
     return this.rules
       .flatMap((compiled) => {
-        if (!this.applies(compiled, request, clock)) return [];
+        if (taken.has(compiled.placed.id) || !this.applies(compiled, request, clock)) return [];
         const path = request.paths.find((p) => compiled.paths.matches(p));
-        return path === undefined ? [] : [{ placed: compiled.placed, path }];
+        if (path === undefined) return [];
+        taken.add(compiled.placed.id);
+        return [{ placed: compiled.placed, path }];
       })
       .sort(
         (a, b) =>
@@ -192,13 +198,16 @@ export class Gate {
     ) {
       return false;
     }
-    if (rule.project && !this.inProject(rule.project)) return false;
+    if (rule.project && !this.inProject(rule.project, placed.root ?? this.anchors.projectRoot)) return false;
     return inWindow(rule.when, clock);
   }
 
-  /** A rule's `project` names the project by its root (absolute or `~/…`) or by the root's folder name. */
-  private inProject(project: string): boolean {
-    const { projectRoot, home } = this.anchors;
+  /**
+   * A rule's `project` names the project by its root (absolute or `~/…`) or by the root's folder
+   * name; `projectRoot` is the one the rule is placed at.
+   */
+  private inProject(project: string, projectRoot: string): boolean {
+    const { home } = this.anchors;
     const named = project.startsWith('~/') ? `${home}/${project.slice(2)}` : project;
     return named.replace(/\/+$/, '') === projectRoot || project === basename(projectRoot);
   }

@@ -57,6 +57,28 @@ export function otherRuleFiles(
 }
 
 /**
+ * The roots of the projects, other than the asker's, that hold `folders` (the nearest folder up
+ * holding `.svc` or `.git`; a folder in no project has none). The rules written for every project
+ * (built-in, organization, SVC_RULES_FILE) hold in each of them as in the asker's own: an
+ * organization rule `.env` protects another project's `.env` whatever folder the agent works in.
+ */
+export function otherProjectRoots(projectRoot: string, folders: readonly string[]): string[] {
+  const found = new Set<string>();
+  const looked = new Set<string>();
+  for (const folder of folders) {
+    for (let at = resolve(folder); !looked.has(at); at = dirname(at)) {
+      looked.add(at);
+      if (existsSync(join(at, '.svc')) || existsSync(join(at, '.git'))) {
+        if (at !== projectRoot) found.add(at);
+        break;
+      }
+      if (dirname(at) === at) break;
+    }
+  }
+  return [...found];
+}
+
+/**
  * Where project rule files may be for a project: its own `.svc/rules.json` first, then that of
  * every folder above it, each with the root its paths are relative to. The ones above hold too, so
  * a project made inside another (an agent's `mkdir sub/.git`) does not leave the outer rules behind.
@@ -135,6 +157,8 @@ export async function computerRules(options: {
   organization?: readonly PlacedRule[];
   /** Rule files of other projects that hold too (otherRuleFiles). */
   others?: readonly { file: string; root: string }[];
+  /** Other projects whose files are touched (otherProjectRoots): the rules for every project hold there too. */
+  otherProjects?: readonly string[];
 }): Promise<RuleSet> {
   const named = options.env.SVC_RULES_FILE?.trim();
   const above = [
@@ -160,7 +184,14 @@ export async function computerRules(options: {
     });
     return false;
   });
-  return { rules: [...above, ...kept], refused };
+  // Rules with no root of their own are anchored at the asker's project; each other project touched
+  // gets them again, anchored at its root, under the same ids (one rule, one count: Gate.decide
+  // takes a rule once).
+  const everywhere = [...above, ...kept].filter((placed) => placed.root === undefined);
+  const elsewhere = (options.otherProjects ?? [])
+    .filter((root) => root !== options.projectRoot)
+    .flatMap((root) => everywhere.map((placed) => ({ ...placed, root })));
+  return { rules: [...above, ...kept, ...elsewhere], refused };
 }
 
 /**

@@ -498,3 +498,46 @@ describe('a project inside another', () => {
     expect((await read('.env')).outcome).toBe('allowed');
   });
 });
+
+describe('rules written for every project, over another project than the asker’s', () => {
+  const dir = tempDir('svc-everywhere-');
+  afterAll(() => dir.cleanup());
+  const shop = join(dir.dir, 'shop');
+  const blog = join(dir.dir, 'blog');
+  const loose = join(dir.dir, 'loose');
+  // The blog has no rule file of its own: only the rules for every project cover it.
+  for (const folder of [join(shop, '.git'), join(blog, '.git'), loose])
+    mkdirSync(folder, { recursive: true });
+  for (const file of [join(shop, '.env'), join(blog, '.env'), join(blog, 'notes.md'), join(loose, '.env')])
+    writeFileSync(file, 'X=1');
+  const organization = [
+    placed({ effect: 'deny', paths: ['.env'] }, 'organization', 'org-env'),
+    placed({ effect: 'ask', paths: ['./notes.md'], project: blog }, 'organization', 'org-blog'),
+    placed({ effect: 'limit', limit_per_day: 5, paths: ['*.md'] }, 'organization', 'org-limit'),
+  ];
+  const setting = { dataDir: join(dir.dir, 'svc'), home: join(dir.dir, 'home'), env: {}, organization };
+  const read = (paths: string[], cwd = shop) =>
+    decideAsk(setting, { kind: 'paths', action: 'read', paths }, { cwd }, WEDNESDAY_10_UTC, noUses);
+
+  it('an organization rule holds in each project an agent reaches, whatever folder it works in', async () => {
+    for (const cwd of [shop, loose, dir.dir]) {
+      const decision = await read([join(blog, '.env')], cwd);
+      expect(decision.outcome, cwd).toBe('denied');
+      expect(decision.rule?.id).toBe('org-env');
+    }
+    // Its own project's rules too, and the asker's project keeps them.
+    expect((await read([join(blog, 'notes.md')])).outcome).toBe('ask');
+    expect((await read([join(shop, '.env')])).outcome).toBe('denied');
+  });
+
+  it('a rule placed at two projects is one rule: one use of a limit for a call over both', async () => {
+    writeFileSync(join(shop, 'a.md'), '');
+    const decision = await read([join(shop, 'a.md'), join(blog, 'b.md')], loose);
+    expect(decision.outcome).toBe('limited');
+    expect(decision.charges).toHaveLength(1);
+  });
+
+  it('a folder in no project is left as it was: project patterns do not reach it', async () => {
+    expect((await read([join(loose, '.env')])).outcome).toBe('allowed');
+  });
+});

@@ -181,6 +181,17 @@ describe("another project's rules, in a running server", () => {
     // The asker's own project is still decided from its cached rules.
     const own = await gate.check({ kind: 'paths', action: 'read', paths: [join(away, 'notes.md')] }, asker);
     expect(own.decision.outcome).toBe('allowed');
+    // An organization rule holds in a project with no rule file of its own, asked from another.
+    const plain = join(home.dir, 'plain');
+    mkdirSync(join(plain, '.git'), { recursive: true });
+    writeFileSync(join(plain, 'payroll.tsv'), 'ann\t100\n');
+    const added = await rules({ action: 'add', rules: [{ effect: 'deny', paths: ['*.tsv'] }] });
+    const payroll = { kind: 'paths' as const, action: 'read' as const, paths: [join(plain, 'payroll.tsv')] };
+    expect((await gate.check(payroll, asker)).decision.rule?.id).toBe(added.data.rules[0].rule_id);
+    expect(
+      (await rules({ action: 'test', path: join(plain, 'payroll.tsv'), cwd: away })).data.decision.outcome,
+    ).toBe('denied');
+    await rules({ action: 'remove', rule_id: added.data.rules[0].rule_id });
     // Explained as decided: by the rule of the project that holds the file.
     const explained = await rules({ action: 'explain', path: join(neighbour, 'ledger.txt'), cwd: away });
     expect(explained.data.decision.outcome).toBe('denied');
