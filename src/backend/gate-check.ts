@@ -11,7 +11,7 @@ import { ServiceError } from './errors.ts';
 import {
   GateUnavailable,
   decideWith,
-  gateFor,
+  gateOver,
   touchedFolders,
   type Asker,
   type GateAsk,
@@ -79,6 +79,9 @@ function stampOf(file: string): string {
   }
 }
 
+/** Compiled rule sets a process keeps: a project's own, and sets with other projects (`compiled`). */
+const MAX_COMPILED = 64;
+
 export class GateCheck {
   private readonly options: GateCheckOptions;
   private readonly env: NodeJS.ProcessEnv;
@@ -102,20 +105,36 @@ export class GateCheck {
     };
   }
 
-  /** The compiled rules for the project `cwd` is in: from the cache while no rule file changed. */
-  private async compiled(setting: GateSetting, cwd: string): Promise<Compiled & { projectRoot: string }> {
+  /**
+   * The compiled rules for the project `cwd` is in and, when `touched` reaches other projects, for
+   * them too (their rule files, and the rules for every project placed at their roots): from the
+   * cache while no rule file changed. A walk over another project's files asks for the same set
+   * at each file, so it is compiled once, not once a file.
+   */
+  private async compiled(
+    setting: GateSetting,
+    cwd: string,
+    touched: readonly string[] = [],
+    roots?: Map<string, string | null>,
+  ): Promise<Compiled & { projectRoot: string }> {
     const projectRoot = projectRootOf(cwd);
+    const others = otherRuleFiles(projectRoot, touched);
+    const otherProjects = otherProjectRoots(projectRoot, touched, roots);
     // Organization rules are read at every check (a read of the store, about a millisecond), so
     // a rule an owner adds holds at once; the cache entry is kept only while they are the same.
     const key = JSON.stringify(setting.organization.map((r) => [r.id, r.rule]));
     // chokidar reports an edit at once, but drops a second change to a file within 50 ms of the
     // first; the files' stamps are compared at each check as well (a stat each), so an edit it
     // missed can never leave stale rules in force.
-    const stamp = this.ruleFiles(projectRoot).map(stampOf).join('|');
-    const hit = this.cache.get(projectRoot);
+    const files = [...this.ruleFiles(projectRoot), ...others.map((o) => o.file)];
+    const stamp = files.map(stampOf).join('|');
+    const entry = [projectRoot, ...others.map((o) => o.file), '', ...otherProjects.sort()].join('\u0000');
+    const hit = this.cache.get(entry);
     if (hit && hit.key === key && hit.stamp === stamp) return { ...hit, projectRoot };
-    const { gate, ruleSet } = await gateFor(setting, cwd);
-    this.cache.set(projectRoot, { key, stamp, gate, ruleSet });
+    const { gate, ruleSet } = await gateOver(setting, cwd, others, otherProjects);
+    // Sets of other projects are as many as the places agents reach: the oldest goes past a bound.
+    if (this.cache.size >= MAX_COMPILED) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(entry, { key, stamp, gate, ruleSet });
     this.watchFilesOf(projectRoot);
     return { key, stamp, gate, ruleSet, projectRoot };
   }
@@ -174,14 +193,18 @@ export class GateCheck {
     asker: Asker,
     setting: GateSetting = this.setting(),
     alsoAs: readonly Action[] = [],
+    /** Folders' projects already looked up (otherProjectRoots), kept for one walk. */
+    roots: Map<string, string | null> = new Map(),
   ): Promise<RecordedDecision> {
-    const cached = await this.compiled(setting, asker.cwd);
     const where = { cwd: asker.cwd, home: setting.home };
     const reach = ask.kind === 'shell' ? commandReach(ask.command, where) : undefined;
-    // Files of another project are decided under its rules too: such a call gets a gate of its own.
-    const { gate, ruleSet } = elsewhere(cached.projectRoot, touchedFolders(ask, reach, where))
-      ? await gateFor(setting, asker.cwd, ask, reach)
-      : cached;
+    // Files of another project are decided under its rules too.
+    const { gate, ruleSet } = await this.compiled(
+      setting,
+      asker.cwd,
+      touchedFolders(ask, reach, where),
+      roots,
+    );
     const now = new Date();
     const asks = ask.kind === 'paths' ? [ask, ...alsoAs.map((action) => ({ ...ask, action }))] : [ask];
     const decide = (usesSoFar: UsesSoFar) =>
@@ -195,12 +218,14 @@ export class GateCheck {
    * The gate for one walk over many files: the organization rules are read from the store once, at
    * its first check, not at each file's (a read of the store each: 0.22 s of a walk over 840
    * files). A rule added during a walk holds from the next one, as one added during a call holds
-   * from the next call.
+   * from the next call. Which project holds each folder is looked up once a walk, too.
    */
   forOneWalk(): Pick<GateCheck, 'check'> {
     let setting: GateSetting | undefined;
+    const roots = new Map<string, string | null>();
     return {
-      check: (ask, asker, _setting, alsoAs) => this.check(ask, asker, (setting ??= this.setting()), alsoAs),
+      check: (ask, asker, _setting, alsoAs) =>
+        this.check(ask, asker, (setting ??= this.setting()), alsoAs, roots),
     };
   }
 
@@ -221,17 +246,15 @@ export class GateCheck {
   /** What the gate would decide for `action` on `path` now, and every rule that covers it; records nothing. */
   async explain(path: string, action: Action, asker: Asker): Promise<Explanation> {
     const setting = this.setting();
-    const cached = await this.compiled(setting, asker.cwd);
     const where = { cwd: asker.cwd, home: setting.home };
     // A file of another project is explained under its rules too, as `check` decides it: else a
     // path the gate denies could be explained as covered by no rule.
     const ask: GateAsk = { kind: 'paths', action, paths: [path] };
-    const { gate, ruleSet, projectRoot } = elsewhere(
-      cached.projectRoot,
+    const { gate, ruleSet, projectRoot } = await this.compiled(
+      setting,
+      asker.cwd,
       touchedFolders(ask, undefined, where),
-    )
-      ? await gateFor(setting, asker.cwd, ask)
-      : cached;
+    );
     const paths = pathForms(path, where);
     const request = { action, paths, agent: asker.agent, client: asker.client, now: new Date() };
     return {
@@ -257,14 +280,6 @@ export class GateCheck {
     this.cache.clear();
   }
 }
-
-/**
- * Whether what is asked touches another project, with rule files of its own or not: its files are
- * then decided by a gate that holds its rules too, and the rules for every project placed at its
- * root (gateFor), not by the asker's cached one.
- */
-const elsewhere = (projectRoot: string, touched: readonly string[]) =>
-  otherRuleFiles(projectRoot, touched).length > 0 || otherProjectRoots(projectRoot, touched).length > 0;
 
 /**
  * How strict an outcome is when one call needs several actions at once (a scan reads a file as it

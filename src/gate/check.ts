@@ -93,14 +93,23 @@ export async function gateFor(
   const reach = known ?? (ask?.kind === 'shell' ? commandReach(ask.command, where) : undefined);
   const touched = ask ? touchedFolders(ask, reach, where) : [];
   const others = otherRuleFiles(projectRoot, touched);
-  const otherProjects = otherProjectRoots(projectRoot, touched);
+  const compiled = await gateOver(setting, cwd, others, otherProjectRoots(projectRoot, touched));
+  return { ...compiled, ...(reach ? { reach } : {}) };
+}
+
+/**
+ * The gate over the rules for the asker's project, the rule files of other projects (`others`),
+ * and the rules for every project placed at the roots of `otherProjects` as well.
+ */
+export async function gateOver(
+  setting: GateSetting,
+  cwd: string,
+  others: readonly { file: string; root: string }[],
+  otherProjects: readonly string[],
+): Promise<CompiledGate> {
+  const projectRoot = projectRootOf(cwd);
   const ruleSet = await computerRules({ ...setting, projectRoot, others, otherProjects });
-  return {
-    gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }),
-    ruleSet,
-    projectRoot,
-    ...(reach ? { reach } : {}),
-  };
+  return { gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }), ruleSet, projectRoot };
 }
 
 /** The folders holding what `ask` touches (by their real paths): other projects' rules may cover them. */

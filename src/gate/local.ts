@@ -62,20 +62,32 @@ export function otherRuleFiles(
  * (built-in, organization, SVC_RULES_FILE) hold in each of them as in the asker's own: an
  * organization rule `.env` protects another project's `.env` whatever folder the agent works in.
  */
-export function otherProjectRoots(projectRoot: string, folders: readonly string[]): string[] {
+export function otherProjectRoots(
+  projectRoot: string,
+  folders: readonly string[],
+  /** Each folder looked at, and its project's root (null: none), kept by a caller that asks again. */
+  roots: Map<string, string | null> = new Map(),
+): string[] {
   const found = new Set<string>();
-  const looked = new Set<string>();
   for (const folder of folders) {
-    for (let at = resolve(folder); !looked.has(at); at = dirname(at)) {
-      looked.add(at);
-      if (existsSync(join(at, '.svc')) || existsSync(join(at, '.git'))) {
-        if (at !== projectRoot) found.add(at);
-        break;
-      }
-      if (dirname(at) === at) break;
-    }
+    const root = rootOf(resolve(folder), roots);
+    if (root !== null && root !== projectRoot) found.add(root);
   }
   return [...found];
+}
+
+/** The nearest folder from `at` up holding `.svc` or `.git`, or null; every folder passed is noted in `roots`. */
+function rootOf(at: string, roots: Map<string, string | null>): string | null {
+  const known = roots.get(at);
+  if (known !== undefined) return known;
+  const root =
+    existsSync(join(at, '.svc')) || existsSync(join(at, '.git'))
+      ? at
+      : dirname(at) === at
+        ? null
+        : rootOf(dirname(at), roots);
+  roots.set(at, root);
+  return root;
 }
 
 /**
