@@ -2,7 +2,8 @@
 // copies): token to value, sealed (AES-256-GCM) under a key the vault derives for that copy alone
 // and bound to its id, stored with where the copy came from, and receipted on the service chain.
 // Putting the values back into a file of the copy is a read of the original: the read gate
-// decides it on the original path, and the reversal is receipted whether it goes ahead or not.
+// decides it on the original path (and on the file given), and the reversal is receipted whether
+// it goes ahead or not.
 // Values are never logged, printed or returned: only counts, paths and ids.
 import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -115,16 +116,18 @@ export function restoredName(name: string): string {
 }
 
 /**
- * Puts a copy's values back into one of its files, as a new file. The read gate decides a read
- * of the original path (`decide`); only `allowed` and `limited` go ahead, and `ask` when the
- * person running the command confirmed it. Then it must admit writing the new file (`admitWrite`,
- * as `svc open --out` asks it), and the name must be free: an existing file is never written over.
- * Refused or done, the reversal is receipted.
+ * Puts a copy's values back into one of its files, as a new file beside the original (beside the
+ * file, for one outside the copy): never inside the copy, which is made to be handed to agents and
+ * partners. The read gate decides one read of the original path and of the file given (`decide`,
+ * both at once: svc reads the file, and it could be any file); only `allowed` and `limited` go
+ * ahead, and `ask` when the person running the command confirmed it. Then it must admit writing
+ * the new file (`admitWrite`, as `svc open --out` asks it), and the name must be free: an existing
+ * file is never written over. Refused or done, the reversal is receipted.
  */
 export async function reverseCleanCopy(
   ctx: Context,
   input: ReverseInput,
-  decide: (original: string) => Promise<RecordedDecision>,
+  decide: (reads: readonly string[]) => Promise<RecordedDecision>,
   admitWrite: (out: string) => Promise<Admission>,
 ): Promise<ReverseResult> {
   const row = await ctx.store.get<CopyRow>(
@@ -145,7 +148,6 @@ export async function reverseCleanCopy(
       `${file} cannot be read as text (${text.skipped}): give a file of the copy`,
     );
   }
-  const out = resolve(input.out ?? join(dirname(file), restoredName(basename(file))));
   // Unsealed before the gate decides, as the original's name may hold values (a folder named
   // `jane@x.io` is copied as `[EMAIL_1]`): the read decided is the real file's. Nothing of it is
   // written or told before the gate allows the read.
@@ -157,13 +159,17 @@ export async function reverseCleanCopy(
     row.kind === 'file' || inCopy === undefined
       ? row.source
       : join(row.source, restoreValues(inCopy, forms).text);
+  const ofCopy = row.kind === 'file' ? sameFile(file, row.out) : inCopy !== undefined;
+  const beside = ofCopy ? original : file;
+  const out = resolve(input.out ?? join(dirname(beside), restoredName(basename(beside))));
   if (sameFile(out, file) || sameFile(out, row.source) || sameFile(out, original)) {
     throw new ServiceError(
       'invalid_request',
       `the values go to a new file, never over the copy or its source: give another --out than ${out}`,
     );
   }
-  const passed = await decide(original);
+  const reads = sameFile(file, original) ? [original] : [original, file];
+  const passed = await decide(reads);
   const { decision } = passed;
   const goesAhead =
     decision.outcome === 'allowed' ||
@@ -188,7 +194,7 @@ export async function reverseCleanCopy(
           : `${decision.explanation}; to change it: ${decision.to_change}`;
       throw deny(
         'forbidden',
-        `putting the values of ${row.copy_id} back is a read of ${original}, and the read gate does not allow it: ${why}`,
+        `putting the values of ${row.copy_id} back is a read of ${reads.join(' and ')}, and the read gate does not allow it: ${why}`,
         { outcome: decision.outcome, rule_id: facts.rule_id, gate_receipt_id: passed.receipt_id },
       );
     }

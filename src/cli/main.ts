@@ -1262,10 +1262,10 @@ export function buildProgram(): Command {
         result = await reverseCleanCopy(
           service.ctx,
           { copy_id: copyId, file, out: options.out, confirmed: options.yes },
-          (original) =>
+          (reads) =>
             gate.check(
-              { kind: 'paths', action: 'read', paths: [original] },
-              { cwd: folderOf(original), client: 'svc' },
+              { kind: 'paths', action: 'read', paths: [...reads] },
+              { cwd: folderOf(reads[0]!), client: 'svc' },
             ),
           // The new file is a write, decided as for `svc open --out`.
           (out) => gateAdmission(service, out, 'write'),

@@ -268,12 +268,33 @@ describe('svc redact', () => {
       expect(run.json()).toMatchObject({ error: 'forbidden', outcome: 'clean_copy' });
       expect(run.stderr).toContain(join(folder, 'notes.txt'));
       expect(existsSync(back)).toBe(false);
-      // Allowed, the values come back from the file at its real place.
+      // Allowed, the values come back from the file at its real place, and go beside it: never
+      // into the copy, made to be handed to agents and partners.
       rules([]);
-      const allowed = await runSvc(['redact', 'reverse', copyId, copied, '--out', back, '--json'], env);
+      const allowed = await runSvc(['redact', 'reverse', copyId, copied, '--json'], env);
       expect(allowed.code, allowed.stderr).toBe(0);
-      expect(allowed.json()).toMatchObject({ original: join(folder, 'notes.txt'), outcome: 'allowed' });
-      expect(readFileSync(back, 'utf8')).toBe(`key ${awsKey}\n`);
+      expect(allowed.json()).toMatchObject({
+        original: join(folder, 'notes.txt'),
+        out: join(folder, 'notes.restored.txt'),
+        outcome: 'allowed',
+      });
+      expect(readFileSync(join(folder, 'notes.restored.txt'), 'utf8')).toBe(`key ${awsKey}\n`);
+      expect(existsSync(join(out, '[EMAIL_1]', 'notes.restored.txt'))).toBe(false);
+    });
+
+    it('reads the file it is given only as the read gate allows: a protected file is not copied out', async () => {
+      const { copyId } = await keptCopy();
+      writeFileSync(join(guarded, 'payroll.txt'), `key ${awsKey}\n`);
+      rules([{ effect: 'deny', paths: ['payroll.txt'] }]);
+      const leak = join(tmp.dir, 'leak.txt');
+      const run = await runSvc(
+        ['redact', 'reverse', copyId, join(guarded, 'payroll.txt'), '--out', leak, '--json'],
+        env,
+      );
+      expect(run.code).toBe(1);
+      expect(run.json()).toMatchObject({ error: 'forbidden', outcome: 'denied' });
+      expect(existsSync(leak)).toBe(false);
+      expect(run.stdout + run.stderr).not.toContain(awsKey);
     });
 
     it('says when no copy keeps a mapping by that id, and never writes over the source', async () => {
