@@ -28,6 +28,11 @@ export interface GateOptions {
    * allows only clean goes ahead, with `cleanOnly` set. Without it such a read is refused.
    */
   cleanCopy?: boolean;
+  /**
+   * The caller writes a clean copy: a write the gate allows only clean goes ahead, as what is
+   * written is one (svc_redact's copy beside a file under a clean-copy-only rule).
+   */
+  writesCleanCopy?: boolean;
 }
 
 function refusal(message: string, passed: RecordedDecision): ServiceError {
@@ -88,6 +93,8 @@ export async function requireGate(
     case 'clean_copy': {
       const reading = (ask.kind === 'paths' && ask.action === 'read') || ask.kind === 'folder';
       if (options.cleanCopy && reading) return { ...passed, confirmed: false, cleanOnly: true };
+      const writing = ask.kind === 'paths' && ask.action === 'write';
+      if (options.writesCleanCopy && writing) return { ...passed, confirmed: false, cleanOnly: true };
       const path = decision.path ?? 'it';
       throw refusal(
         reading

@@ -83,7 +83,10 @@ export const svcRedact = defineTool({
     const place = cleanCopyPlace(source, out);
     // A place the copy cannot go is refused before the gate or the person is asked.
     checkCopyPlace(place, out !== undefined);
-    await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker);
+    // A copy under a clean-copy-only rule is allowed: the copy is clean.
+    await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker, {
+      writesCleanCopy: true,
+    });
     // The mapping holds the values themselves: it is kept only when the owner says so.
     if (input.keep_mapping) {
       await personSaysYes(

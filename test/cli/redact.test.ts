@@ -128,6 +128,23 @@ describe('svc redact', () => {
     expect(existsSync(join(`${ruled}.clean`, 'secret.json'))).toBe(false);
   });
 
+  it('copies a file under a clean-copy-only rule beside it: the rule lets clean copies out, and written there too', async () => {
+    const ruled = join(tmp.dir, 'exported');
+    mkdirSync(join(ruled, '.svc'), { recursive: true });
+    mkdirSync(join(ruled, 'exports'));
+    writeFileSync(
+      join(ruled, '.svc', 'rules.json'),
+      JSON.stringify([{ effect: 'redact', paths: ['exports/'] }]),
+    );
+    writeFileSync(join(ruled, 'exports', 'report.txt'), `owner ${email}\n`);
+    const run = await runSvc(['redact', join(ruled, 'exports', 'report.txt')], env, 30_000, ruled);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(ruled, 'exports', 'report.clean.txt'), 'utf8')).toBe('owner [EMAIL_1]\n');
+    // Any other write there is still the rule's: only the copy svc makes is clean by making.
+    const hook = await runSvc(['rules', 'test', join(ruled, 'exports', 'new.txt'), '--for', 'write'], env);
+    expect(hook.stdout).toMatch(/^clean_copy: /);
+  });
+
   it('refuses a copy inside the source (exit 1, the error as JSON), and a path that is not there', async () => {
     const inside = await runSvc(['redact', project, '--out', join(project, 'clean'), '--json'], env);
     expect(inside.code).toBe(1);

@@ -75,6 +75,11 @@ describe('svc_redact', () => {
       kind: 'file',
       values_replaced: 2,
     });
+    // Beside it, under the same rule: the copy is clean, so the rule lets it be written there.
+    const beside = await redact({ path: 'exports/customers.csv' });
+    expect(beside.error, beside.text).toBe(false);
+    expect(beside.data.out).toBe(join(project, 'exports', 'customers.clean.csv'));
+    expect(readFileSync(beside.data.out, 'utf8')).not.toContain(email);
   });
 
   it('keeps the mapping sealed only when the person says so, and the answer names it without a value', async () => {
