@@ -5,6 +5,7 @@
 // and leaves a receipt naming what was applied.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { shellQuote } from '../config/command.ts';
 import { writeFileAtomic } from '../config/paths.ts';
 import { PROJECT_RULES_FILE } from '../gate/local.ts';
 import { validRules, type Rule } from '../gate/rules.ts';
@@ -109,7 +110,8 @@ export function planOf(scan: StoredScan): Plan {
         kind: 'seal',
         path,
         reason: 'a file made to hold secrets: sealed, it opens only through the gate',
-        command: `svc protect ${fromProject}`,
+        // By its full path, as a shell reads it back: it works from any folder.
+        command: `svc protect ${shellQuote(join(scan.root, file))}`,
       });
       continue;
     }

@@ -978,7 +978,8 @@ export function buildProgram(): Command {
       });
       // A file scanned alone is named by the path given; a folder's files by the folder's path.
       const given = statSync(path).isDirectory() ? (file: string) => join(path, file) : () => path;
-      print(options, scanJson(kept), scanText(kept, given));
+      const elsewhere = projectRootOf(process.cwd()) !== kept.project;
+      print(options, scanJson(kept), scanText(kept, given, elsewhere));
       if (kept.findings.length > 0) process.exitCode = EXIT.found;
     });
   const feedback = scan
@@ -1082,8 +1083,9 @@ export function buildProgram(): Command {
                 : `${i.id}  vault ${i.name} from ${i.path}:${i.line}: ${i.reason}`,
           ),
           ...shown.notes.map((n) => `note: ${n}`),
+          // This plan, by its scan: a scan made since (of a subfolder, say) would plan otherwise.
           shown.items.length
-            ? 'apply: svc plan apply [--items r1,r2] [--to organization]'
+            ? `apply: svc plan apply --scan ${shown.scan_id} [--items r1,r2] [--to organization]`
             : 'nothing to plan',
         ].join('\n'),
       );

@@ -34,9 +34,15 @@ export function progressBar({ files, bytes, of }: ScanProgress): string {
   return `svc scan [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${String(Math.floor(part * 100)).padStart(3)}%  ${files} of ${of.files}${more} files, ${mib(bytes)} of ${mib(of.bytes)}${more} MiB`;
 }
 
-/** The last line after findings: what a person does with them, as `svc plan` says how to apply. */
-export const NEXT_AFTER_FINDINGS =
-  'next: svc plan proposes rules, seals and vault moves for them; svc scan feedback mark FINGERPRINT false_positive leaves one out of later scans';
+/**
+ * The last line after findings: what a person does with them, as `svc plan` says how to apply.
+ * The plan is of this scan (a later scan of a subfolder would be the project's latest), and a
+ * verdict names the scanned project when the person is not in it (`elsewhere`).
+ */
+export function nextAfterFindings(scan: Pick<StoredScan, 'scan_id' | 'project'>, elsewhere: boolean): string {
+  const project = elsewhere ? ` --project ${shellQuote(scan.project)}` : '';
+  return `next: svc plan --scan ${scan.scan_id} proposes rules, seals and vault moves for them; svc scan feedback mark FINGERPRINT false_positive${project} leaves one out of later scans`;
+}
 
 /** Findings a verdict left out, of either kind. */
 const silencedOf = (scan: StoredScan) => scan.silenced.false_positive + scan.silenced.accepted_risk;
@@ -55,7 +61,12 @@ export function scanJson(scan: StoredScan) {
  * The lines for a person: one per finding, one per file not scanned for a reason other than being
  * binary (those are many in most folders, and counted), a summary, and after findings the next step.
  */
-export function scanText(scan: StoredScan, pathOf: (file: string) => string): string {
+export function scanText(
+  scan: StoredScan,
+  pathOf: (file: string) => string,
+  /** Whether the person is outside the scanned project (the next step names it). */
+  elsewhere = false,
+): string {
   const { findings, files_scanned, bytes_scanned, scan_id, skipped } = scan;
   const silenced = silencedOf(scan);
   const counts = new Map<string, number>();
@@ -79,6 +90,6 @@ export function scanText(scan: StoredScan, pathOf: (file: string) => string): st
       .map((s) => `${printable(s.file)}: not scanned (${NOT_SCANNED[s.reason]})`),
     ...why,
     `${findings.length} finding(s) in ${files_scanned} file(s), ${bytes_scanned} bytes${notScanned}${silenced ? `; ${silenced} silenced by feedback` : ''} (scan ${scan_id})`,
-    ...(findings.length ? [NEXT_AFTER_FINDINGS] : []),
+    ...(findings.length ? [nextAfterFindings(scan, elsewhere)] : []),
   ].join('\n');
 }

@@ -196,6 +196,13 @@ describe('svc plan', () => {
     expect(byPath('./src/config.ts')).toEqual(['redact', 'vault']);
     expect(byPath('./exports/customers.csv')).toEqual(['redact']);
     expect(plan.items.find((i) => i.kind === 'vault')).toMatchObject({ name: 'GITHUB_TOKEN' });
+    // The seal's command works from any folder: the file by its full path.
+    expect(plan.items.find((i) => i.kind === 'seal')).toMatchObject({
+      command: `svc protect ${join(shop, '.env')}`,
+    });
+    // The way to apply names this plan's scan: a later scan would make another plan.
+    const text = await runSvc(['plan', shop], env);
+    expect(text.stdout).toContain(`apply: svc plan apply --scan ${plan.scan_id} [--items r1,r2]`);
     for (const item of plan.items) expect(item.reason).not.toContain(token);
 
     // The vault item copies the secret into the vault, found again in its file by its fingerprint.

@@ -2,7 +2,7 @@
 // failure: cases a test running as root cannot make on disk (a file this user may not open).
 import { describe, expect, it } from 'vitest';
 import { nothingReadable } from '../../src/backend/scan.ts';
-import { NEXT_AFTER_FINDINGS, progressBar, scanJson, scanText } from '../../src/cli/scan-report.ts';
+import { progressBar, scanJson, scanText } from '../../src/cli/scan-report.ts';
 import type { StoredScan } from '../../src/backend/scan-store.ts';
 
 function scanOf(files_scanned: number, skipped: StoredScan['skipped']): StoredScan {
@@ -121,9 +121,13 @@ describe('scanText and scanJson', () => {
     expect(scanText(found, inProject).split('\n')).toEqual([
       `config/app.yml:2:17  secret OPENAI_KEY (openai-project-key, 0.95)  sk-p************ (48 chars)  ${'0'.repeat(32)}`,
       '1 finding(s) in 1 file(s), 10 bytes (scan scan_0123456789abcdef)',
-      NEXT_AFTER_FINDINGS,
+      'next: svc plan --scan scan_0123456789abcdef proposes rules, seals and vault moves for them; svc scan feedback mark FINGERPRINT false_positive leaves one out of later scans',
     ]);
-    expect(NEXT_AFTER_FINDINGS).toMatch(/svc plan .*svc scan feedback mark FINGERPRINT false_positive/);
+    // Outside the scanned project, the verdict names it: else it would go to the project the person is in.
+    const elsewhere = scanText({ ...found, project: '/home/ann/my shop' }, inProject, true);
+    expect(elsewhere).toContain(
+      "svc scan feedback mark FINGERPRINT false_positive --project '/home/ann/my shop' leaves one out",
+    );
   });
 
   it('--json carries every skipped file with its reason', () => {

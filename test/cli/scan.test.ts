@@ -3,7 +3,7 @@
 // error), a single file, what was not scanned (binary, over the size cap, protected by the read
 // gate), and no value ever in the output.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.ts';
@@ -136,6 +136,17 @@ describe('svc scan', () => {
     const scan = alone.json() as Scan;
     expect(scan.files_scanned).toBe(1);
     expect(scan.findings[0]).toMatchObject({ file: 'app.ts', fingerprint: first.findings[0]!.fingerprint });
+    // In words, the next step names this scan, and the project when svc ran outside it.
+    const repo = join(tmp.dir, 'repo');
+    mkdirSync(join(repo, '.git'), { recursive: true });
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'app.ts'), readFileSync(join(project, 'src', 'app.ts')));
+    const text = await runSvc(['scan', join(repo, 'src', 'app.ts')], env);
+    const id = /\(scan (scan_[0-9a-f]+)\)/.exec(text.stdout)![1]!;
+    expect(text.stdout).toContain(`next: svc plan --scan ${id} proposes`);
+    expect(text.stdout).toContain(`false_positive --project ${realpathSync(repo)} leaves`);
+    const inside = await runSvc(['scan', join('src', 'app.ts')], env, 30_000, repo);
+    expect(inside.stdout).toContain('mark FINGERPRINT false_positive leaves one out');
   });
 
   it('nothing found: exit 0; a path that is not there: exit 1 with what to do', async () => {
