@@ -160,7 +160,8 @@ export function planOf(scan: StoredScan): Plan {
 /** What applying an item of each kind does, said once under a plan that holds one. */
 const APPLY_NOTES = {
   rule: 'rule items: applying adds them to the project rules file (.svc/rules.json), or to the organization with an owner key',
-  seal: 'seal items: applying seals the file in place on this computer (it then opens only through the gate: svc_open, or `svc open`)',
+  // Said in full: a seal beside its deny rule leaves the file to nobody, the person included.
+  seal: 'seal items: applying seals the file in place on this computer. Programs that read it then get ciphertext; it opens only through the gate (svc_open, or `svc open`), and the deny rule the plan gives the same file refuses that too, to everyone, until the person removes the rule',
   vault:
     'vault items: applying copies the secret into the vault under its name; then change the program to read it from its environment and run it with that secret (svc_run with `secrets`, or `svc run --secret NAME -- COMMAND`)',
 } as const;

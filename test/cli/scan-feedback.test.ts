@@ -253,6 +253,13 @@ describe('svc plan', () => {
     expect(envDecision.json()).toMatchObject({ decision: { outcome: 'denied' } });
     expect((await test('src/config.ts')).json()).toMatchObject({ decision: { outcome: 'clean_copy' } });
     expect((await test('exports/customers.csv')).code).toBe(0);
+    // As the plan's note says: the deny rule refuses opening the sealed file too, to everyone.
+    expect(shown.json()).toMatchObject({
+      notes: expect.arrayContaining([expect.stringContaining('refuses that too')]),
+    });
+    const opened = await runSvc(['open', join(shop, '.env'), '--out', '-'], env, 30_000, shop);
+    expect(opened.code).toBe(5);
+    expect(opened.stdout).not.toContain(token);
 
     // Applying the whole plan again adds only what is missing, and the sealed file is not sealed twice.
     const twice = await runSvc(['plan', 'apply', shop, '--json'], env);
