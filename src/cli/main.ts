@@ -1,5 +1,5 @@
 // The `svc` command line: owner bootstrap on the local store, tables, revoke, verify and serve.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { createInterface } from 'node:readline/promises';
 import { dirname, extname, join, resolve } from 'node:path';
@@ -262,6 +262,20 @@ async function readRowsFile(file: string): Promise<Record<string, unknown>[]> {
   if (!Array.isArray(rows))
     throw new ServiceError('invalid_request', 'the JSON file must hold an array of row objects');
   return rows as Record<string, unknown>[];
+}
+
+/**
+ * The project a command's `[path]` or `--project` names (the current folder's without one): the
+ * path must be there, or the answer would speak of a project that is not ("no scan of … yet").
+ */
+function projectNamed(path: string | undefined): string {
+  if (path !== undefined && !existsSync(path)) {
+    throw new ServiceError(
+      'invalid_request',
+      `${path} is not there: give a folder of the project, or none for the current one`,
+    );
+  }
+  return projectRootOf(path ?? process.cwd());
 }
 
 /** Where the project of a path is looked for: the folder itself, or the folder holding the file. */
@@ -1008,7 +1022,7 @@ export function buildProgram(): Command {
         }
         const entry = await withFinder((find) =>
           find.mark({
-            project: projectRootOf(options.project ?? process.cwd()),
+            project: projectNamed(options.project),
             fingerprint,
             verdict: verdict as Verdict,
             reason: options.reason,
@@ -1028,7 +1042,7 @@ export function buildProgram(): Command {
     .option('--project <dir>', 'a folder of the project (default: the current one)')
     .option('--json', 'print JSON')
     .action(async (options: JsonFlag & { project?: string }) => {
-      const project = projectRootOf(options.project ?? process.cwd());
+      const project = projectNamed(options.project);
       const list = await withFinder((find) => find.feedback(project));
       print(
         options,
@@ -1066,7 +1080,7 @@ export function buildProgram(): Command {
     .option('--scan <scan_id>', 'plan from this scan instead of the latest')
     .option('--json', 'print JSON')
     .action(async (path: string | undefined, options: JsonFlag & { scan?: string }) => {
-      const project = projectRootOf(path ?? process.cwd());
+      const project = projectNamed(path);
       const shown = await withFinder((find) =>
         find.plan(options.scan ? { scan_id: options.scan } : { project }),
       );
@@ -1127,7 +1141,7 @@ export function buildProgram(): Command {
             '--items names no item: give the ids `svc plan` shows (r1,s1), or leave --items out to apply all',
           );
         }
-        const project = projectRootOf(path ?? process.cwd());
+        const project = projectNamed(path);
         const applied = await withFinder(async (find) => {
           const scanId = options.scan ?? (await find.plan({ project })).scan_id;
           if (options.to === 'organization') {

@@ -135,6 +135,17 @@ describe('svc scan feedback', () => {
     const bad = await runSvc(['scan', 'feedback', 'mark', '0'.repeat(32), 'maybe', '--project', shop], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('false_positive, accepted_risk, confirmed');
+    // A project named by a path that is not there is said to be so, not to have no scan.
+    const missing = join(shop, 'nope');
+    for (const args of [
+      ['plan', missing],
+      ['plan', 'apply', missing],
+      ['scan', 'feedback', 'list', '--project', missing],
+    ]) {
+      const run = await runSvc(args, env);
+      expect(run.code, args.join(' ')).toBe(1);
+      expect(run.stderr).toContain(`${missing} is not there`);
+    }
   });
 
   it('a verdict promoted to the organization holds in every project of the store; confirmed still wins', async () => {
