@@ -162,6 +162,74 @@ describe('a quoted password with spaces, in a line of configuration', () => {
   });
 });
 
+describe('keys and passwords holding the marks a generic value stops at', () => {
+  it.each([
+    // Django's generator draws from letters, digits and !@#$%^&*(-_=+).
+    [
+      "SECRET_KEY = 'django-insecure-gi+v4#euso_ms61e2p=%k!9vb+(k^d^l3%@sp)m0xc7($uz$rg'",
+      'settings.py',
+      'django-insecure-gi+v4#euso_ms61e2p=%k!9vb+(k^d^l3%@sp)m0xc7($uz$rg',
+    ],
+    [
+      "SECRET_KEY = 'k2(m9x!p3q+z8w^r5t)y7u&i4o0a-s_d=f6g@h1j%l$c*v'",
+      'settings.py',
+      'k2(m9x!p3q+z8w^r5t)y7u&i4o0a-s_d=f6g@h1j%l$c*v',
+    ],
+    ["DB_PASSWORD='p(ss)w0rd!xq'", '.env', 'p(ss)w0rd!xq'],
+    ['db_password: "Xk2,9fjQ;0pL"', 'config.yml', 'Xk2,9fjQ;0pL'],
+  ])('%s', (line, file, value) => {
+    expect(found(line, file)).toEqual([`generic-quoted-password: ${value}`]);
+  });
+
+  it.each([
+    'SECRET_KEY = get_random_secret_key()',
+    "SECRET_KEY = os.environ['DJANGO_SECRET_KEY']",
+    'secret_key: "see the docs (rotate yearly)"',
+  ])('not %s', (line) => {
+    expect(found(line, 'settings.py')).toEqual([]);
+  });
+
+  it('a value inside an escaped string ends at its escape (a notebook cell in JSON)', () => {
+    const cell =
+      '{"source": ["db_password = \\"13lhT7Q87agR4p7H\\"\\n", "API_KEY = \\"a8Kd92mQx0Pl4Rt7Vw3Zb6Nc1Hs5Jy2\\"\\n"]}';
+    expect(found(cell, 'analysis.ipynb')).toEqual([
+      'generic-secret-assignment: 13lhT7Q87agR4p7H',
+      'generic-secret-assignment: a8Kd92mQx0Pl4Rt7Vw3Zb6Nc1Hs5Jy2',
+    ]);
+    // And a value before an escape in JSON is the value alone.
+    expect(found('{"env": "API_TOKEN=q7Wm2Zk9Lp4Xr8Tv3Nb6\\nDEBUG=1"}', 'a.json')).toEqual([
+      'generic-secret-assignment: q7Wm2Zk9Lp4Xr8Tv3Nb6',
+    ]);
+  });
+});
+
+describe('passwords on a command line and in a .netrc', () => {
+  it.each([
+    ['mysql -u root -pT2hO5VI5ShZ28u orders', 'mysql-command-password: T2hO5VI5ShZ28u'],
+    ["mysqldump -u app -p'Xk29fjQ0pL' shop > dump.sql", 'mysql-command-password: Xk29fjQ0pL'],
+    ['curl -sS --user ci-bot:e7l1Ru3AtFiI https://ci.internal/x', 'curl-user-password: e7l1Ru3AtFiI'],
+    ['docker login -u alice -p bsf6jZYSDa3NeL5S registry.io', 'docker-login-password: bsf6jZYSDa3NeL5S'],
+    ['command: ["redis-server", "--requirepass", "IiDcQ8mZ2pLx"]', 'redis-requirepass: IiDcQ8mZ2pLx'],
+    [
+      "curl -H 'authorization: bearer fqpCXcujpEGNWZMCRsvmEGqk7uPCzoUM' https://api.x.io",
+      'generic-bearer-token: fqpCXcujpEGNWZMCRsvmEGqk7uPCzoUM',
+    ],
+    ['machine ftp.corp.net login deploy password Ym8p0ovEgUBfOe', 'netrc-password: Ym8p0ovEgUBfOe'],
+  ])('%s', (line, expected) => {
+    expect(found(line, 'history.sh')).toEqual([expected]);
+  });
+
+  it.each([
+    'mysql -u root -p orders',
+    'const pool = mysql.createPool({ host, user });',
+    'curl -u "$CI_USER:$CI_TOKEN" https://ci.internal/x',
+    'docker login -u ci --password-stdin registry.internal',
+    'The state machine is driven by events; the machine learning model needs a password reset.',
+  ])('not %s', (line) => {
+    expect(found(line, 'history.sh')).toEqual([]);
+  });
+});
+
 describe('what a secret-sounding name holds that is no secret', () => {
   it.each([
     'const SECRET_PARAM = "client_secret";',

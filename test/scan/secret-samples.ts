@@ -18,6 +18,8 @@ export const ALPHABETS: Record<string, string> = {
   Z: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567',
   z: 'abcdefghijklmnopqrstuvwxyz234567',
   g: 'QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L',
+  /** WordPress's key generator: letters, digits and marks, no quote or backslash. */
+  P: 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*()-_ []{}<>~+=,.;:/?|',
 };
 
 export type Sample = string | readonly [positive: string, nearMiss: string];
@@ -457,6 +459,27 @@ export const SAMPLES: Record<string, Sample> = {
     "export DB_PASSWORD='Use {d2} characters or more'",
   ],
   'generic-xml-secret': ['<password>{a20}</password>', '<password>${env.PASSWORD}</password>'],
+  'wordpress-auth-key': [
+    "define( 'NONCE_SALT',       '{P64}' );",
+    "define( 'NONCE_SALT',       'put your unique phrase here' );",
+  ],
+  'mysql-command-password': [
+    'mysql -h db.internal -u app -p{a14} orders',
+    'mysql -h db.internal -u app -p orders',
+  ],
+  'curl-user-password': [
+    'curl -u deploy:{a14} https://ci.internal/api/v1/jobs',
+    'curl -u "$CI_USER:$CI_TOKEN" https://ci.internal/api/v1/jobs',
+  ],
+  'docker-login-password': [
+    'docker login -u ci -p {a16} registry.internal',
+    'docker login -u ci --password-stdin registry.internal',
+  ],
+  'redis-requirepass': ['requirepass {a16}', 'requirepass foobared'],
+  'netrc-password': [
+    'machine api.internal\n  login deploy\n  password {a14}',
+    'machine api.internal login deploy',
+  ],
   'generic-url-password': ['https://deploy:{a16}@git.internal/repo.git', 'https://git.internal/repo.git'],
   // What it encodes holds a secret another rule names (here a PostgreSQL password); a value that
   // holds none is no finding.

@@ -114,14 +114,18 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   return 0.45;
 }
 
-/** Text a template or a shell fills in (`$(…)`, `${…}`, a backquote, `%{…}`, `{{…}}`): no password. */
-const FILLED_IN = /\$[({]|`|%\{|\{\{/;
+/**
+ * Text a template or a shell fills in (`$(…)`, `${…}`, a backquote, `%{…}`, `{{…}}`): no password.
+ * A `$(` or `${` counts with its closing bracket: a random key may hold the two characters alone.
+ */
+const FILLED_IN = /\$\([^)]*\)|\$\{[^}]*\}|`|%\{|\{\{/;
 /** Files of a program's messages in other languages (Rails `config/locales/`, `i18n/`, gettext). */
 const MESSAGES_FILE =
   /(?:^|\/)(?:locales?|i18n|l10n|lang|translations?)\/|(?:^|\/)(?:messages_)?[a-z]{2}(?:[-_][A-Za-z]{2})?\.(?:ya?ml|json|properties)$|\.(?:pot?|xliff|xlf|strings|resx)$/i;
 
 /**
- * A quoted value with spaces under a password's name: a password when it has a strong word, five
+ * A quoted value with spaces (or another character a generic value stops at) under a password's
+ * or a secret key's name: a password when it has a strong word, five
  * characters or more that mix letters with digits or marks (`s3cr3t`, `Tr0ub4dor`, `#Xv!m`), as
  * the words of prompts and messages do not (`Enter 8 chars`, `Show secret (2FA)`, `Gate B12`,
  * `Contraseña actual`: accented letters are letters); a path (`kv/app-1`) is no such word. And it
@@ -163,8 +167,11 @@ const PASSWORD_KEYWORDS = [
 const SECRET_NAMES =
   'password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?=["\']?[ \\t]{0,40}(?::=|=>|=|:))|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
 const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential';
-/** What a generic value may hold: no space, quote, comma, semicolon or bracket. */
-const GENERIC_VALUE = `(?<value>[^\\s"'\`,;()\\[\\]]{8,256})(?=["'\`\\s,;)\\]]|$)`;
+/**
+ * What a generic value may hold: no space, quote, comma, semicolon, bracket or backslash (a value
+ * inside an escaped string ends at its escape: `\"` in a notebook's JSON, `\n` after it).
+ */
+const GENERIC_VALUE = `(?<value>[^\\s"'\`,;()\\[\\]\\\\]{8,256})(?=["'\`\\s,;)\\]\\\\]|$)`;
 
 export const GENERIC_RULES: readonly DetectionRule[] = [
   // `API_KEY=...`, `password: ...`, `"client_secret": "..."`, `token := "..."`, `secret = '...'`,
@@ -190,7 +197,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       'credential',
     ],
     pattern: new RegExp(
-      `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:["']?[ \\t]{0,40}(?::=|=>|=|:)[ \\t]{0,40}["'\`]?|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40})|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)${GENERIC_VALUE}`,
+      `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:\\\\?["']?[ \\t]{0,40}(?::=|=>|=|:)[ \\t]{0,40}\\\\?["'\`]?|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40})|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)${GENERIC_VALUE}`,
       'gim',
     ),
     // A match starts at its secret word, a keyword or (`client_secret`) seven characters before one.
@@ -202,13 +209,14 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     // none of these (`token)`, `this.auth.user`): no window is opened there. A `pass` keyword holds
     // what follows it already.
     follows: new RegExp(
-      `[\\w.-]{0,30}(?:["']?[ \\t]{0,40}(?:[:=]|\\r?\\n)|["'][ \\t]{0,40},|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t])|(?<=pass[=:"' \\t])`,
+      `[\\w.-]{0,30}(?:\\\\?["']?[ \\t]{0,40}(?:[:=]|\\r?\\n)|["'][ \\t]{0,40},|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t])|(?<=pass[=:"' \\t])`,
       'imy',
     ),
     confidence: 0.55,
     check: judgeAssignedValue,
   }),
-  // A quoted password with spaces or `#` in a line of configuration (`DB_PASSWORD="s3cr3t and more"`,
+  // A quoted password with spaces, `#`, brackets, commas or semicolons (where the generic assignment
+  // stops) in a line of configuration (`DB_PASSWORD="s3cr3t and more"`, Django's `SECRET_KEY = '…(…'`,
   // `password: 'Tr0ub4dor & 3'`, `- DB_PASSWORD="…"`), where the generic assignment stops at the
   // first space: the name ends with its secret word and the line holds the assignment alone, as
   // configuration writes it (code rarely does), and the value has a word that mixes letters with
@@ -218,15 +226,16 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     type: 'SECRET',
     keywords: PASSWORD_KEYWORDS,
     pattern:
-      /^[ \t]{0,40}(?:-[ \t]{1,8})?(?:export[ \t]{1,8})?["']?(?:[A-Za-z_][\w.-]{0,40}?)?(?:password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass|secret|pwd)["']?[ \t]{0,8}(?:=>|[:=])[ \t]{0,8}(?:"(?<value>(?=[^"\r\n]{0,127}[ \t#])[^"\r\n]{8,128})"|'(?<value>(?=[^'\r\n]{0,127}[ \t#])[^'\r\n]{8,128})')[ \t]{0,8},?[ \t]{0,8}(?:[#;][^\r\n]{0,200})?\r?$/gim,
+      /^[ \t]{0,40}(?:-[ \t]{1,8})?(?:export[ \t]{1,8})?["']?(?:[A-Za-z_][\w.-]{0,40}?)?(?:password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass|secret(?:[_-]?key)?|pwd)["']?[ \t]{0,8}(?:=>|[:=])[ \t]{0,8}(?:"(?<value>(?=[^"\r\n]{0,127}[ \t#(),;[\]])[^"\r\n]{8,128})"|'(?<value>(?=[^'\r\n]{0,127}[ \t#(),;[\]])[^'\r\n]{8,128})')[ \t]{0,8},?[ \t]{0,8}(?:[#;][^\r\n]{0,200})?\r?$/gim,
     // Every quantifier is bounded: a window's search reads only as far as a match could reach. With
     // one `*`, each window's search read on to the text's end: detection of the throughput
     // benchmark's set took 75% longer. The value is one greedy run up to its quote, its space looked
     // for ahead: a lazy run then a greedy one tried every split of a long run of spaces (400 times
     // slower on such lines).
     lead: 100,
-    // The name ends at its keyword: a quote, the assignment and the value's quote follow.
-    follows: /["']?[ \t]{0,8}(?:=>|[:=])?[ \t]{0,8}["']/y,
+    // The name ends at its keyword (or a `_key` after `secret`): a quote, the assignment and the
+    // value's quote follow.
+    follows: /(?:[_-]?key)?["']?[ \t]{0,8}(?:=>|[:=])?[ \t]{0,8}["']/iy,
     // As sure as the generic assignment: of the two, the longer (the whole quoted value) stays.
     confidence: 0.6,
     check: judgeQuotedPassword,
@@ -235,10 +244,81 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
   secretRule({
     id: 'generic-xml-secret',
     type: 'SECRET',
-    keywords: ['<password>', '<secret>', '<token>', '<apikey>', '<api-key>', '<privatekey>'],
-    pattern: /<(?<tag>password|secret|token|apikey|api-key|privatekey)>(?<value>[^<\s]{8,256})<\/\k<tag>>/gi,
+    keywords: ['<password>', '<passphrase>', '<secret>', '<token>', '<apikey>', '<api-key>', '<privatekey>'],
+    pattern:
+      /<(?<tag>password|passphrase|secret|token|apikey|api-key|privatekey)>(?<value>[^<\s]{8,256})<\/\k<tag>>/gi,
     confidence: 0.6,
     check: judgeAssignedValue,
+  }),
+  // WordPress's keys and salts in wp-config.php (`define( 'AUTH_KEY', '…' );`): 64 characters from
+  // its generator's set, brackets, commas and semicolons included, under names that say no secret
+  // word (`NONCE_SALT`). The sample file's `put your unique phrase here` is no key.
+  {
+    id: 'wordpress-auth-key',
+    category: 'secret',
+    type: 'WORDPRESS_KEY',
+    keywords: ['auth_key', 'auth_salt', 'logged_in_key', 'logged_in_salt', 'nonce_key', 'nonce_salt'],
+    pattern:
+      /\bdefine\([ \t]{0,8}["'](?:SECURE_AUTH|AUTH|LOGGED_IN|NONCE)_(?:KEY|SALT)["'][ \t]{0,8},[ \t]{0,40}(?:'(?<value>[^'\r\n]{32,128})'|"(?<value>[^"\r\n]{32,128})")/g,
+    lead: 30,
+    confidence: 0.9,
+    // Not the shared placeholder check: a random key of this set holds `<…>`, `...` or `{{` one time in
+    // four, which reads as a template elsewhere.
+    check: (value) => !/\bunique phrase\b/i.test(value) && bitsPerChar(value) >= 4,
+  },
+  // Passwords given to a command on its line: `mysql -pSECRET`, `curl -u user:SECRET`, `docker login
+  // -p SECRET`, Redis's `requirepass SECRET` (its configuration file, or the server's flag). A value
+  // a shell or a template fills in (`-p"$DB_PASS"`) is none.
+  secretRule({
+    id: 'mysql-command-password',
+    type: 'DATABASE_PASSWORD',
+    keywords: ['mysql'],
+    // The program's name, then its arguments on that line: code's `mysql.connect` and `mysql2` are not it.
+    follows: /(?:dump|admin|import|show|check|sh)?[ \t]/iy,
+    pattern:
+      /\bmysql(?:dump|admin|import|show|check|sh)?(?=[ \t])[^\r\n|;&]{0,200}?[ \t]-p["']?(?<value>[^\s"'`$]{4,128})(?=[\s"'`]|$)/g,
+    confidence: 0.7,
+    check: (value) => bitsPerChar(value) >= 2,
+  }),
+  secretRule({
+    id: 'curl-user-password',
+    type: 'SECRET',
+    keywords: ['curl '],
+    pattern:
+      /\bcurl(?=[ \t])[^\r\n|;&]{0,400}?[ \t](?:-u|--user)(?:[ \t]{1,8}|=)["']?[^\s:"'$]{1,128}:(?<value>[^\s"'`$@]{3,256})(?=[\s"'`]|$)/g,
+    confidence: 0.6,
+    check: (value) => bitsPerChar(value) >= 2,
+  }),
+  secretRule({
+    id: 'docker-login-password',
+    type: 'SECRET',
+    keywords: ['docker login'],
+    pattern:
+      /\bdocker login\b[^\r\n|;&]{0,200}?[ \t](?:-p|--password)(?:[ \t]{1,8}|=)["']?(?<value>[^\s"'`$]{4,256})(?=[\s"'`]|$)/g,
+    confidence: 0.65,
+    check: (value) => bitsPerChar(value) >= 2,
+  }),
+  secretRule({
+    id: 'redis-requirepass',
+    type: 'DATABASE_PASSWORD',
+    keywords: ['requirepass'],
+    pattern: /\brequirepass["']?[ \t,"']{1,8}(?<value>[^\s"'`$]{4,256})(?=[\s"'`]|$)/gi,
+    confidence: 0.65,
+    // `foobared` is the example in Redis's own configuration file.
+    check: (value) => value !== 'foobared' && bitsPerChar(value) >= 2,
+  }),
+  // A `.netrc` entry (`machine HOST login USER password SECRET`, on one line or several), as curl,
+  // git, ftp and Heroku's command line read it.
+  secretRule({
+    id: 'netrc-password',
+    type: 'SECRET',
+    keywords: ['machine '],
+    // A host, then one of the entry's words: prose's `state machine is` opens no window.
+    follows: /[ \t]{0,8}\S{1,253}[ \t\r\n]{1,16}(?:login|account|port|password)[ \t]/iy,
+    pattern:
+      /\bmachine[ \t]{1,8}\S{1,253}(?:[ \t\r\n]{1,16}(?:login|account|port)[ \t]{1,8}\S{1,256}){0,3}[ \t\r\n]{1,16}password[ \t]{1,8}(?<value>\S{3,256})/g,
+    confidence: 0.7,
+    check: (value) => bitsPerChar(value) >= 2,
   }),
   // Any `scheme://user:password@host` the database rules do not name (http, smtp, s3, ...).
   secretRule({
@@ -277,7 +357,8 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     id: 'generic-bearer-token',
     type: 'BEARER_TOKEN',
     keywords: ['bearer '],
-    pattern: /\bBearer {1,40}(?<value>[A-Za-z0-9._~+/-]{20,2000}={0,2})/g,
+    // The scheme's name is case-insensitive (RFC 9110): `authorization: bearer …` is as good.
+    pattern: /\bbearer {1,40}(?<value>[A-Za-z0-9._~+/-]{20,2000}={0,2})/gi,
     confidence: 0.6,
     check: (value) => bitsPerChar(value) >= 3.5,
   }),
