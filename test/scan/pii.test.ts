@@ -100,6 +100,9 @@ const CASES: Case[] = [
   { rule: 'phone-national', text: 'order (415) 555-2671 in stock', value: null },
   { rule: 'phone-national', text: 'phone: 12345', value: null },
   { rule: 'phone-national', text: 'call on 2024-01-15', value: null },
+  // `phone` inside another word is no label; as a label's last word it is.
+  { rule: 'phone-national', text: 'Noise Cancelling Headphones 0151 23456789', value: null },
+  { rule: 'phone-national', text: 'HomePhone: 0151 23456789', value: '0151 23456789' },
   // card-number
   { rule: 'card-number', text: `card: ${grouped(GENERATED_VISA)}`, value: grouped(GENERATED_VISA) },
   { rule: 'card-number', text: `"pan":"${GENERATED_VISA}"`, value: GENERATED_VISA },
@@ -160,6 +163,8 @@ const CASES: Case[] = [
   { rule: 'ip-address-v4', text: '31.13.72.36 - - [23/Nov/2026] "GET /"', value: '31.13.72.36' },
   { rule: 'ip-address-v4', text: 'listen 127.0.0.1 and 10.1.2.3 and 192.168.0.12', value: null },
   { rule: 'ip-address-v4', text: 'docs 203.0.113.7 and 198.51.100.4', value: null },
+  { rule: 'ip-address-v4', text: 'Release 81.2.69.160 fixes the upload', value: null },
+  { rule: 'ip-address-v4', text: 'build 81.2.69.160 passed', value: null },
   { rule: 'ip-address-v4', text: 'nameserver 8.8.8.8', value: null },
   { rule: 'ip-address-v4', text: 'AssemblyVersion("1.2.3.4")', value: null },
   { rule: 'ip-address-v4', text: '"version": "4.17.21.30"', value: null },
@@ -416,9 +421,29 @@ describe('csvColumnMatches', () => {
     ]);
   });
 
-  it('reads a `name` column only where its cells read as a full name', () => {
+  it('reads a `name` column only where its cells read as a full name, and less sure than a person label', () => {
     const text = 'sku,name\n1,Widget\n2,Amelia Okafor\n3,Main Server\n';
-    expect(csvColumnMatches(text).map((m) => text.slice(m.start, m.end))).toEqual(['Amelia Okafor']);
+    expect(csvColumnMatches(text).map((m) => [text.slice(m.start, m.end), m.confidence])).toEqual([
+      ['Amelia Okafor', 0.6],
+    ]);
+  });
+
+  it('reads a CSV written with semicolons (a spreadsheet where the comma is the decimal mark), German headers too', () => {
+    const text = 'Name;Telefon;Geburtsdatum;Betrag\nJürgen Schneider;0171 2345678;27.11.1956;12,50\n';
+    expect(csvColumnMatches(text).map((m) => [m.rule.id, text.slice(m.start, m.end)])).toEqual([
+      ['person-name', 'Jürgen Schneider'],
+      ['date-of-birth', '27.11.1956'],
+      ['phone-national', '0171 2345678'],
+    ]);
+    const german = 'Vorname,Nachname,Handy\nJürgen,Schneider,0171 2345678\n';
+    expect(csvColumnMatches(german).map((m) => german.slice(m.start, m.end))).toEqual([
+      'Jürgen',
+      'Schneider',
+      '0171 2345678',
+    ]);
+    // A comma-separated file whose cells hold semicolons is still read by its commas.
+    const commas = 'id,full_name,note\n1,Amelia Okafor,a; b; c\n';
+    expect(csvColumnMatches(commas).map((m) => commas.slice(m.start, m.end))).toEqual(['Amelia Okafor']);
   });
 
   it("finds national phone numbers in a phone column, in the plan of the row's country", () => {

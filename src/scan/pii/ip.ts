@@ -71,7 +71,9 @@ export const IP_ADDRESS_V4: DetectionRule = {
     if (/^\d\.\d\.\d\.\d$/.test(value)) return false;
     if (PACKAGE_FILE.test(baseName(file))) return false;
     const lower = line.toLowerCase();
-    if (/version|\bv(?:er)?\.? ?$/.test(lower.slice(0, Math.max(0, line.indexOf(value))))) return false;
+    // Before it: a version's word (`version`, `release 2.14.3.1`, `build`, `v`, `ver.`).
+    if (/version|\b(?:release|build|v(?:er)?\.?) ?$/.test(lower.slice(0, Math.max(0, line.indexOf(value)))))
+      return false;
     // A Kubernetes env entry: `- name: BUILD_VERSION`, then `value: "2.32.0.101"`.
     if (/^\s*value:/.test(line) && /version/i.test(lineBefore)) return false;
     return /\bip\b|address|addr|client|remote|host|from/.test(lower) ? 0.8 : 0.7;

@@ -157,12 +157,19 @@ const NAME_CELL = new RegExp(
 );
 const DATE_CELL = new RegExp(String.raw`^${DATE}$`);
 
-/** Header cells that label a column of person names, and of dates of birth. */
-const NAME_HEADER = new RegExp(String.raw`^(?:${PERSON_LABEL}|name|author)$`, 'i');
-const BIRTH_HEADER = /^(?:dob|d\.o\.b\.?|date[_ -]?of[_ -]?birth|birth[_ -]?date|birthdate|birthday|born)$/i;
+/**
+ * Header cells that label a column of person names (in English, and the unambiguous words of
+ * German, French and Spanish exports), and of dates of birth.
+ */
+const NAME_HEADER = new RegExp(
+  String.raw`^(?:${PERSON_LABEL}|name|author|vorname|nachname|familienname|pr[ée]nom|apellidos?)$`,
+  'i',
+);
+const BIRTH_HEADER =
+  /^(?:dob|d\.o\.b\.?|date[_ -]?of[_ -]?birth|birth[_ -]?date|birthdate|birthday|born|geburtsdatum|geburtstag|date[_ -]de[_ -]naissance|fecha[_ -]de[_ -]nacimiento)$/i;
 /** Header cells that label a column of telephone numbers, and of a row's country (ISO 3166 alpha-2). */
 const PHONE_HEADER =
-  /^(?:(?:mobile|cell|home|work|contact|primary|billing|shipping)?[_ -]?(?:phone|telephone|tel|mobile|cell)(?:[_ -]?(?:number|no|nr))?|fax)$/i;
+  /^(?:(?:mobile|cell|home|work|contact|primary|billing|shipping)?[_ -]?(?:phone|telephone|tel|mobile|cell)(?:[_ -]?(?:number|no|nr))?|fax|telefon(?:nummer)?|handy(?:nummer)?|mobil(?:nummer)?|t[ée]l[ée]phone|tel[ée]fono)$/i;
 const COUNTRY_HEADER = /^(?:country|country[_ -]?code|billing[_ -]?country|shipping[_ -]?country)$/i;
 /** A phone cell: digits in groups as numbers are written, without a `+` (the E.164 rule reads those). */
 const PHONE_CELL = /^(?:\(\d{1,5}\)[ .-]?)?\d{1,10}(?:[ .-]\d{1,10}){0,5}$/;
@@ -220,7 +227,7 @@ function* records(text: string, delimiter: string): Generator<Cell[], void> {
  * in one of NATIONAL_PHONE_COUNTRIES. A scan calls it for `.csv` files beside the detector and adds
  * its matches to the detector's.
  */
-export function csvColumnMatches(text: string, file = '', delimiter = ','): Match[] {
+export function csvColumnMatches(text: string, file = '', delimiter: string = csvDelimiter(text)): Match[] {
   const rows = records(text, delimiter);
   const first = rows.next();
   const header = first.done ? [] : first.value.map((c) => c.text);
@@ -229,6 +236,8 @@ export function csvColumnMatches(text: string, file = '', delimiter = ','): Matc
   const phoneColumns = header.flatMap((h, i) => (PHONE_HEADER.test(h) ? [i] : []));
   const countryColumn = header.findIndex((h) => COUNTRY_HEADER.test(h));
   if (nameColumns.length === 0 && birthColumns.length === 0 && phoneColumns.length === 0) return [];
+  // `name` and `author` may head a column of things (products, packages): a name under them must
+  // have two words or more, and is less sure.
   const single = (i: number) => !/^(?:name|author)$/i.test(header[i]!);
   const found: Match[] = [];
   for (const row of rows) {
@@ -240,7 +249,7 @@ export function csvColumnMatches(text: string, file = '', delimiter = ','): Matc
         rule: PERSON_NAME,
         start: cell.start,
         end: cell.start + cell.text.length,
-        confidence: 0.85,
+        confidence: single(i) ? 0.85 : 0.6,
       });
     }
     for (const i of birthColumns) {
@@ -267,6 +276,22 @@ export function csvColumnMatches(text: string, file = '', delimiter = ','): Matc
     }
   }
   return found;
+}
+
+/**
+ * The delimiter of a `.csv` file: `;` when its first line holds more semicolons than commas (as
+ * spreadsheets write CSV where the comma is the decimal mark: German, French, Spanish), else `,`.
+ */
+export function csvDelimiter(text: string): ',' | ';' {
+  const end = text.indexOf('\n');
+  const first = end === -1 ? text : text.slice(0, end);
+  let commas = 0;
+  let semicolons = 0;
+  for (const c of first) {
+    if (c === ',') commas++;
+    else if (c === ';') semicolons++;
+  }
+  return semicolons > commas ? ';' : ',';
 }
 
 /** A national number valid in `country`'s plan (when it names one), else in one of the usual plans; not fiction. */

@@ -85,9 +85,12 @@ export function validPhone(value: string, country?: CountryCode): string | undef
 /** How far before a national number its label may start. */
 const LABEL_CHARS = 40;
 
-/** Words that label a number as a telephone number. */
+/**
+ * Words that label a number as a telephone number: `phone` as a word of its own or a label's last
+ * (`HomePhone`), not inside another word (`headphones`, `microphone`).
+ */
 const PHONE_WORDS =
-  /phone|\btel\b|mobile|\bcell|\bfax\b|\bcall\b|whatsapp|\bsms\b|contact|telefon|t[eé]l[eé]phone|\bhandy\b/;
+  /(?<![a-z])phone|(?:home|work|business|office|emergency|primary)phone|\btel\b|mobile|\bcell|\bfax\b|\bcall\b|whatsapp|\bsms\b|contact|telefon|t[eé]l[eé]phone|\bhandy\b/;
 
 /**
  * Digits in groups as phone numbers are written: one space, dot or dash between groups, an area code
