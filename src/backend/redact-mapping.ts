@@ -15,6 +15,7 @@ import type { Receipt } from './chains.ts';
 import { ServiceError } from './errors.ts';
 import type { RecordedDecision } from './gate-record.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
+import { shellQuote } from '../config/command.ts';
 import { writeNewFileAtomic } from '../config/paths.ts';
 import { encodeText, readWholeText } from './scan-files.ts';
 import type { Admission } from './seal-files.ts';
@@ -188,10 +189,14 @@ export async function reverseCleanCopy(
     new Refusal(code, message, details, { kind: 'clean_copy.reverse.deny', org_id: null, body: facts });
   return receiptRefusals(ctx, async () => {
     if (!goesAhead) {
+      // A clean-copy-only rule's own advice ("read a clean copy instead") is what the person has:
+      // putting values back is the whole file, which only a change of that rule lets out.
       const why =
         decision.outcome === 'ask'
           ? `the rules ask the person first: run it again with --yes if you are that person`
-          : `${decision.explanation}; to change it: ${decision.to_change}`;
+          : decision.outcome === 'clean_copy'
+            ? `${decision.explanation}, and putting the values back would give it whole: only the owner of rule ${decision.rule?.id ?? ''} can let it out (\`svc rules explain ${shellQuote(decision.path ?? original)}\` shows it)`
+            : `${decision.explanation}; to change it: ${decision.to_change}`;
       throw deny(
         'forbidden',
         `putting the values of ${row.copy_id} back is a read of ${reads.join(' and ')}, and the read gate does not allow it: ${why}`,

@@ -214,6 +214,9 @@ describe('svc redact', () => {
       const body = run.json() as Record<string, string>;
       expect(body).toMatchObject({ error: 'forbidden', outcome: 'clean_copy' });
       expect(body.message).toContain('the read gate does not allow it');
+      // Not the rule's advice to read a clean copy: the person has one, and wants the values back.
+      expect(body.message).toContain('putting the values back would give it whole');
+      expect(body.message).not.toContain('read a clean copy instead');
       expect(existsSync(out)).toBe(false);
       // The refusal is on the service chain, and so is the gate's decision on the audit chain.
       expect((await runSvc(['verify', body.receipt_id!], env)).code).toBe(0);
