@@ -2,6 +2,7 @@
 // keys live (the OS keychain, or key files and the reason for the fallback), the signing key's id,
 // and what the vault holds, counted. Never a key, a secret or a value.
 import { statSync } from 'node:fs';
+import { listSeals, type SealState } from './seal-files.ts';
 import type { Service } from './service.ts';
 
 export interface Checkup {
@@ -9,7 +10,7 @@ export interface Checkup {
   store: { file: string; bytes: number; migrations: number };
   keys: { kind: 'keychain' | 'file'; location: string; why: string };
   signing_kid: string;
-  sealed_files: { sealed: number; pending: number; revoked: number };
+  sealed_files: Record<SealState, number>;
   vault_secrets: number;
   clean_copy_mappings: number;
 }
@@ -18,12 +19,9 @@ export interface Checkup {
 export async function checkup(service: Service, env: NodeJS.ProcessEnv = process.env): Promise<Checkup> {
   const { ctx } = service;
   const count = async (sql: string) => (await ctx.store.get<{ n: number }>(sql))!.n;
-  const seals = await ctx.store.all<{ state: 'sealed' | 'pending' | 'revoked'; n: number }>(
-    `SELECT CASE WHEN revoked_at IS NOT NULL THEN 'revoked' WHEN sealed_at IS NULL THEN 'pending' ELSE 'sealed' END AS state,
-            COUNT(*) AS n FROM seals GROUP BY state`,
-  );
-  const sealed = { sealed: 0, pending: 0, revoked: 0 };
-  for (const row of seals) sealed[row.state] = row.n;
+  // Each seal's file is looked at: one opened back in place is no longer sealed, whatever the store says.
+  const sealed: Record<SealState, number> = { sealed: 0, pending: 0, revoked: 0, opened: 0, missing: 0 };
+  for (const seal of await listSeals(ctx, Number.MAX_SAFE_INTEGER)) sealed[seal.state]++;
   return {
     data_dir: {
       path: service.dataDir,

@@ -3,7 +3,7 @@
 // data key. Each seal's data key is kept in the store, wrapped under a key derived from the vault,
 // and every open (released or refused) and every revocation is receipted on the service chain.
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, openSync, readSync, type Stats } from 'node:fs';
 import {
   link,
   lstat,
@@ -23,6 +23,7 @@ import { open as unwrap, seal as wrap } from '../vault/seal.ts';
 import {
   DEFAULT_CHUNK_BYTES,
   HEADER_BYTES,
+  SEALED_MAGIC,
   SealedFileError,
   createHeader,
   hasSealedMagic,
@@ -1097,7 +1098,11 @@ async function sealIdOfFile(path: string): Promise<string> {
   }
 }
 
-export type SealState = 'sealed' | 'pending' | 'revoked';
+/**
+ * `opened`: the key is kept, but the file at the seal's path is not sealed (opened back in place,
+ * or replaced); `missing`: nothing is there. Both are read from the file when listed.
+ */
+export type SealState = 'sealed' | 'pending' | 'revoked' | 'opened' | 'missing';
 
 export interface SealListing {
   seal_id: string;
@@ -1125,7 +1130,7 @@ export async function listSeals(ctx: Context, limit = 1000): Promise<SealListing
     seal_id: row.seal_id,
     path: row.path,
     bytes: row.bytes,
-    state: row.wrapped_key === null ? 'revoked' : row.sealed_at === null ? 'pending' : 'sealed',
+    state: row.wrapped_key === null ? 'revoked' : row.sealed_at === null ? 'pending' : onDisk(row.path),
     created_at: row.created_at,
     created_by: row.created_by,
     sealed_at: row.sealed_at,
@@ -1133,6 +1138,25 @@ export async function listSeals(ctx: Context, limit = 1000): Promise<SealListing
     revoked_by: row.revoked_by,
     revoke_reason: row.revoke_reason,
   }));
+}
+
+/** Whether the file a seal was made of is still sealed: its first bytes, read without following a link. */
+function onDisk(path: string): 'sealed' | 'opened' | 'missing' {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'opened';
+  }
+  try {
+    const prefix = Buffer.alloc(SEALED_MAGIC.length);
+    const read = readSync(fd, prefix, 0, prefix.length, 0);
+    return hasSealedMagic(prefix.subarray(0, read)) ? 'sealed' : 'opened';
+  } catch {
+    return 'opened';
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The interface svc's tools are handed: sealing on the computer the server runs on. */

@@ -881,7 +881,7 @@ export function buildProgram(): Command {
             `store: ${c.store.file}, ${c.store.bytes} bytes, ${c.store.migrations} migrations`,
             `keys: ${c.keys.kind === 'keychain' ? 'the OS keychain' : 'key files'} at ${c.keys.location} (${c.keys.why})`,
             `signing key: ${c.signing_kid}`,
-            `sealed files: ${c.sealed_files.sealed} sealed, ${c.sealed_files.revoked} revoked, ${c.sealed_files.pending} unfinished`,
+            `sealed files: ${c.sealed_files.sealed} sealed, ${c.sealed_files.opened} opened in place (their keys kept), ${c.sealed_files.missing} gone from their place, ${c.sealed_files.revoked} revoked, ${c.sealed_files.pending} unfinished`,
             `vault secrets: ${c.vault_secrets}; clean copies with a kept mapping: ${c.clean_copy_mappings}`,
           ].join('\n'),
         );
@@ -1449,7 +1449,7 @@ export function buildProgram(): Command {
   seal
     .command('list')
     .description(
-      'the seals of this store, newest first: sealed, pending (a sealing that did not finish) or revoked',
+      'the seals of this store, newest first: sealed, opened (in place: the file is no longer sealed), missing, pending (a sealing that did not finish) or revoked',
     )
     .option('--json', 'print JSON')
     .action(async (options: JsonFlag) => {

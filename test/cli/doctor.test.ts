@@ -28,7 +28,7 @@ it('says where the data dir, the store and the keys are and why, and counts what
       why: expect.stringContaining('SVC_VAULT=file'),
     },
     signing_kid: expect.stringMatching(/^[0-9a-f]{16}$/),
-    sealed_files: { sealed: 0, pending: 0, revoked: 0 },
+    sealed_files: { sealed: 0, pending: 0, revoked: 0, opened: 0, missing: 0 },
     vault_secrets: 1,
   });
   const human = await runSvc(['doctor'], env);

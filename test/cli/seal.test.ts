@@ -159,8 +159,15 @@ describe('svc protect, open and seal', () => {
     expect(Object.fromEntries(seals.map((s) => [s.seal_id, s.state]))).toMatchObject({
       [sealIds['notes.md']!]: 'revoked',
       [sealIds['config/.env']!]: 'sealed',
+      // Opened back in place: its key is kept, and the file is no longer sealed.
+      [sealIds['empty.txt']!]: 'opened',
     });
     expect(list.stdout).not.toMatch(/wrapped/);
+    const doctor = (await runSvc(['doctor', '--json'], env)).json() as {
+      sealed_files: Record<string, number>;
+    };
+    expect(doctor.sealed_files.opened).toBe(1);
+    expect(doctor.sealed_files.sealed).toBe(seals.filter((s) => s.state === 'sealed').length);
   });
 
   it('usage errors: --json with --out -; a path that is not there fails alone, after the others are sealed', async () => {
