@@ -215,6 +215,10 @@ describe('passwords on a command line and in a .netrc', () => {
       'generic-bearer-token: fqpCXcujpEGNWZMCRsvmEGqk7uPCzoUM',
     ],
     ['machine ftp.corp.net login deploy password Ym8p0ovEgUBfOe', 'netrc-password: Ym8p0ovEgUBfOe'],
+    [
+      ': 1712345712:0;aws configure set aws_secret_access_key qbjQ1vAFYBf8H+NwALrHRg25gBUNLMDuTFJF6SyX',
+      'aws-secret-access-key: qbjQ1vAFYBf8H+NwALrHRg25gBUNLMDuTFJF6SyX',
+    ],
   ])('%s', (line, expected) => {
     expect(found(line, 'history.sh')).toEqual([expected]);
   });
@@ -224,6 +228,7 @@ describe('passwords on a command line and in a .netrc', () => {
     'const pool = mysql.createPool({ host, user });',
     'curl -u "$CI_USER:$CI_TOKEN" https://ci.internal/x',
     'docker login -u ci --password-stdin registry.internal',
+    'aws configure set region eu-west-1',
     'The state machine is driven by events; the machine learning model needs a password reset.',
   ])('not %s', (line) => {
     expect(found(line, 'history.sh')).toEqual([]);

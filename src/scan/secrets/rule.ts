@@ -213,9 +213,10 @@ export const ASSIGN = `["']?\\s{0,40}(?::=|=>|=|:)\\s{0,40}["'\`]?`;
 /**
  * Between a name and its value, wherever a name gives one: an assignment (ASSIGN), a call that sets
  * it (`os.Setenv("NAME", "value")`, `os.environ.setdefault("NAME", "value")`), a Dockerfile's older
- * `ENV NAME value`, and a Kubernetes env entry (`- name: NAME`, then `value: ...` on the next line).
+ * `ENV NAME value`, the AWS command line's `aws configure set NAME value`, and a Kubernetes env
+ * entry (`- name: NAME`, then `value: ...` on the next line).
  */
-export const NAMED_VALUE = `(?:${ASSIGN}|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=(?:^|\\n)[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40}|["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)`;
+export const NAMED_VALUE = `(?:${ASSIGN}|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=(?:^|\\n)[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40}|(?<=\\baws[ \\t]{1,8}configure[ \\t]{1,8}set[ \\t]{1,8}[\\w.-]+)[ \\t]{1,8}|["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)`;
 
 export interface ContextFormat {
   id: string;
