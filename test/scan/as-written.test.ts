@@ -357,6 +357,12 @@ describe('personal data as written', () => {
     ]);
   });
 
+  it("a Gradle publishing key in a Kubernetes env entry's value", () => {
+    expect(
+      found('  - name: GRADLE_PUBLISH_KEY\n    value: "fvjgPpIcFOV52L27tjLgFyoso4xTmkTh"\n', 'deploy.yaml'),
+    ).toEqual(['gradle-plugin-portal-key: fvjgPpIcFOV52L27tjLgFyoso4xTmkTh']);
+  });
+
   it('a rebirth is no birth', () => {
     expect(found('rebirth of the project 2024-01-15')).toEqual([]);
     expect(found('date of birth: 1984-03-12')).toEqual(['date-of-birth: 1984-03-12']);

@@ -103,6 +103,8 @@ const CASES: Case[] = [
   // `phone` inside another word is no label; as a label's last word it is.
   { rule: 'phone-national', text: 'Noise Cancelling Headphones 0151 23456789', value: null },
   { rule: 'phone-national', text: 'HomePhone: 0151 23456789', value: '0151 23456789' },
+  { rule: 'phone-national', text: '"customerPhone": "0151 23456789"', value: '0151 23456789' },
+  { rule: 'phone-national', text: 'CUSTOMER_PHONE=0151 23456789', value: '0151 23456789' },
   // card-number
   { rule: 'card-number', text: `card: ${grouped(GENERATED_VISA)}`, value: grouped(GENERATED_VISA) },
   { rule: 'card-number', text: `"pan":"${GENERATED_VISA}"`, value: GENERATED_VISA },

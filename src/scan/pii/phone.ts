@@ -86,11 +86,12 @@ export function validPhone(value: string, country?: CountryCode): string | undef
 const LABEL_CHARS = 40;
 
 /**
- * Words that label a number as a telephone number: `phone` as a word of its own or a label's last
- * (`HomePhone`), not inside another word (`headphones`, `microphone`).
+ * Words that label a number as a telephone number, read in the text's own case: `phone` as a word
+ * of its own or of a name as code writes it (`customerPhone`, `HOME_PHONE`, `homephone`), after a
+ * string's escape (`\tphone:` in JSON), not inside another word (`headphones`, `libphonenumber`).
  */
 const PHONE_WORDS =
-  /(?<![a-z])phone|(?:home|work|business|office|emergency|primary)phone|\btel\b|mobile|\bcell|\bfax\b|\bcall\b|whatsapp|\bsms\b|contact|telefon|t[eé]l[eé]phone|\bhandy\b/;
+  /(?:(?<![a-z])|(?<=\\[a-z]))phone|(?-i:(?<=[a-z])Phone)|(?:home|work|business|office|emergency|primary)phone|\btel\b|mobile|\bcell|\bfax\b|\bcall\b|whatsapp|\bsms\b|contact|telefon|t[eé]l[eé]phone|\bhandy\b/i;
 
 /**
  * Digits in groups as phone numbers are written: one space, dot or dash between groups, an area code
@@ -128,7 +129,7 @@ export const PHONE_E164: DetectionRule = {
   check(value, { before }) {
     const e164 = validPhone(value);
     if (!e164 || isFictional(e164)) return false;
-    return PHONE_WORDS.test(before().toLowerCase()) ? 0.95 : 0.85;
+    return PHONE_WORDS.test(before()) ? 0.95 : 0.85;
   },
 };
 
@@ -159,7 +160,7 @@ export const PHONE_NATIONAL: DetectionRule = {
     // national number of its own.
     if (/\+\d{1,4}[ .-]?\(?$/.test(label)) return false;
     // National numbers are digits like any other: only a label before it on the line makes one a phone number.
-    if (!PHONE_WORDS.test(label.toLowerCase())) return false;
+    if (!PHONE_WORDS.test(label)) return false;
     for (const country of NATIONAL_PHONE_COUNTRIES) {
       const e164 = validPhone(value, country);
       if (e164) return isFictional(e164) ? false : 0.8;

@@ -81,10 +81,11 @@ export const REGISTRY_RULES: readonly DetectionRule[] = [
   secretRule({
     id: 'gradle-plugin-portal-key',
     type: 'GRADLE_KEY',
-    // gradle.properties spells it `gradle.publish.key`; CI settings `GRADLE_PUBLISH_KEY`.
+    // gradle.properties spells it `gradle.publish.key`; CI settings `GRADLE_PUBLISH_KEY`, and a
+    // Kubernetes env entry gives its value on the next line (`value: …`).
     keywords: ['gradle.publish.', 'gradle_publish_'],
     pattern:
-      /gradle[._]publish[._](?:key|secret)["']?\s{0,40}[=:]\s{0,40}["']?(?<value>[A-Za-z0-9]{32})(?![A-Za-z0-9])/gi,
+      /gradle[._]publish[._](?:key|secret)["']?(?:\s{0,40}[=:]|[ \t]{0,40}\r?\n[ \t]{0,40}value:)\s{0,40}["']?(?<value>[A-Za-z0-9]{32})(?![A-Za-z0-9])/gi,
     confidence: 0.9,
   }),
   contextual({
