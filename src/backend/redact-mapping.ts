@@ -8,6 +8,7 @@
 import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { tokenBody, type Form } from '../scan/redact.ts';
+import { printable } from './printable.ts';
 import { deriveKey } from '../vault/derive.ts';
 import { seal, unseal } from '../vault/seal.ts';
 import { newId, nowIso, type Context } from './context.ts';
@@ -15,7 +16,6 @@ import type { Receipt } from './chains.ts';
 import { ServiceError } from './errors.ts';
 import type { RecordedDecision } from './gate-record.ts';
 import { Refusal, receiptRefusals } from './governance.ts';
-import { shellQuote } from '../config/command.ts';
 import { writeNewFileAtomic } from '../config/paths.ts';
 import { encodeText, readWholeText } from './scan-files.ts';
 import type { Admission } from './seal-files.ts';
@@ -31,6 +31,14 @@ function mappingKey(ctx: Context, copyId: string) {
 
 const aadOf = (copyId: string) => new TextEncoder().encode(`svc-clean-copy:${copyId}`);
 
+/** What is kept sealed for a copy: its tokens' values, and the source files each came from. */
+export interface KeptMapping {
+  /** Token and value, a token once for each way the copy's files wrote its value (TokenAllocator.forms). */
+  forms: readonly Form[];
+  /** Per token, the source files (relative to a folder's source) its value came from (TokenAllocator.provenance). */
+  from: Readonly<Record<string, readonly string[]>>;
+}
+
 /** Keeps a copy's mapping sealed in the store, receipted; answers the copy's id and the receipt's. */
 export async function keepMapping(
   ctx: Context,
@@ -40,12 +48,11 @@ export async function keepMapping(
     kind: 'file' | 'folder';
     tokens_by_type: Record<string, number>;
   },
-  /** Token and value, a token once for each way the copy's files wrote its value (TokenAllocator.forms). */
-  forms: readonly Form[],
+  kept: KeptMapping,
 ): Promise<{ copy_id: string; receipt_id: string }> {
   const copyId = newId('copy');
-  const sealed = seal(mappingKey(ctx, copyId), JSON.stringify(forms), aadOf(copyId));
-  const tokens = new Set(forms.map(([token]) => token)).size;
+  const sealed = seal(mappingKey(ctx, copyId), JSON.stringify(kept), aadOf(copyId));
+  const tokens = new Set(kept.forms.map(([token]) => token)).size;
   return ctx.store.write(async () => {
     const receipt = await ctx.chains.append('service', {
       kind: 'clean_copy.keep',
@@ -88,23 +95,30 @@ export interface ReverseInput {
   copy_id: string;
   /** A file of the copy (or any file holding its tokens). */
   file: string;
-  /** Where the file with its values goes (default: `<name>.restored<ext>` beside `file`). */
+  /** Where the file with its values goes (default: `<name>.restored<ext>` beside the original). */
   out?: string | undefined;
-  /** The person running the command approves a read the gate would ask them about. */
-  confirmed?: boolean | undefined;
 }
 
 export interface ReverseResult {
   copy_id: string;
   /** The file with its values back, absolute: private to this user (0600). */
   out: string;
-  /** The path the gate decided a read of: the file's original, or the copy's source. */
-  original: string;
+  /** The file's place in the source, as the copy names it; null for a file outside the copy. */
+  original: string | null;
+  /** The source files the values put back came from: each was decided as a read. */
+  sources: number;
   /** Tokens put back. */
   restored: number;
   outcome: string;
   gate_receipt_id: string | null;
   receipt_id: string;
+}
+
+/** The gate's decision on the reads a reversal needs, and whether a clean-copy-only rule covers one of them. */
+export interface ReverseDecision {
+  passed: RecordedDecision;
+  /** A rule that lets only a clean copy out covers a read (`ask` outranks it for one action). */
+  cleanOnly: boolean;
 }
 
 /** `config.clean.json` → `config.restored.json`, `.env.clean` → `.env.restored`, `a.txt` → `a.restored.txt`. */
@@ -118,17 +132,22 @@ export function restoredName(name: string): string {
 
 /**
  * Puts a copy's values back into one of its files, as a new file beside the original (beside the
- * file, for one outside the copy): never inside the copy, which is made to be handed to agents and
- * partners. The read gate decides one read of the original path and of the file given (`decide`,
- * both at once: svc reads the file, and it could be any file); only `allowed` and `limited` go
- * ahead, and `ask` when the person running the command confirmed it. Then it must admit writing
- * the new file (`admitWrite`, as `svc open --out` asks it), and the name must be free: an existing
- * file is never written over. Refused or done, the reversal is receipted.
+ * file, for one outside the copy; `--out` where the copy's name holds a token): never inside the
+ * copy, which is made to be handed to agents and partners. Putting a value back is a read of the
+ * source file it came from, whatever file it is put into (a clean-copy-only file's tokens pasted
+ * into another still hold its values): the read gate decides, at once, a read of every source file
+ * the file's tokens came from and of the file itself (`decide`). `allowed` and `limited` go ahead;
+ * `ask` when the person says yes (`confirm`: a terminal's question), unless a clean-copy-only rule
+ * covers one of them; anything else is refused. Then it must admit writing the new file
+ * (`admitWrite`, as `svc open --out` asks it), and the name must be free: an existing file is never
+ * written over. No path holding a value is told or written: the copy's names keep their tokens.
+ * Refused or done, the reversal is receipted.
  */
 export async function reverseCleanCopy(
   ctx: Context,
   input: ReverseInput,
-  decide: (reads: readonly string[]) => Promise<RecordedDecision>,
+  decide: (reads: readonly string[]) => Promise<ReverseDecision>,
+  confirm: (question: string) => Promise<boolean>,
   admitWrite: (out: string) => Promise<Admission>,
 ): Promise<ReverseResult> {
   const row = await ctx.store.get<CopyRow>(
@@ -141,6 +160,16 @@ export async function reverseCleanCopy(
       `no clean copy ${input.copy_id} keeps a mapping here: \`svc redact --keep-mapping\` prints the id of one that does`,
     );
   }
+  const kept = JSON.parse(unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id))) as
+    KeptMapping | readonly Form[];
+  // A mapping kept before svc recorded where each value came from cannot say which reads to decide.
+  if (Array.isArray(kept) || !('from' in kept)) {
+    throw new ServiceError(
+      'invalid_request',
+      `${row.copy_id} was kept before svc recorded which file each value came from, so the read gate cannot decide putting them back: make the clean copy again with --keep-mapping and use the new copy`,
+    );
+  }
+  const { forms, from } = kept as KeptMapping;
   const file = resolve(input.file);
   const text = readWholeText(file);
   if ('skipped' in text) {
@@ -149,59 +178,76 @@ export async function reverseCleanCopy(
       `${file} cannot be read as text (${text.skipped}): give a file of the copy`,
     );
   }
-  // Unsealed before the gate decides, as the original's name may hold values (a folder named
-  // `jane@x.io` is copied as `[EMAIL_1]`): the read decided is the real file's. Nothing of it is
-  // written or told before the gate allows the read.
-  const forms = JSON.parse(
-    unseal(mappingKey(ctx, row.copy_id), row.sealed_mapping, aadOf(row.copy_id)),
-  ) as Form[];
   const inCopy = nameInCopy(row, file);
-  const original =
-    row.kind === 'file' || inCopy === undefined
-      ? row.source
-      : join(row.source, restoreValues(inCopy, forms).text);
   const ofCopy = row.kind === 'file' ? sameFile(file, row.out) : inCopy !== undefined;
-  const beside = ofCopy ? original : file;
-  const out = resolve(input.out ?? join(dirname(beside), restoredName(basename(beside))));
-  if (sameFile(out, file) || sameFile(out, row.source) || sameFile(out, original)) {
+  const original = row.kind === 'file' ? row.source : inCopy === undefined ? null : join(row.source, inCopy);
+  // The source files of the tokens the file holds: a file's copy has one, the source itself.
+  const present = tokensIn(text.text, forms);
+  const sources = new Set<string>();
+  for (const token of present) {
+    if (row.kind === 'file') sources.add(row.source);
+    else for (const f of from[token] ?? []) sources.add(join(row.source, f));
+    if (row.kind === 'folder' && !from[token]?.length) {
+      throw new ServiceError(
+        'invalid_request',
+        `${row.copy_id} does not say which file the value of ${token} came from, so the read gate cannot decide putting it back: make the clean copy again with --keep-mapping`,
+      );
+    }
+  }
+  if (input.out === undefined && inCopy !== undefined && HOLDS_TOKEN.test(inCopy)) {
     throw new ServiceError(
       'invalid_request',
-      `the values go to a new file, never over the copy or its source: give another --out than ${out}`,
+      `the copy names ${file} with a token in place of a value, and the restored file is never named by one: give --out, where it goes`,
     );
   }
-  const reads = sameFile(file, original) ? [original] : [original, file];
-  const passed = await decide(reads);
+  const beside = ofCopy && original !== null ? original : file;
+  const out = resolve(input.out ?? join(dirname(beside), restoredName(basename(beside))));
+  if ([file, row.source, ...(original ? [original] : []), ...sources].some((p) => sameFile(out, p))) {
+    throw new ServiceError(
+      'invalid_request',
+      `the values go to a new file, never over the copy, its source or a file they came from: give another --out than ${out}`,
+    );
+  }
+  const reads = [...new Set([file, ...sources])];
+  const { passed, cleanOnly } = await decide(reads);
   const { decision } = passed;
-  const goesAhead =
-    decision.outcome === 'allowed' ||
-    decision.outcome === 'limited' ||
-    (decision.outcome === 'ask' && input.confirmed === true);
   const facts: Record<string, unknown> = {
     copy_id: row.copy_id,
     file,
     original,
     out,
+    sources: sources.size,
     outcome: decision.outcome,
     rule_id: decision.rule?.id ?? null,
     gate_receipt_id: passed.receipt_id,
   };
+  const rule = decision.rule
+    ? `rule ${decision.rule.id}${decision.rule.reason ? ` (${decision.rule.reason})` : ''}`
+    : 'a rule';
+  const what = `putting the values of ${row.copy_id} back reads the ${sources.size} file(s) they came from and ${file}`;
+  let goesAhead = decision.outcome === 'allowed' || decision.outcome === 'limited';
+  let why = '';
+  if (decision.outcome === 'ask' && !cleanOnly) {
+    goesAhead = await confirm(printable(`${rule} asks you before ${what}. Put them back into ${out}?`));
+    if (!goesAhead)
+      why = `${rule} asks the person first, and no one said yes on a terminal: run the command yourself in a terminal`;
+  } else if (decision.outcome === 'clean_copy' || (decision.outcome === 'ask' && cleanOnly)) {
+    // Not the rule's advice to read a clean copy: the person has one, and the values would give
+    // the file whole, which only a change of the rule lets out.
+    why = `${rule} lets only a clean copy of one of them out, and putting the values back would give it whole: only the rule's owner can change that (\`svc rules list\` shows it)`;
+  } else if (!goesAhead) {
+    why = `${rule} does not allow reading one of them; to change it: ${decision.to_change}`;
+  }
+  facts.outcome = cleanOnly && decision.outcome === 'ask' ? 'clean_copy' : decision.outcome;
   const deny = (code: ServiceError['code'], message: string, details: Record<string, unknown> = {}) =>
     new Refusal(code, message, details, { kind: 'clean_copy.reverse.deny', org_id: null, body: facts });
   return receiptRefusals(ctx, async () => {
     if (!goesAhead) {
-      // A clean-copy-only rule's own advice ("read a clean copy instead") is what the person has:
-      // putting values back is the whole file, which only a change of that rule lets out.
-      const why =
-        decision.outcome === 'ask'
-          ? `the rules ask the person first: run it again with --yes if you are that person`
-          : decision.outcome === 'clean_copy'
-            ? `${decision.explanation}, and putting the values back would give it whole: only the owner of rule ${decision.rule?.id ?? ''} can let it out (\`svc rules explain ${shellQuote(decision.path ?? original)}\` shows it)`
-            : `${decision.explanation}; to change it: ${decision.to_change}`;
-      throw deny(
-        'forbidden',
-        `putting the values of ${row.copy_id} back is a read of ${reads.join(' and ')}, and the read gate does not allow it: ${why}`,
-        { outcome: decision.outcome, rule_id: facts.rule_id, gate_receipt_id: passed.receipt_id },
-      );
+      throw deny('forbidden', `${what}, and the read gate does not allow it: ${why}`, {
+        outcome: facts.outcome,
+        rule_id: facts.rule_id,
+        gate_receipt_id: passed.receipt_id,
+      });
     }
     // The values go into a new file: a write of it, which the gate decides as for `svc open --out`.
     const write = await admitWrite(out);
@@ -244,6 +290,7 @@ export async function reverseCleanCopy(
       copy_id: row.copy_id,
       out,
       original,
+      sources: sources.size,
       restored: restored.count,
       outcome: decision.outcome,
       gate_receipt_id: passed.receipt_id,
@@ -252,10 +299,15 @@ export async function reverseCleanCopy(
   });
 }
 
-/**
- * The original of a file of the copy: the source's file at the same place for a folder's copy,
- * the source for a file's copy; anything else stands for the whole source.
- */
+/** The tokens of `forms` that `text` holds, bracketed or as a YAML name (`&EMAIL_1`). */
+function tokensIn(text: string, forms: readonly Form[]): Set<string> {
+  const known = new Set(forms.map(([token]) => token));
+  const found = new Set<string>();
+  for (const [token] of text.matchAll(TOKEN)) if (known.has(token)) found.add(token);
+  for (const hit of text.matchAll(NAME_TOKEN)) if (known.has(`[${hit[2]}]`)) found.add(`[${hit[2]}]`);
+  return found;
+}
+
 /** `file`'s name in a folder's copy (`a/b.txt`, with `/`), or undefined for a file outside it. */
 function nameInCopy(row: CopyRow, file: string): string | undefined {
   if (row.kind === 'file') return undefined;
@@ -278,6 +330,8 @@ function sameFile(a: string, b: string): boolean {
 
 const TOKEN = /\[[A-Z0-9_]+_\d+\]/g;
 const NAME_TOKEN = /(?<![\w])([&*!])([A-Z0-9_]+_\d+)(?![\w])/g;
+/** A name that holds a token, either way (not global: `test` keeps no place). */
+const HOLDS_TOKEN = new RegExp(`${TOKEN.source}|${NAME_TOKEN.source}`);
 
 /**
  * Each token in `text` replaced by its value. A value over several lines is looked for in each form

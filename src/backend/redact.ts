@@ -260,15 +260,15 @@ export async function redactPath(
       for (const { target, matches, digest, cleanOnly } of found) {
         const copiedAs = target.file
           .split('/')
-          .map((part) => cachedName(names, part, tokens, known))
+          .map((part, i, parts) => cachedName(names, parts.slice(0, i + 1).join('/'), tokens, known))
           .join('/');
         const destination = join(staging.dir, ...copiedAs.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
         // A clean-only file gets its own values replaced, by tokens of its own (`scope`): equal to
         // nothing in the files its reader may write.
         const write = cleanOnly
-          ? { found: { matches, digest }, scope: target.file, writtenIn: copiedAs }
-          : { known, found: { matches, digest }, writtenIn: copiedAs };
+          ? { found: { matches, digest }, scope: target.file, writtenIn: copiedAs, from: target.file }
+          : { known, found: { matches, digest }, writtenIn: copiedAs, from: target.file };
         record(target, writeCleanFile(target, destination, tokens, write), copiedAs);
       }
       markFolder(
@@ -283,7 +283,11 @@ export async function redactPath(
     // Kept once the copy is in place: a mapping is never kept for a copy that was not made.
     const kept =
       options.keepMapping && ctx
-        ? await keepMapping(ctx, { source, out, kind, tokens_by_type: tokensByType }, tokens.forms())
+        ? await keepMapping(
+            ctx,
+            { source, out, kind, tokens_by_type: tokensByType },
+            { forms: tokens.forms(), from: tokens.provenance() },
+          )
         : undefined;
     return {
       report: {
@@ -419,6 +423,7 @@ export function writeCleanFile(
     found,
     scope,
     writtenIn,
+    from,
   }: {
     replace?: boolean;
     /** Values found in the other files of the copy; without it, this file's own. */
@@ -429,6 +434,8 @@ export function writeCleanFile(
     scope?: string;
     /** The file's name in the copy's folder (`redactText`). */
     writtenIn?: string;
+    /** The file's name in the source folder (`redactText`). */
+    from?: string;
   } = {},
 ): CleanFileOutcome {
   const read = readWholeText(target.path, target.identity);
@@ -438,7 +445,7 @@ export function writeCleanFile(
     target.file,
     cleanMatches(read.text, target.file, known, found),
     tokens,
-    { scope, writtenIn },
+    { scope, writtenIn, from },
   );
   const bytes = encodeText(clean.text, read.encoding);
   if (replace) writeFileAtomic(destination, bytes, read.mode);
@@ -453,21 +460,25 @@ export function writeCleanFile(
 }
 
 /**
- * A part of a file's path (a folder's or the file's name) in the copy: the values found in it
- * replaced as in a text (`contacts/jane@x.io/notes.txt` is copied as `contacts/[EMAIL_1]/notes.txt`),
- * each part looked at once per copy.
+ * The last part of a file's path in the source (`path`: a folder's or the file's name) as the copy
+ * names it: the values found in it replaced as in a text (`contacts/jane@x.io/notes.txt` is copied
+ * as `contacts/[EMAIL_1]/notes.txt`), each path looked at once per copy. Its tokens come from that
+ * path, which putting them back reads.
  */
 function cachedName(
   names: Map<string, string>,
-  part: string,
+  path: string,
   tokens: TokenAllocator,
   known: KnownValues,
 ): string {
-  let clean = names.get(part);
+  let clean = names.get(path);
   if (clean === undefined) {
+    const part = path.slice(path.lastIndexOf('/') + 1);
     const matches = cleanCopyDetector().matches(part, '');
-    clean = redactText(part, '', [...matches, ...known.elsewhere(part, matches)], tokens).text;
-    names.set(part, clean);
+    clean = redactText(part, '', [...matches, ...known.elsewhere(part, matches)], tokens, {
+      from: path,
+    }).text;
+    names.set(path, clean);
   }
   return clean;
 }

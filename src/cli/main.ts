@@ -1261,15 +1261,17 @@ export function buildProgram(): Command {
     )
     .argument('<copy_id>')
     .argument('<file>')
-    .option('--out <file>', 'where the file with its values goes (default: <name>.restored<ext> beside it)')
-    .option('--yes', 'you are the person a rule asks before the original is read, and you approve')
+    .option(
+      '--out <file>',
+      'where the file with its values goes (default: <name>.restored<ext> beside the original)',
+    )
     .option(
       '--json',
-      'print one JSON object: copy_id, out, original, restored, outcome, gate_receipt_id, receipt_id',
+      'print one JSON object: copy_id, out, original, sources, restored, outcome, gate_receipt_id, receipt_id',
     )
     .action(async (copyId: string, file: string, _own: unknown, command: Command) => {
       // `--out` and `--json` are `svc redact`'s options too, and commander gives them to it: read both.
-      const options = command.optsWithGlobals<JsonFlag & { out?: string; yes?: boolean }>();
+      const options = command.optsWithGlobals<JsonFlag & { out?: string }>();
       const service = await openService();
       const { GateCheck } = await import('../backend/gate-check.ts');
       const gate = new GateCheck({ dataDir: service.dataDir, core: () => service.ctx, watch: false });
@@ -1278,12 +1280,20 @@ export function buildProgram(): Command {
         const { reverseCleanCopy } = await import('../backend/redact-mapping.ts');
         result = await reverseCleanCopy(
           service.ctx,
-          { copy_id: copyId, file, out: options.out, confirmed: options.yes },
-          (reads) =>
-            gate.check(
-              { kind: 'paths', action: 'read', paths: [...reads] },
-              { cwd: folderOf(reads[0]!), client: 'svc' },
-            ),
+          { copy_id: copyId, file, out: options.out },
+          async (reads) => {
+            const asker = { cwd: folderOf(reads[0]!), client: 'svc' };
+            const passed = await gate.check({ kind: 'paths', action: 'read', paths: [...reads] }, asker);
+            // `ask` outranks a clean-copy-only rule for one action: a yes must not open such a file.
+            const cleanOnly =
+              passed.decision.outcome === 'ask' &&
+              (await Promise.all(reads.map((path) => gate.explain(path, 'read', asker)))).some((explained) =>
+                explained.covering.some((c) => c.effect === 'redact'),
+              );
+            return { passed, cleanOnly };
+          },
+          // The person at this terminal answers; without one (a pipe, an agent's shell) nobody does.
+          async (question) => process.stdin.isTTY && process.stderr.isTTY && (await yesOnTerminal(question)),
           // The new file is a write, decided as for `svc open --out`.
           (out) => gateAdmission(service, out, 'write'),
         );
@@ -1294,7 +1304,7 @@ export function buildProgram(): Command {
       print(
         options,
         result,
-        `put ${result.restored} value(s) back into ${result.out} (a read of ${result.original}: ${result.outcome}; receipt ${result.receipt_id})`,
+        `put ${result.restored} value(s) back into ${result.out} (a read of the ${result.sources} file(s) they came from: ${result.outcome}; receipt ${result.receipt_id})`,
       );
     });
 

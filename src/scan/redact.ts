@@ -34,6 +34,8 @@ export class TokenAllocator {
   private readonly values = new Map<string, string[]>();
   /** Per token and way of writing its value, the files of the copy that wrote it so (`tokenFor`'s `writtenIn`). */
   private readonly writers = new Map<string, Map<string, Set<string>>>();
+  /** Per token, the source files its value was found in (`tokenFor`'s `from`). */
+  private readonly sources = new Map<string, Set<string>>();
   /** Distinct values of each type. */
   private readonly counts = new Map<string, number>();
   /** The last number handed out for each type. */
@@ -58,7 +60,14 @@ export class TokenAllocator {
    * token with files the reader may write, or writing a guess into one would tell by its token
    * whether the other holds it.
    */
-  tokenFor(type: string, value: string, scope?: string, writtenIn?: string): string {
+  tokenFor(
+    type: string,
+    value: string,
+    scope?: string,
+    writtenIn?: string,
+    /** The source file (or the folder, for a value in a name) the value was found in. */
+    from?: string,
+  ): string {
     const key = scope === undefined ? sameValue(value) : `${scope}\u0000${sameValue(value)}`;
     let token = this.tokens.get(key);
     if (token === undefined) {
@@ -79,7 +88,21 @@ export class TokenAllocator {
       if (!files) ways.set(value, (files = new Set()));
       files.add(writtenIn);
     }
+    if (from !== undefined) {
+      let files = this.sources.get(token);
+      if (!files) this.sources.set(token, (files = new Set()));
+      files.add(from);
+    }
     return token;
+  }
+
+  /**
+   * Per token, the source files its value was found in: putting a token's value back is a read of
+   * each, whatever file the token is put back into (a clean-copy-only file's tokens copied into
+   * another file are still that file's values).
+   */
+  provenance(): Record<string, string[]> {
+    return Object.fromEntries([...this.sources].map(([token, files]) => [token, [...files].sort()]));
   }
 
   /**
@@ -278,11 +301,14 @@ export function redactText(
   {
     scope,
     writtenIn,
+    from,
   }: {
     /** The file's own scope for equal values (`TokenAllocator.tokenFor`); none shares the copy's. */
     scope?: string;
     /** The file's name in the copy, recorded with each way it writes a value (`TokenAllocator.forms`). */
     writtenIn?: string;
+    /** The source file the text is (or whose name it is), recorded with each token (`TokenAllocator.provenance`). */
+    from?: string;
   } = {},
 ): CleanText {
   const spans = spansOf(text, matches);
@@ -292,7 +318,7 @@ export function redactText(
   // The token of the text a span finally covers (after its edges left any escape): what the copy
   // replaced is what the mapping gives back.
   const tokenOf = (span: Span) =>
-    tokens.tokenFor(span.type, span.value ?? text.slice(span.start, span.end), scope, writtenIn);
+    tokens.tokenFor(span.type, span.value ?? text.slice(span.start, span.end), scope, writtenIn, from);
   const edits: Edit[] = [];
   const held = new Array<boolean>(spans.length).fill(false);
   let first = 0;

@@ -1,13 +1,14 @@
 // `svc redact` as a real process: the --json contract (exactly one object on stdout, no value in
 // it), a folder's copy with one token per value across files and valid JSON, YAML and CSV, a file
 // alone, the exit codes (done, refused, missing), and no value ever in the output.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { parseCsv } from '../../src/backend/csv.ts';
 import { tempDir } from '../helpers.ts';
 import { childEnv, runSvc } from '../e2e/procs.ts';
+import { onTerminal } from './terminal.ts';
 
 const tmp = tempDir('svc-redact-cli-');
 afterAll(() => tmp.cleanup());
@@ -223,18 +224,40 @@ describe('svc redact', () => {
       expect((await runSvc(['verify', body.gate_receipt_id!], env)).code).toBe(0);
     });
 
-    it('goes ahead on a rule that asks the person only when the person says --yes', async () => {
+    it('goes ahead on a rule that asks the person only on their yes at a terminal; never on a clean-copy-only rule too', async () => {
       // The copy is made first: making a clean copy of a file the rules ask about is asked too.
       rules([]);
       const { copyId, copy } = await keptCopy();
-      rules([{ effect: 'ask', paths: ['app.json'] }]);
+      rules([{ effect: 'ask', paths: ['app.json'], reason: 'the app settings' }]);
       const out = join(tmp.dir, 'asked.json');
+      // No terminal (an agent's shell, a pipe): nobody to ask, so no.
       const refused = await runSvc(['redact', 'reverse', copyId, copy, '--out', out], env);
       expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain('run it again with --yes');
-      const confirmed = await runSvc(['redact', 'reverse', copyId, copy, '--out', out, '--yes'], env);
-      expect(confirmed.code, confirmed.stderr).toBe(0);
+      expect(refused.stderr).toContain('no one said yes on a terminal');
+      const question = 'Put them back into';
+      const declined = await onTerminal(['redact', 'reverse', copyId, copy, '--out', out], env, [
+        [question, 'n\r'],
+      ]);
+      expect(declined.code).not.toBe(0);
+      expect(existsSync(out)).toBe(false);
+      const confirmed = await onTerminal(['redact', 'reverse', copyId, copy, '--out', out], env, [
+        [question, 'y\r'],
+      ]);
+      expect(confirmed.code, confirmed.shown).toBe(0);
+      expect(confirmed.shown).toContain('the app settings');
       expect(readFileSync(out, 'utf8')).toBe(original);
+      // An ask outranks a clean-copy-only rule for one action: a yes there would open the file whole.
+      rules([
+        { effect: 'ask', paths: ['app.json'] },
+        { effect: 'redact', paths: ['app.json'] },
+      ]);
+      const cleanToo = join(tmp.dir, 'clean-too.json');
+      const asked = await onTerminal(['redact', 'reverse', copyId, copy, '--out', cleanToo], env, [
+        [question, 'y\r'],
+      ]);
+      expect(asked.code).not.toBe(0);
+      expect(asked.shown).toContain('lets only a clean copy of one of them out');
+      expect(existsSync(cleanToo)).toBe(false);
     });
 
     it('never writes over an existing --out, and asks the read gate to write the new file', async () => {
@@ -266,12 +289,12 @@ describe('svc redact', () => {
       expect(refused.stdout + refused.stderr).not.toContain(awsKey);
     });
 
-    it("decides the read of the original by its own name when the copy's name holds a token", async () => {
-      // A folder named by a value is copied as its token (`people/[EMAIL_1]/`): the read decided is
-      // the real file's, under the rule that names it, not one of a name no rule covers.
+    it('decides the reads of the files the values came from; a name holding a token is never restored', async () => {
+      // A folder named by a value is copied as its token (`people/[EMAIL_1]/`).
       const folder = join(guarded, 'people', email);
       mkdirSync(folder, { recursive: true });
       writeFileSync(join(folder, 'notes.txt'), `key ${awsKey}\n`);
+      writeFileSync(join(guarded, 'people', 'open.txt'), 'nothing here\n');
       rules([{ effect: 'redact', paths: [`people/${email}/`] }]);
       const out = join(tmp.dir, 'people-copy');
       const kept = await runSvc(
@@ -283,23 +306,55 @@ describe('svc redact', () => {
       const copied = join(out, '[EMAIL_1]', 'notes.txt');
       expect(readFileSync(copied, 'utf8')).toBe('key [AWS_ACCESS_KEY_1]\n');
       const back = join(tmp.dir, 'people-back.txt');
-      const run = await runSvc(['redact', 'reverse', copyId, copied, '--out', back, '--json'], env);
-      expect(run.code).toBe(1);
-      expect(run.json()).toMatchObject({ error: 'forbidden', outcome: 'clean_copy' });
-      expect(run.stderr).toContain(join(folder, 'notes.txt'));
-      expect(existsSync(back)).toBe(false);
-      // Allowed, the values come back from the file at its real place, and go beside it: never
-      // into the copy, made to be handed to agents and partners.
+      const tries = [
+        // The clean-copy-only file itself.
+        copied,
+        // Its tokens pasted into another file of the copy, and into a file outside it.
+        join(out, 'open.txt'),
+        join(tmp.dir, 'pasted.txt'),
+      ];
+      writeFileSync(join(out, 'open.txt'), 'x=[AWS_ACCESS_KEY_1]\n');
+      writeFileSync(join(tmp.dir, 'pasted.txt'), 'x=[AWS_ACCESS_KEY_1] y=[EMAIL_1]\n');
+      for (const file of tries) {
+        const run = await runSvc(['redact', 'reverse', copyId, file, '--out', back, '--json'], env);
+        expect(run.code, file).toBe(1);
+        expect(run.json()).toMatchObject({ error: 'forbidden', outcome: 'clean_copy' });
+        expect(existsSync(back)).toBe(false);
+        // Nothing told names the value: not the folder's real name either.
+        expect(run.stdout + run.stderr).not.toContain(email);
+        expect(run.stdout + run.stderr).not.toContain(awsKey);
+      }
+      // A file named with a token in the copy is never restored under the value's name.
+      writeFileSync(join(out, '[EMAIL_1]', 'probe.txt'), 'x\n');
+      const named = await runSvc(['redact', 'reverse', copyId, join(out, '[EMAIL_1]', 'probe.txt')], env);
+      expect(named.code).toBe(1);
+      expect(named.stderr).toContain('give --out');
+      expect(named.stdout + named.stderr).not.toContain(email);
+      // Allowed, the values come back, where --out says.
       rules([]);
-      const allowed = await runSvc(['redact', 'reverse', copyId, copied, '--json'], env);
+      const allowed = await runSvc(['redact', 'reverse', copyId, copied, '--out', back, '--json'], env);
       expect(allowed.code, allowed.stderr).toBe(0);
-      expect(allowed.json()).toMatchObject({
-        original: join(folder, 'notes.txt'),
-        out: join(folder, 'notes.restored.txt'),
-        outcome: 'allowed',
+      expect(allowed.json()).toMatchObject({ sources: 1, outcome: 'allowed' });
+      expect(readFileSync(back, 'utf8')).toBe(`key ${awsKey}\n`);
+      expect(allowed.stdout).not.toContain(email);
+    });
+
+    it('a file of a folder copy goes back beside its original by default, never into the copy', async () => {
+      rules([]);
+      // An earlier test's restored file holds the same values: it would be a file they came from.
+      rmSync(join(guarded, 'app.restored.json'), { force: true });
+      const out = join(tmp.dir, 'guarded-copy');
+      const kept = await runSvc(['redact', guarded, '--out', out, '--keep-mapping', '--json'], env);
+      expect(kept.code, kept.stderr).toBe(0);
+      const { copy_id: copyId } = kept.json() as { copy_id: string };
+      const run = await runSvc(['redact', 'reverse', copyId, join(out, 'app.json'), '--json'], env);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.json()).toMatchObject({
+        original: join(guarded, 'app.json'),
+        out: join(guarded, 'app.restored.json'),
       });
-      expect(readFileSync(join(folder, 'notes.restored.txt'), 'utf8')).toBe(`key ${awsKey}\n`);
-      expect(existsSync(join(out, '[EMAIL_1]', 'notes.restored.txt'))).toBe(false);
+      expect(readFileSync(join(guarded, 'app.restored.json'), 'utf8')).toBe(original);
+      expect(existsSync(join(out, 'app.restored.json'))).toBe(false);
     });
 
     it('reads the file it is given only as the read gate allows: a protected file is not copied out', async () => {
