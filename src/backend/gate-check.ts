@@ -22,6 +22,7 @@ import type { RuleSet } from '../gate/local.ts';
 import {
   RulesUnreadable,
   commandReach,
+  decideSearch,
   otherProjectRoots,
   otherRuleFiles,
   projectRootOf,
@@ -79,6 +80,8 @@ function stampOf(file: string): string {
   }
 }
 
+const isFolder = (path: string) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+
 /** Compiled rule sets a process keeps: a project's own, and sets with other projects (`compiled`). */
 const MAX_COMPILED = 64;
 
@@ -115,7 +118,7 @@ export class GateCheck {
     setting: GateSetting,
     cwd: string,
     touched: readonly string[] = [],
-    roots?: Map<string, string | null>,
+    roots?: Map<string, readonly string[]>,
   ): Promise<Compiled & { projectRoot: string }> {
     const projectRoot = projectRootOf(cwd);
     const others = otherRuleFiles(projectRoot, touched);
@@ -194,7 +197,7 @@ export class GateCheck {
     setting: GateSetting = this.setting(),
     alsoAs: readonly Action[] = [],
     /** Folders' projects already looked up (otherProjectRoots), kept for one walk. */
-    roots: Map<string, string | null> = new Map(),
+    roots: Map<string, readonly string[]> = new Map(),
   ): Promise<RecordedDecision> {
     const where = { cwd: asker.cwd, home: setting.home };
     const reach = ask.kind === 'shell' ? commandReach(ask.command, where) : undefined;
@@ -222,7 +225,7 @@ export class GateCheck {
    */
   forOneWalk(): Pick<GateCheck, 'check'> {
     let setting: GateSetting | undefined;
-    const roots = new Map<string, string | null>();
+    const roots = new Map<string, readonly string[]>();
     return {
       check: (ask, asker, _setting, alsoAs) =>
         this.check(ask, asker, (setting ??= this.setting()), alsoAs, roots),
@@ -247,20 +250,26 @@ export class GateCheck {
   async explain(path: string, action: Action, asker: Asker): Promise<Explanation> {
     const setting = this.setting();
     const where = { cwd: asker.cwd, home: setting.home };
+    const paths = pathForms(path, where);
+    // A search of a folder is decided as the hook decides it: over every file the search reaches.
+    const folder = action === 'search' && isFolder(paths.at(-1)!) ? paths.at(-1)! : undefined;
     // A file of another project is explained under its rules too, as `check` decides it: else a
     // path the gate denies could be explained as covered by no rule.
-    const ask: GateAsk = { kind: 'paths', action, paths: [path] };
+    const ask: GateAsk = folder
+      ? { kind: 'folder', action: 'search', folder }
+      : { kind: 'paths', action, paths: [path] };
     const { gate, ruleSet, projectRoot } = await this.compiled(
       setting,
       asker.cwd,
       touchedFolders(ask, undefined, where),
     );
-    const paths = pathForms(path, where);
     const request = { action, paths, agent: asker.agent, client: asker.client, now: new Date() };
     return {
       // The uses counted so far, read from the store: a limit that ran out says `denied`, as the
       // next call would be told.
-      decision: withCountedUses(join(this.options.dataDir, 'svc.db'), (uses) => gate.decide(request, uses)),
+      decision: withCountedUses(join(this.options.dataDir, 'svc.db'), (uses) =>
+        folder ? decideSearch(gate, request, folder, uses, setting.home) : gate.decide(request, uses),
+      ),
       covering: gate.covering(request).map(({ placed }) => ({
         id: placed.id,
         level: placed.level,

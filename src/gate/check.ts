@@ -11,6 +11,7 @@ import {
   decideCommand,
   decideSearch,
   otherProjectRoots,
+  projectsUnder,
   otherRuleFiles,
   projectRootOf,
   type DynamicPolicy,
@@ -112,19 +113,32 @@ export async function gateOver(
   return { gate: new Gate(ruleSet.rules, { projectRoot, home: setting.home }), ruleSet, projectRoot };
 }
 
-/** The folders holding what `ask` touches (by their real paths): other projects' rules may cover them. */
+/**
+ * The folders holding what `ask` touches (by their real paths): other projects' rules may cover
+ * them. A search reaches every project inside its folder too: each one's root is among them.
+ */
 export function touchedFolders(
   ask: GateAsk,
   reach: CommandReach | undefined,
   where: { cwd: string; home: string },
 ): string[] {
+  const searched =
+    ask.kind === 'folder'
+      ? [ask.folder]
+      : ask.kind === 'shell'
+        ? (reach?.touches ?? []).filter((t) => t.action === 'search').map((t) => t.path)
+        : [];
   const paths =
     ask.kind === 'paths'
       ? ask.paths
       : ask.kind === 'folder'
         ? [`${ask.folder}/x`]
         : (reach?.touches ?? []).map((t) => (t.action === 'search' ? `${t.path}/x` : t.path));
-  return [...new Set(paths.flatMap((p) => pathForms(p, where).map((form) => dirname(form))))];
+  const folders = paths.flatMap((p) => pathForms(p, where).map((form) => dirname(form)));
+  for (const folder of searched) {
+    for (const root of projectsUnder(pathForms(folder, where).at(-1)!)) folders.push(root);
+  }
+  return [...new Set(folders)];
 }
 
 /** Decides what is asked, the most restrictive outcome over everything it reaches. */

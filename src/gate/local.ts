@@ -1,7 +1,15 @@
 // The gate as a process on this computer sees it: the built-in rule, the project's
 // `.svc/rules.json` and the file SVC_RULES_FILE names, and searches over folders decided as reads
 // of the protected files inside them. Rules that cannot be read fail closed: the caller refuses.
-import { existsSync, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  type Dirent,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { enableCompileCache } from '../config/compile-cache.ts';
 import { builtinRules } from './builtin.ts';
@@ -57,37 +65,74 @@ export function otherRuleFiles(
 }
 
 /**
- * The roots of the projects, other than the asker's, that hold `folders` (the nearest folder up
- * holding `.svc` or `.git`; a folder in no project has none). The rules written for every project
- * (built-in, organization, SVC_RULES_FILE) hold in each of them as in the asker's own: an
+ * The roots of the projects, other than the asker's, that hold `folders` or the asker's own project
+ * (every folder up from each holding `.svc` or `.git`: a project inside another is in both, so an
+ * agent's `mkdir sub/.git` does not take `sub` out of the outer one). The rules written for every
+ * project (built-in, organization, SVC_RULES_FILE) hold in each of them as in the asker's own: an
  * organization rule `.env` protects another project's `.env` whatever folder the agent works in.
  */
 export function otherProjectRoots(
   projectRoot: string,
   folders: readonly string[],
-  /** Each folder looked at, and its project's root (null: none), kept by a caller that asks again. */
-  roots: Map<string, string | null> = new Map(),
+  /** Each folder looked at, and the project roots above it, kept by a caller that asks again. */
+  roots: Map<string, readonly string[]> = new Map(),
 ): string[] {
   const found = new Set<string>();
-  for (const folder of folders) {
-    const root = rootOf(resolve(folder), roots);
-    if (root !== null && root !== projectRoot) found.add(root);
+  for (const folder of [...folders, projectRoot]) {
+    for (const root of rootsOf(resolve(folder), roots)) if (root !== projectRoot) found.add(root);
   }
   return [...found];
 }
 
-/** The nearest folder from `at` up holding `.svc` or `.git`, or null; every folder passed is noted in `roots`. */
-function rootOf(at: string, roots: Map<string, string | null>): string | null {
+/** The folders from `at` up (itself included) that hold `.svc` or `.git`, nearest first; noted in `roots`. */
+function rootsOf(at: string, roots: Map<string, readonly string[]>): readonly string[] {
   const known = roots.get(at);
   if (known !== undefined) return known;
-  const root =
-    existsSync(join(at, '.svc')) || existsSync(join(at, '.git'))
-      ? at
-      : dirname(at) === at
-        ? null
-        : rootOf(dirname(at), roots);
-  roots.set(at, root);
-  return root;
+  const above = dirname(at) === at ? [] : rootsOf(dirname(at), roots);
+  const list = existsSync(join(at, '.svc')) || existsSync(join(at, '.git')) ? [at, ...above] : above;
+  roots.set(at, list);
+  return list;
+}
+
+/**
+ * The project roots inside `folder` (folders holding `.svc` or `.git`), found by a walk of at most
+ * `limit` entries that follows linked folders once each: a search over a parent of several projects
+ * reaches all their files, and each is decided under its own project's rules.
+ */
+export function projectsUnder(folder: string, limit = SEARCH_WALK_LIMIT): string[] {
+  const found: string[] = [];
+  // Linked folders by where they lead, so each is walked once (a link may lead back up).
+  const linked = new Set<string>();
+  const pending = [folder];
+  let left = limit;
+  while (pending.length > 0 && left > 0) {
+    const dir = pending.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    if (dir !== folder && entries.some((e) => e.name === '.svc' || e.name === '.git')) found.push(dir);
+    for (const entry of entries) {
+      if (--left < 0) break;
+      if (entry.name === '.git') continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) pending.push(path);
+      else if (entry.isSymbolicLink()) {
+        try {
+          const real = realpathSync.native(path);
+          if (!linked.has(real) && statSync(real).isDirectory()) {
+            linked.add(real);
+            pending.push(real);
+          }
+        } catch {
+          // A link to nothing reaches nothing.
+        }
+      }
+    }
+  }
+  return found;
 }
 
 /**
@@ -223,6 +268,9 @@ export function decideSearch(
 ): Decision {
   let worst = gate.decide({ ...request, paths: pathForms(folder, { cwd: folder, home }) }, usesSoFar);
   const pending = [folder];
+  // A linked folder is walked where it leads, once (`grep -R` and `rg -L` follow links; a link
+  // may lead back up).
+  const linked = new Set<string>();
   while (pending.length > 0 && worst.outcome !== 'denied') {
     const dir = pending.pop()!;
     let entries: string[];
@@ -247,7 +295,15 @@ export function decideSearch(
       try {
         const stat = lstatSync(path);
         isDir = stat.isDirectory();
-        if (stat.isSymbolicLink()) forms.push(realpathSync.native(path));
+        if (stat.isSymbolicLink()) {
+          const target = realpathSync.native(path);
+          forms.push(target);
+          // Its entries are decided where they really are.
+          if (!linked.has(target) && statSync(target).isDirectory()) {
+            linked.add(target);
+            pending.push(target);
+          }
+        }
       } catch {
         // Gone, or unreadable: there is nothing there to read either.
       }
@@ -334,5 +390,7 @@ export function decideCommand(
       charges: [],
     };
   }
-  return { ...worst, charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : charges };
+  // One use of each limit rule for the whole line, however many of its paths the rule covers.
+  const once = [...new Map(charges.map((c) => [`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c])).values()];
+  return { ...worst, charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : once };
 }

@@ -541,3 +541,67 @@ describe('rules written for every project, over another project than the askerâ€
     expect((await read([join(loose, '.env')])).outcome).toBe('allowed');
   });
 });
+
+describe('what an agent reaches across projects by a search, a link or a project of its own making', () => {
+  const dir = tempDir('svc-reach-');
+  afterAll(() => dir.cleanup());
+  const root = dir.dir;
+  const [alpha, beta, gamma, rho] = ['alpha', 'beta', 'gamma', 'rho'].map((name) => join(root, name));
+  for (const project of [alpha, beta, gamma, rho]) mkdirSync(join(project!, '.git'), { recursive: true });
+  writeFileSync(join(beta!, '.env'), 'SECRET=b');
+  // gamma's own rule file protects its file, for anyone anywhere.
+  mkdirSync(join(gamma!, '.svc'));
+  writeFileSync(
+    join(gamma!, '.svc', 'rules.json'),
+    JSON.stringify([{ effect: 'deny', paths: ['secret.txt'] }]),
+  );
+  writeFileSync(join(gamma!, 'secret.txt'), 'topsecret');
+  mkdirSync(join(rho!, 'config'));
+  writeFileSync(join(rho!, 'config', 'prod.json'), '{}');
+  writeFileSync(join(alpha!, 'a.lim'), '');
+  writeFileSync(join(alpha!, 'b.lim'), '');
+  symlinkSync(beta!, join(alpha!, 'linked'));
+  const organization = [
+    placed({ effect: 'deny', paths: ['.env'] }, 'organization', 'org-env'),
+    placed({ effect: 'deny', paths: ['config/prod.json'] }, 'organization', 'org-prod'),
+    placed({ effect: 'limit', limit_per_day: 5, paths: ['*.lim'] }, 'organization', 'org-lim'),
+  ];
+  const setting = { dataDir: join(root, 'svc'), home: join(root, 'home'), env: {}, organization };
+  const decide = (ask: Parameters<typeof decideAsk>[1], cwd = alpha!) =>
+    decideAsk(setting, ask, { cwd }, WEDNESDAY_10_UTC, noUses);
+
+  it('a search over a folder holding other projects is decided under their rules and the ones for every project', async () => {
+    expect((await decide({ kind: 'folder', action: 'search', folder: root })).outcome).toBe('denied');
+    expect((await decide({ kind: 'shell', command: `grep -r SECRET ${root}` })).outcome).toBe('denied');
+    // gamma's own rule file, reached by a search from elsewhere.
+    writeFileSync(join(beta!, '.env'), 'SECRET=b');
+    const onlyGamma = join(root, 'only-gamma');
+    mkdirSync(onlyGamma);
+    symlinkSync(gamma!, join(onlyGamma, 'g'));
+    const searched = await decide({ kind: 'shell', command: `grep -R topsecret ${onlyGamma}` });
+    expect(searched.outcome).toBe('denied');
+    expect(searched.rule?.id).toBe(`${join(gamma!, '.svc', 'rules.json')}#1`);
+  });
+
+  it('a linked folder is searched where it leads', async () => {
+    const decision = await decide({ kind: 'shell', command: 'grep -R SECRET .' });
+    expect(decision.outcome).toBe('denied');
+    expect(decision.rule?.id).toBe('org-env');
+  });
+
+  it('a project made inside another keeps the outer one around it', async () => {
+    mkdirSync(join(rho!, 'config', '.git'));
+    const read = { kind: 'paths', action: 'read', paths: [join(rho!, 'config', 'prod.json')] } as const;
+    for (const cwd of [alpha!, join(rho!, 'config'), root]) {
+      const decision = await decide({ ...read, paths: [...read.paths] }, cwd);
+      expect(decision.outcome, cwd).toBe('denied');
+      expect(decision.rule?.id).toBe('org-prod');
+    }
+  });
+
+  it('one use of a limit for a command line, however many of its files the rule covers', async () => {
+    const decision = await decide({ kind: 'shell', command: `cat a.lim b.lim ${join(alpha!, 'a.lim')}` });
+    expect(decision.outcome).toBe('limited');
+    expect(decision.charges).toHaveLength(1);
+  });
+});

@@ -192,6 +192,9 @@ describe("another project's rules, in a running server", () => {
       (await rules({ action: 'test', path: join(plain, 'payroll.tsv'), cwd: away })).data.decision.outcome,
     ).toBe('denied');
     await rules({ action: 'remove', rule_id: added.data.rules[0].rule_id });
+    // A search of a folder is tested as the hook decides it: over the files it reaches.
+    const searched = await rules({ action: 'test', path: neighbour, for: 'search', cwd: away });
+    expect(searched.data.decision).toMatchObject({ outcome: 'denied' });
     // Explained as decided: by the rule of the project that holds the file.
     const explained = await rules({ action: 'explain', path: join(neighbour, 'ledger.txt'), cwd: away });
     expect(explained.data.decision.outcome).toBe('denied');
