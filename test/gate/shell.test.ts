@@ -110,6 +110,14 @@ describe('what a command reaches', () => {
     ['cd /srv; cat data.csv', ['read /srv/data.csv', 'read /work/shop/data.csv']],
     ['cd /srv && cat a; cat b', ['read /srv/a', 'read /srv/b', 'read /work/shop/b']],
     ['git show main:config/app.yml', ['read /work/shop/config/app.yml']],
+    // git working elsewhere reads its paths from there.
+    ['git -C ../blog show HEAD:token.txt', ['read /work/blog/token.txt']],
+    ['git -C /srv -C app show HEAD:.env', ['read /srv/app/.env']],
+    [
+      'git --git-dir=../blog/.git show HEAD:token.txt',
+      ['read /work/shop/../blog/.git', 'read /work/blog/token.txt'],
+    ],
+    ['git --work-tree /srv/site diff -- .env', ['search /srv/site/.env']],
     ['curl -o out.html https://example.com', ['write /work/shop/out.html']],
     ['grep KEY a b', ['read /work/shop/a', 'read /work/shop/b']],
     ['grep -e KEY -r lib', ['search /work/shop/lib']],

@@ -1394,17 +1394,48 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (program === 'git') {
-    // Global options before the subcommand, with their values: `-C path`, `-c name=value`.
+    // Global options before the subcommand, with their values: `-C path`, `-c name=value`,
+    // `--git-dir=path` (or with the value as the next word).
     let at = 0;
+    /** Where git works when an option moves it (`-C`, `--work-tree`, `--git-dir`), in order. */
+    const moves: Value[] = [];
     while (at < args.length && (args[at]!.text ?? '').startsWith('-')) {
-      const option = args[at]!.text!;
-      const value = ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(option)
-        ? args[++at]
-        : undefined;
+      const word = args[at]!.text!;
+      const equals = word.startsWith('--') ? word.indexOf('=') : -1;
+      const option = equals > 0 ? word.slice(0, equals) : word;
+      const value =
+        equals > 0
+          ? { text: word.slice(equals + 1), glob: false }
+          : ['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path'].includes(option)
+            ? args[++at]
+            : undefined;
       // An alias that starts with `!` runs a shell command.
       if (option === '-c' && (value?.text === undefined || /^alias\..*=\s*!/i.test(value.text)))
         reach.dynamic.push('git running a command an alias gives');
+      if (option === '-C' || option === '--work-tree') moves.push(value ?? { text: undefined, glob: false });
+      // A repository elsewhere: its files are those of the folder that holds it.
+      if (option === '--git-dir') {
+        moves.push(
+          value?.text === undefined
+            ? { text: undefined, glob: false }
+            : { text: basename(value.text) === '.git' ? dirname(value.text) : value.text, glob: false },
+        );
+      }
       at++;
+    }
+    // git working elsewhere reads the paths it is given from there: decided as run in that folder.
+    if (moves.length > 0) {
+      if (moves.some((m) => m.text === undefined)) {
+        reach.dynamic.push('git working in a folder known only when it runs');
+        return;
+      }
+      const folders = [scope.cwd, ...scope.also].map((cwd) =>
+        moves.reduce((from, move) => resolve(from, move.text!), cwd),
+      );
+      for (const cwd of new Set(folders)) {
+        run([words[0]!, ...args.slice(at)], { ...fork(scope), cwd, also: [] }, reach, depth);
+      }
+      return;
     }
     const sub = args[at]?.text;
     if (sub === 'add') {
