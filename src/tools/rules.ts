@@ -19,7 +19,7 @@ const Input = z
     action: z
       .enum(['list', 'add', 'remove', 'test', 'explain'])
       .describe(
-        'list: the organization rules; add: add `rules`; remove: remove `rule_id`; test: the decision for `path`; explain: the decision for `path` and every rule that covers it',
+        'list: every rule in force here (built-in, organization, this computer\u2019s files), and with an owner key the organization rules by their ids; add: add `rules`; remove: remove `rule_id`; test: the decision for `path`; explain: the decision for `path` and every rule that covers it',
       ),
     rules: z
       .array(GateRule)
@@ -57,6 +57,18 @@ const DecisionView = z.object({
 
 const Output = z.object({
   action: z.enum(['list', 'add', 'remove', 'test', 'explain']),
+  /** For list: every rule the gate applies here, at every level. */
+  in_force: z
+    .array(
+      z.object({
+        id: z.string(),
+        level: z.string(),
+        effect: z.string(),
+        paths: z.array(z.string()),
+        reason: z.string().nullable(),
+      }),
+    )
+    .optional(),
   rules: RuleList.shape.rules.optional(),
   count: z.number().int().optional(),
   rule_id: z.string().optional(),
@@ -102,20 +114,35 @@ function gateOf(deps: ToolDeps) {
 async function run(input: In, deps: ToolDeps): Promise<{ text: string; structured: Out }> {
   switch (input.action) {
     case 'list': {
-      const list: z.infer<typeof RuleList> = await deps.invoker.invoke(ops.listRules, ownerOf(deps), {});
+      // What holds here, at every level, as `svc rules list` shows it: the organization's rules
+      // alone would say nothing protects a project whose own file does. An owner key adds the
+      // organization's rules as stored, with the ids `remove` takes.
+      const here = deps.gate ? await deps.gate.list({ cwd: input.cwd ?? process.cwd() }) : undefined;
+      const org: z.infer<typeof RuleList> | undefined =
+        deps.ownerBearer || !here ? await deps.invoker.invoke(ops.listRules, ownerOf(deps), {}) : undefined;
+      const inForce = (here?.rules ?? []).map((r) => ({
+        id: r.id,
+        level: r.level,
+        effect: r.effect,
+        paths: r.paths,
+        reason: r.reason ?? null,
+      }));
+      const lines = here
+        ? inForce.map(
+            (r) =>
+              `${r.id} [${r.level}] ${r.effect} ${r.paths.join(', ')}${r.reason ? ` (${r.reason})` : ''}`,
+          )
+        : (org?.rules ?? []).map(
+            (r) => `${r.rule_id}: ${r.effect} ${r.paths.join(', ')}${r.reason ? ` (${r.reason})` : ''}`,
+          );
       return {
-        text: list.count
-          ? list.rules
-              .map(
-                (r) => `${r.rule_id}: ${r.effect} ${r.paths.join(', ')}${r.reason ? ` (${r.reason})` : ''}`,
-              )
-              .join('\n')
-          : 'The organization has no rules yet.',
+        text: lines.length ? lines.join('\n') : 'No rules hold here.',
         structured: {
           action: 'list',
-          rules: list.rules,
-          count: list.count,
-          next: 'test a path with action "test"; add rules with action "add"',
+          ...(here ? { in_force: inForce, refused: here.refused, project_root: here.project_root } : {}),
+          ...(org ? { rules: org.rules } : {}),
+          count: here ? inForce.length : (org?.count ?? 0),
+          next: 'test a path with action "test"; an owner adds organization rules with action "add"',
         },
       };
     }

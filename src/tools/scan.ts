@@ -3,7 +3,7 @@
 // file is read only as the read gate lets this agent read it: a file a rule protects is not read
 // and is counted as protected (its decision on the audit chain). Values never come back: a finding
 // has a masked preview and a fingerprint.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { heldQuestion, walkAsAsker, type AskingRules } from '../backend/gate-check.ts';
@@ -88,6 +88,8 @@ function scanNext(
   skipped: Record<string, number>,
   scanId: string,
   held: HeldAnswer | undefined,
+  /** The path scanned, absolute: the command the person can run names it. */
+  path: string,
 ): string {
   const unread = Object.entries(skipped)
     .map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`)
@@ -98,7 +100,7 @@ function scanNext(
   if (total === 0) return `nothing found in what was read${notRead}`;
   const cut =
     shown < total
-      ? `; ${shown} of ${total} shown, secrets first: scan a narrower path to list the rest (or the person runs \`svc scan PATH --json\`)`
+      ? `; ${shown} of ${total} shown, secrets first: scan a narrower path to list the rest (or the person runs \`${svcCommand('scan', path, '--json')}\`)`
       : '';
   return `review the findings with the person; svc_plan (action "show", scan_id "${scanId}") proposes rules, seals and vault moves for them; svc_scan_feedback marks a false positive by its fingerprint${cut}${notRead}`;
 }
@@ -183,7 +185,7 @@ export const svcScanFolder = defineTool({
     ];
     const shown = ordered.slice(0, SCAN_FINDINGS_SHOWN);
     const silenced = result.silenced.false_positive + result.silenced.accepted_risk;
-    const next = scanNext(result.findings.length, shown.length, skipped, result.scan_id, held.answer);
+    const next = scanNext(result.findings.length, shown.length, skipped, result.scan_id, held.answer, path);
     const lines = shown.map(
       (f) => `${f.file}:${f.line}:${f.column} ${f.category} ${f.type} (${f.rule}) ${f.preview}`,
     );
@@ -432,8 +434,13 @@ function pickedLines(plan: Plan, items: readonly string[] | undefined, to: strin
 
 /** After an apply: what holds now, and how to finish what was not done. */
 function appliedNext(applied: Applied, project: string, rules: boolean): string {
+  // Each with what the person can do about it in a terminal, where there is something to do.
   const undone = [
-    ...applied.not_sealed.map((s) => `${s.path} not sealed (${s.reason})`),
+    ...applied.not_sealed.map((s) =>
+      s.reason === 'already_sealed'
+        ? `${s.path} was sealed already`
+        : `${s.path} not sealed (${s.reason}): the person can run \`${svcCommand('protect', join(project, s.path))}\``,
+    ),
     ...applied.not_vaulted.map((v) => `${v.name} not copied into the vault (${v.reason})`),
   ];
   const parts = [
@@ -442,9 +449,7 @@ function appliedNext(applied: Applied, project: string, rules: boolean): string 
     applied.vaulted.length
       ? 'change the program to read each vaulted secret from its environment and run it with svc_run (`secrets`)'
       : '',
-    undone.length
-      ? `not done: ${undone.join('; ')}; the person can do it in a terminal with \`${svcCommand('protect', '…')}\` for a file, or \`${svcCommand('plan', 'apply', project, '--items', '…')}\``
-      : '',
+    undone.length ? `not done: ${undone.join('; ')}` : '',
   ].filter(Boolean);
   return parts.join('; ') || 'nothing changed';
 }
@@ -539,7 +544,8 @@ export const svcPlan = defineTool({
         needs: "applying a plan changes what agents may read, so it needs the person's yes",
         nothing: 'nothing was applied',
         confirmed: input.confirmed,
-        instead: `The person can run \`${svcCommand('plan', 'apply', plan.project, ...(input.items ? ['--items', input.items.join(',')] : []), ...(input.to === 'organization' ? ['--to', 'organization'] : []))}\` in a terminal.`,
+        // This plan, by its scan: a later scan would number other items.
+        instead: `The person can run \`${svcCommand('plan', 'apply', plan.project, '--scan', plan.scan_id, ...(input.items ? ['--items', input.items.join(',')] : []), ...(input.to === 'organization' ? ['--to', 'organization'] : []))}\` in a terminal.`,
       },
     );
     const picked = { scan_id: plan.scan_id, items: input.items };

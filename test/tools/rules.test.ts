@@ -82,10 +82,18 @@ describe('svc_rules', () => {
       unaltered: true,
       kind: 'rules.add',
     });
-    const listed = await rules({ action: 'list' });
+    const listed = await rules({ action: 'list', cwd: project });
     expect(listed.data.rules).toEqual([
       expect.objectContaining({ rule_id: ruleId, effect: 'ask', level: 'organization' }),
     ]);
+    // Every rule in force here, at every level: the built-in ones and the project's file too.
+    expect(listed.data.in_force).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: ruleId, level: 'organization', effect: 'ask' }),
+        expect.objectContaining({ level: 'builtin' }),
+      ]),
+    );
+    expect(listed.data.project_root).toBe(project);
     expect(listed.data.next).toContain('test');
   });
 
@@ -155,7 +163,10 @@ describe('svc_rules', () => {
   it('remove: receipted, and the rule no longer lists', async () => {
     const removed = await rules({ action: 'remove', rule_id: ruleId });
     expect(removed.data).toMatchObject({ rule_id: ruleId, receipt_id: expect.stringMatching(/^rcpt_/) });
-    expect((await rules({ action: 'list' })).data.count).toBe(0);
+    // (Listed from a folder whose rule file an earlier test left broken on purpose: not the project.)
+    const listed = await rules({ action: 'list', cwd: home.dir });
+    expect(listed.data.rules).toEqual([]);
+    expect(listed.data.in_force.map((r: Structured) => r.id)).not.toContain(ruleId);
   });
 });
 

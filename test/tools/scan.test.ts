@@ -210,7 +210,8 @@ describe('svc_scan_feedback and svc_plan', () => {
     const plan = (args: Record<string, unknown>) => closing('svc_plan', { cwd: project, ...args });
     writeFileSync(join(project, 'src', 'extra.ts'), `export const token = "ghp_${random(36)}";\n`);
     await closing('svc_scan_folder', { path: '.', cwd: project });
-    const items = (await plan({ action: 'show' })).data.items as { id: string; path: string }[];
+    const shown = (await plan({ action: 'show' })).data;
+    const items = shown.items as { id: string; path: string }[];
     const item = items.find((i) => i.path === './src/extra.ts')!;
     expect(item, JSON.stringify(items)).toBeDefined();
     for (const confirmed of [undefined, true]) {
@@ -218,7 +219,10 @@ describe('svc_scan_feedback and svc_plan', () => {
       expect(refused.error).toBe(true);
       expect(refused.text).not.toContain('declined');
       expect(refused.text).toContain('closed without an answer');
-      expect(refused.text).toContain(svcCommand('plan', 'apply', project, '--items', item.id));
+      // The plan shown, by its scan: a later scan would number other items.
+      expect(refused.text).toContain(
+        svcCommand('plan', 'apply', project, '--scan', shown.scan_id as string, '--items', item.id),
+      );
     }
     const rules = readFileSync(join(project, '.svc', 'rules.json'), 'utf8');
     expect(rules).not.toContain('extra.ts');
@@ -255,7 +259,7 @@ describe('svc_plan seal items', () => {
     // Only what was done is applied; the next step says how the person finishes the rest.
     expect(applied.data.applied).toEqual([seals[0]!.id]);
     expect(applied.data.next).toContain('not done: ./keys/credentials.json not sealed (protected)');
-    expect(applied.data.next).toContain(svcCommand('plan', 'apply', project, '--items', '…'));
+    expect(applied.data.next).toContain(svcCommand('protect', join(project, 'keys', 'credentials.json')));
     expect(readFileSync(join(project, 'config', 'credentials.json')).toString('latin1')).not.toContain(token);
   });
 });
