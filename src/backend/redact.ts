@@ -244,6 +244,9 @@ export async function redactPath(
       };
       const held: { target: FileToScan; cleanOnly: boolean }[] = [];
       for await (const target of filesToScan(source, (s) => skipped.push(s))) {
+        // A project's svc folder (its rule file) is the source's: in the copy its rules would hold
+        // over clean files, and tell a partner which files are protected.
+        if (SVC_FOLDER.test(target.file)) continue;
         const answer = await admitted(target);
         if (answer === 'ask' || answer === 'ask-clean')
           held.push({ target, cleanOnly: answer === 'ask-clean' });
@@ -257,6 +260,7 @@ export async function redactPath(
       if (found.length === 0 && skipped.some((s) => s.reason === 'protected'))
         throw nothingCopied(skipped, (file) => join(source, file));
       const names = new Map<string, string>();
+      const unguessable = known.unguessable();
       for (const { target, matches, digest, cleanOnly } of found) {
         const copiedAs = target.file
           .split('/')
@@ -265,9 +269,16 @@ export async function redactPath(
         const destination = join(staging.dir, ...copiedAs.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
         // A clean-only file gets its own values replaced, by tokens of its own (`scope`): equal to
-        // nothing in the files its reader may write.
+        // nothing in the files its reader may write. Of the values found elsewhere, only those
+        // nobody could guess are looked for in it (KnownValues.unguessable).
         const write = cleanOnly
-          ? { found: { matches, digest }, scope: target.file, writtenIn: copiedAs, from: target.file }
+          ? {
+              known: unguessable,
+              found: { matches, digest },
+              scope: target.file,
+              writtenIn: copiedAs,
+              from: target.file,
+            }
           : { known, found: { matches, digest }, writtenIn: copiedAs, from: target.file };
         record(target, writeCleanFile(target, destination, tokens, write), copiedAs);
       }
@@ -308,6 +319,9 @@ export async function redactPath(
     if (staging) rmSync(staging.dir, { recursive: true, force: true });
   }
 }
+
+/** A file in a project's `.svc` folder, at any depth of the folder copied. */
+const SVC_FOLDER = /(?:^|\/)\.svc\//;
 
 /** A copy of protected files only: refused, naming them, rather than an empty copy said to be made. */
 const nothingCopied = (skipped: readonly Skipped[], pathOf: (file: string) => string) => {

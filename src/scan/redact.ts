@@ -19,6 +19,7 @@
 // and what lies between regions (quotes, brackets, delimiters, keys' punctuation) is kept. A value
 // no region holds is replaced as in `text`: a copy never keeps a value the detector found.
 import type { Match } from './detect.ts';
+import { bitsPerChar } from './secrets/rule.ts';
 
 /**
  * Hands out tokens for one clean copy: the same value gets the same token everywhere in it,
@@ -193,6 +194,24 @@ export class KnownValues {
         this.search = undefined;
       }
     }
+  }
+
+  /**
+   * The known secrets nobody could guess (20 characters or more, nearly all different: 3.9 bits of
+   * entropy a character or more, as random tokens have and people's passwords seldom do), for a
+   * file only its clean copy may leave: a value found elsewhere is replaced there too, or the copy
+   * would keep it wherever the file's own look missed it. Guessable values stay out: an agent that
+   * writes a guess into a file it may write would learn, from a token in the clean copy, that the
+   * protected file holds it.
+   */
+  unguessable(): KnownValues {
+    const kept = new KnownValues();
+    for (const [value, rule] of this.types) {
+      if (rule.category === 'secret' && value.length >= 20 && bitsPerChar(value) >= 3.9) {
+        kept.types.set(value, rule);
+      }
+    }
+    return kept;
   }
 
   /** The places in `text` where a known value stands and none of `matches` lies: more to replace. */

@@ -479,6 +479,20 @@ describe('a clean copy of a folder', () => {
     const guessed = /DB_PASSWORD=(\[SECRET_\d+\])/.exec(copy('pub/guess.env'))![1];
     expect(own).not.toBe(guessed);
     rmSync(join(root, 'pub', 'guess.env'));
+    // A secret nobody could guess, found in a file the reader may read, is looked for in the
+    // clean-only file too: its copy must not keep it where the file's own look missed it.
+    const token = 'q7Wm2Zk9Lp4Xr8Tv3Nb6Yh1J';
+    writeFileSync(join(root, 'pub', 'app.env'), `API_TOKEN=${token}\n`);
+    writeFileSync(join(root, 'notes', 'log.txt'), `called with ${token} at noon\n`);
+    const random = await redactPath(undefined, root, {
+      out: join(tmp.dir, `guess-random-${folders}`),
+      admit: clean,
+    });
+    expect(readFileSync(join(random.report.out, 'notes', 'log.txt'), 'utf8')).toMatch(
+      /^called with \[SECRET_\d+\] at noon\n$/,
+    );
+    rmSync(join(root, 'pub', 'app.env'));
+    rmSync(join(root, 'notes', 'log.txt'));
     // Files the reader may read whole still share their tokens, and their values are looked for.
     const open = await redactPath(undefined, root, { out: join(tmp.dir, `guess-open-${folders}`) });
     expect(readFileSync(join(open.report.out, 'pub', 'guess.txt'), 'utf8')).toBe(

@@ -48,7 +48,8 @@ describe('svc_redact', () => {
       out,
       kind: 'folder',
       files_redacted: 2,
-      files_copied: 1,
+      // The project's .svc folder is not copied: its rules are the source's.
+      files_copied: 0,
       values_replaced: 3,
       // The clean-only file's email has a token of its own: equal to none of app.json's.
       tokens_by_type: { AWS_ACCESS_KEY: 1, EMAIL: 2 },
@@ -58,8 +59,9 @@ describe('svc_redact', () => {
       copy_id: null,
       next: expect.stringContaining(`read the copy in ${out}`),
     });
-    expect(progress.at(-1)).toBe(3);
+    expect(progress.at(-1)).toBe(2);
     expect(existsSync(join(out, '.env'))).toBe(false);
+    expect(existsSync(join(out, '.svc'))).toBe(false);
     expect(parseCsv(readFileSync(join(out, 'exports', 'customers.csv'), 'utf8'))).toEqual([
       { id: 1, email: '[EMAIL_2]', note: 'key [AWS_ACCESS_KEY_1]' },
     ]);
