@@ -43,7 +43,7 @@ export function skippedOf(skipped: readonly { file: string; reason: string }[]) 
 }
 
 /** Findings listed at most in one answer: a model's context is not the place for thousands. */
-export const SCAN_FINDINGS_SHOWN = 100;
+export const SCAN_FINDINGS_SHOWN = 50;
 
 /**
  * What the person answered about the files `ask` rules held in a walk, and how to read them
@@ -80,6 +80,13 @@ export function heldNotRead(held: HeldAnswer | undefined): string {
       : noAnswer(held.answer);
   return `; ${held.files} file(s) a rule asks the person about were not read (${why}): they can run \`${held.instead}\` in their own terminal, which asks them there`;
 }
+
+/** How many times each name comes, in the order first met. */
+const countBy = (names: readonly string[]) => {
+  const counts: Record<string, number> = {};
+  for (const name of names) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+};
 
 /** What a scan's answer tells the model to do next: what it saw, what it did not, and the plan's call. */
 function scanNext(
@@ -130,6 +137,8 @@ const Output = z.object({
   root: z.string(),
   findings: z.array(FindingView),
   total_findings: z.number().int(),
+  /** Every finding counted by its type, those not shown too. */
+  by_type: z.record(z.string(), z.number().int()),
   files_scanned: z.number().int(),
   bytes_scanned: z.number().int(),
   /** Files not read, by reason: protected (the gate), binary, too_large, unreadable, changed (since the walk). */
@@ -199,6 +208,7 @@ export const svcScanFolder = defineTool({
         root: result.root,
         findings: shown,
         total_findings: result.findings.length,
+        by_type: countBy(result.findings.map((f) => f.type)),
         files_scanned: result.files_scanned,
         bytes_scanned: result.bytes_scanned,
         skipped,
@@ -219,7 +229,7 @@ const FeedbackInput = z
       ),
     fingerprint: z
       .string()
-      .regex(/^[0-9a-f]{32}$/i, 'a fingerprint is 32 hex digits, as svc_scan_folder shows it')
+      .regex(/^[0-9a-fA-F]{32}$/, 'a fingerprint is 32 hex digits, as svc_scan_folder shows it')
       .optional()
       .describe('for mark: the finding, by its fingerprint'),
     verdict: z

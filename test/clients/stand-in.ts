@@ -247,6 +247,7 @@ export async function plannedKey(fixture: ReturnType<typeof clientProject>, env:
   plantKey(fixture);
   expect((await runSvc(['scan', fixture.project, '--json'], env)).code).toBe(6);
   const plan = (await runSvc(['plan', fixture.project, '--json'], env)).json() as {
+    scan_id: string;
     items: { id: string; kind: string; path: string }[];
   };
   const rule = plan.items.find((i) => i.kind === 'rule' && i.path === './config/app.yml');
@@ -255,7 +256,16 @@ export async function plannedKey(fixture: ReturnType<typeof clientProject>, env:
     id: rule!.id,
     // As the server writes it after the store's variables it runs with (which each client passes
     // on its own way: `store` is the one every client passes).
-    command: svcCommandIn({}, 'plan', 'apply', realpathSync(fixture.project), '--items', rule!.id),
+    command: svcCommandIn(
+      {},
+      'plan',
+      'apply',
+      realpathSync(fixture.project),
+      '--scan',
+      plan.scan_id,
+      '--items',
+      rule!.id,
+    ),
     store: `SVC_HOME=${env.SVC_HOME}`,
     applied: () =>
       readFileSync(join(fixture.project, '.svc', 'rules.json'), 'utf8').includes('config/app.yml'),

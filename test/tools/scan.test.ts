@@ -405,6 +405,7 @@ describe('a file that changes while the person is asked', () => {
     mkdirSync(join(changing.project, 'notes'), { recursive: true });
     const note = join(changing.project, 'notes', 'a.md');
     writeFileSync(note, 'draft\n');
+    writeFileSync(join(changing.project, 'readme.md'), '# notes\n');
     // Saved anew while the form is open, as an editor saves: written beside it, renamed over it.
     const saveAnew = async () => {
       writeFileSync(`${note}.tmp`, `token ghp_${random(36)}\n`);
