@@ -2136,6 +2136,10 @@ export async function main(argv: string[]): Promise<number> {
       // `svc help [COMMAND]` asked for help (0); `svc` alone, or a command without its subcommand, did not.
       if (error.code === 'commander.help') return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       if (error.code === 'svc.usage') process.stderr.write(`svc: ${error.message}\n`);
+      // The command's own options (`sh -c …`) were read as svc run's: they go after `--`.
+      if (error.code === 'commander.unknownOption' && argv[0] === 'run' && !argv.includes('--')) {
+        process.stderr.write('svc: give the command after --: svc run --secret NAME -- COMMAND ARGS\n');
+      }
       return EXIT.usage;
     }
     const serviceError =

@@ -114,6 +114,10 @@ describe('svc secret and svc run', () => {
     );
     expect(ran.code).toBe(0);
     expect(ran.stdout).toBe('$HOME;x\n');
+    // Without `--` the command's own options are read as svc's: the error says where they go.
+    const bare = await runSvc(['run', 'sh', '-c', 'true'], env);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('give the command after --: svc run --secret NAME -- COMMAND ARGS');
   });
 
   it('ends a command that outlives its timeout, and all it started, with exit 124', async () => {
