@@ -365,6 +365,8 @@ export function walkAsAsker<T>(
   admitted: readonly Decision['outcome'][],
   walk: (admit: Admit, asking: AskingRules) => Promise<T>,
   alsoAs: readonly Action[] = [],
+  /** Filled, when given, with each `limit` rule the walk used and the fewest uses it left today. */
+  limits?: Map<string, number>,
 ): Promise<T> {
   const once = gate.forOneWalk();
   const asking: AskingRules = new Map();
@@ -375,6 +377,13 @@ export function walkAsAsker<T>(
       asker,
       alsoAs,
     );
+    if (limits && decision.outcome === 'limited' && decision.rule && decision.remaining !== undefined) {
+      const left = limits.get(decision.rule.id);
+      limits.set(
+        decision.rule.id,
+        left === undefined ? decision.remaining : Math.min(left, decision.remaining),
+      );
+    }
     if (admitted.includes(decision.outcome)) return decision.outcome === 'clean_copy' ? 'clean' : true;
     if (decision.outcome !== 'ask') return false;
     // A rule that lets out only a clean copy covers it too (`ask` outranks it for one action): the

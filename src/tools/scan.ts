@@ -166,6 +166,8 @@ export const svcScanFolder = defineTool({
     const path = resolve(cwd, input.path);
     // Files a rule asks about: the person is asked once, about them all, when the walk has ended.
     const held: { answer?: HeldAnswer } = {};
+    // Files read under a daily limit use it up: the answer says how much is left.
+    const limits = new Map<string, number>();
     const result = await walkAsAsker(
       gate,
       asker,
@@ -185,6 +187,7 @@ export const svcScanFolder = defineTool({
         }),
       // A scan is a search as well as a read: a rule that keeps a file from either keeps it out.
       ['search'],
+      limits,
     );
     const { counts: skipped, protectedFiles } = skippedOf(result.skipped);
     // Secrets first: a list cut at SCAN_FINDINGS_SHOWN must not hide them behind a table of names.
@@ -194,7 +197,11 @@ export const svcScanFolder = defineTool({
     ];
     const shown = ordered.slice(0, SCAN_FINDINGS_SHOWN);
     const silenced = result.silenced.false_positive + result.silenced.accepted_risk;
-    const next = scanNext(result.findings.length, shown.length, skipped, result.scan_id, held.answer, path);
+    const used = [...limits]
+      .slice(0, 3)
+      .map(([rule, left]) => `rule ${rule} has ${left} use(s) left today`)
+      .join(', ');
+    const next = `${scanNext(result.findings.length, shown.length, skipped, result.scan_id, held.answer, path)}${used ? `; each file read under a daily limit used it once: ${used}` : ''}`;
     const lines = shown.map(
       (f) => `${f.file}:${f.line}:${f.column} ${f.category} ${f.type} (${f.rule}) ${f.preview}`,
     );

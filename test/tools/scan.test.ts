@@ -384,6 +384,10 @@ describe('a scan is a read and a search', () => {
     };
     // Each file: one use of the rule on every action, one of the rule on searches.
     expect(uses.n).toBe(4);
+    // The answer says so: a model scanning again would use the rest.
+    expect(scan.data.next).toMatch(
+      /each file read under a daily limit used it once: rule \S+ has 1 use\(s\) left today/,
+    );
   });
 
   it('a yes to a search cannot open a file only its clean copy may leave: the person is not asked', async () => {
