@@ -116,18 +116,21 @@ export function planOf(scan: StoredScan): Plan {
       continue;
     }
     if (secrets.length > 0 || personal.length > 0) {
-      const held = counted([...secrets, ...personal]);
-      rule(
-        'redact',
-        `holds ${secrets.length ? 'secrets' : 'personal data'} (${held}): agents read a clean copy`,
-        ['read', 'search'],
-      );
+      // Each kind named as what it is: an email is personal data, not a secret.
+      const held = [
+        ...(secrets.length ? [`secrets (${counted(secrets)})`] : []),
+        ...(personal.length ? [`personal data (${counted(personal)})`] : []),
+      ].join(' and ');
+      rule('redact', `holds ${held}: agents read a clean copy`, ['read', 'search']);
     } else {
       rule('ask', `may hold secrets or personal data (${counted(findings)}): the person decides`, [
         'read',
         'search',
       ]);
     }
+    // A secret in a log or a dump is a leak, not a setting a program reads: it is not moved into
+    // the vault (the file's rule keeps it from agents; the secret itself wants replacing).
+    if (LEAK_FILE.test(fromProject)) continue;
     for (const f of secrets) {
       if (vaulted.has(f.fingerprint)) continue;
       vaulted.add(f.fingerprint);
@@ -156,6 +159,10 @@ export function planOf(scan: StoredScan): Plan {
       .map((kind) => APPLY_NOTES[kind]),
   };
 }
+
+/** Files a program writes what happened into (logs, dumps, histories), not its settings. */
+const LEAK_FILE =
+  /\.(?:log|out|err|dump|sql|har|jsonl)(?:\.\d+)?$|(?:^|\/)(?:logs?|dumps?)\/|_history$|\.history$/i;
 
 /** What applying an item of each kind does, said once under a plan that holds one. */
 const APPLY_NOTES = {
