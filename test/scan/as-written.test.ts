@@ -252,6 +252,22 @@ describe('what a secret-sounding name holds that is no secret', () => {
     'api_key: "MY_SECRET_PASSWORD"',
     'api_key: "projects/acme/secrets/db-password/versions/latest"',
     'DATABASE_URL = "postgres://app:{password}@db/app"',
+    // Code: optional chains, types, constants, scopes, URNs, format fields, shell variables.
+    'this._authProvider = opts?.authProvider;',
+    'this.#withCredentials = eventSourceInitDict?.withCredentials;',
+    'getPublicKey: (secretKey: Uint8Array) => Uint8Array',
+    'SEC_ERROR_BAD_PASSWORD = SEC_ERROR_BASE + 15',
+    '_M_token = _S_token_subexpr_begin;',
+    'using llvm::Pass::doFinalization;',
+    'grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer"',
+    'print(f"password={password!r}")',
+    'authority_cert_issuer={0.authority_cert_issuer}',
+    'opts="-auth=anonymous:$FROM_EMAIL"',
+    // Help text under the name `pass`: its escape is a line's end, not part of a strong word.
+    "'pass': 'The \"pass\" statement\\n'",
+    // A .netrc entry for a documentation host, and a template that writes one.
+    'machine example.com login me password qwerty',
+    "f'machine {host} login {self.username} password {self.password}'",
   ])('%s', (line) => {
     expect(found(line, 'settings.py')).toEqual([]);
   });

@@ -71,8 +71,15 @@ export const IP_ADDRESS_V4: DetectionRule = {
     if (/^\d\.\d\.\d\.\d$/.test(value)) return false;
     if (PACKAGE_FILE.test(baseName(file))) return false;
     const lower = line.toLowerCase();
-    // Before it: a version's word (`version`, `release 2.14.3.1`, `build`, `v`, `ver.`).
-    if (/version|\b(?:release|build|v(?:er)?\.?) ?$/.test(lower.slice(0, Math.max(0, line.indexOf(value)))))
+    // Before it: a version's word (`version`, `release 2.14.3.1`, `build`, `v`, `ver.`, `V8 to`),
+    // an object identifier's (`OID 1.3.101.112`); on its line, release notes.
+    const before = lower.slice(0, Math.max(0, line.indexOf(value)));
+    if (
+      /version|\boid\b|\b(?:release|build|v(?:er)?\.?|(?:v8|chrome|chromium|node|git|python)(?: (?:to|from))?) ?$/.test(
+        before,
+      ) ||
+      /\brelease notes\b/.test(lower)
+    )
       return false;
     // A Kubernetes env entry: `- name: BUILD_VERSION`, then `value: "2.32.0.101"`.
     if (/^\s*value:/.test(line) && /version/i.test(lineBefore)) return false;

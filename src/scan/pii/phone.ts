@@ -88,10 +88,11 @@ const LABEL_CHARS = 40;
 /**
  * Words that label a number as a telephone number, read in the text's own case: `phone` as a word
  * of its own or of a name as code writes it (`customerPhone`, `HOME_PHONE`, `homephone`), after a
- * string's escape (`\tphone:` in JSON), not inside another word (`headphones`, `libphonenumber`).
+ * string's escape (`\tphone:` in JSON), not inside another word (`headphones`, `libphonenumber`,
+ * `cellToolbar`); `call` as a word, not code's `fn.call(…)`.
  */
 const PHONE_WORDS =
-  /(?:(?<![a-z])|(?<=\\[a-z]))phone|(?-i:(?<=[a-z])Phone)|(?:home|work|business|office|emergency|primary)phone|\btel\b|mobile|\bcell|\bfax\b|\bcall\b|whatsapp|\bsms\b|contact|telefon|t[eé]l[eé]phone|\bhandy\b/i;
+  /(?:(?<![a-z])|(?<=\\[a-z]))phone|(?-i:(?<=[a-z])Phone)|(?:home|work|business|office|emergency|primary)phone|\btel\b|mobile|\bcell(?![a-z])|\bcell(?:phone|ular)|\bfax\b|(?<!\.)\bcall\b(?!\()|whatsapp|\bsms\b|contact|telefon|t[eé]l[eé]phone|\bhandy\b/i;
 
 /**
  * Digits in groups as phone numbers are written: one space, dot or dash between groups, an area code

@@ -18,10 +18,10 @@ const STRONG_NAME =
  * reads a value, not one. Each part is words as code names them (letters, trailing digits, or upper
  * case with underscores), so a password with a dot in it (`h38gBAU.n7f`) is not read as one.
  */
-const PROPERTY_PATH = /^[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+$/;
-const PATH_PART = /^(?:[A-Za-z_$][A-Za-z_$]*\d*|[A-Z_][A-Z0-9_]*)$/;
+const PROPERTY_PATH = /^#?[A-Za-z_$][\w$]*(?:(?:\??\.|::|->)#?[A-Za-z_$][\w$]*)+$/;
+const PATH_PART = /^#?(?:[A-Za-z_$][A-Za-z_$]*\d*|[A-Z_][A-Z0-9_]*)$/;
 const isPropertyPath = (value: string) =>
-  PROPERTY_PATH.test(value) && value.split(/\.|::|->/).every((part) => PATH_PART.test(part));
+  PROPERTY_PATH.test(value) && value.split(/\??\.|::|->/).every((part) => PATH_PART.test(part));
 
 /**
  * Keys their providers publish to browsers by design (Stripe's publishable `pk_live_`, Mapbox's
@@ -52,8 +52,13 @@ function namesItself(value: string): boolean {
   return words.length > 1 && words.some((word) => SECRET_WORD.test(word));
 }
 
-/** Words joined as code names them (`string`, `getPassword`, `SessionToken`, `none_set`). */
-const WORDS = /^(?:[a-z]+(?:[A-Z][a-z]+)*|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[_-][a-z]+)+)$/;
+/**
+ * Words joined as code names them (`string`, `getPassword`, `SessionToken`, `none_set`), a type
+ * with one number in it (`Uint8Array`, `Float32Array`), a constant (`SEC_ERROR_BASE`), a private
+ * name (`_S_token_begin`), and words between colons (an identifier's URN, `grant-type:jwt-bearer`).
+ */
+const WORDS =
+  /^(?:[a-z]+(?:[A-Z][a-z]+)*|[A-Z][a-z]+(?:[A-Z][a-z]+)*|[a-z]+(?:[_:-][a-z]+)+|[A-Z]?[a-z]+\d{1,2}(?:[A-Z][a-z]+)+|[A-Z]+(?:_[A-Z0-9]+)+|_+[A-Za-z]+(?:_[A-Za-z]+)*)$/;
 
 /**
  * Whether the password in `scheme://user:password@host` is the user's name again
@@ -92,6 +97,10 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   const at = context.line.indexOf(value);
   const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
   if (!quoted && (isPropertyPath(value) || WORDS.test(value))) return false;
+  // A scope (`Pass::doFinalization`, a Ruby symbol) or a value a template or a shell fills in
+  // (`{password!r}`, `{0.issuer}`, `anonymous:$FROM_EMAIL`): code, not a value.
+  if (/^:[A-Za-z_]/.test(value) || FORMAT_FIELD.test(value) || /\$[A-Z][A-Z0-9_]{2,}\b/.test(value))
+    return false;
   // The first word of a quoted phrase (`"Contraseña actual"`): the phrase is judged whole, by the
   // quoted password's rule, or it is a message.
   if (quoted && /\s/.test(context.line[at + value.length] ?? '')) return false;
@@ -114,6 +123,9 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   return 0.45;
 }
 
+/** A format string's field, as Python's `format` and f-strings write it (`{password!r}`, `{0.name:>8}`). */
+const FORMAT_FIELD = /\{[\w.]*(?:![rsa])?(?::[^{}]*)?\}/;
+
 /**
  * Text a template or a shell fills in (`$(…)`, `${…}`, a backquote, `%{…}`, `{{…}}`): no password.
  * A `$(` or `${` counts with its closing bracket: a random key may hold the two characters alone.
@@ -135,7 +147,9 @@ const MESSAGES_FILE =
 function judgeQuotedPassword(value: string, context: Context): boolean {
   if (FILLED_IN.test(value) || MESSAGES_FILE.test(context.file)) return false;
   if (/^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?(?:OLD)?PWD[ \t]*=/.test(context.line)) return false;
+  // A string's escapes (`\n`) part its words as the spaces they stand for.
   const words = value
+    .replace(/\\[nrt]/g, ' ')
     .trim()
     .split(/\s+/)
     .map((word) => word.replace(/^[([{"'¿¡]+|[)\]}.,!?:;"']+$/g, ''));
@@ -165,7 +179,7 @@ const PASSWORD_KEYWORDS = [
 ];
 
 const SECRET_NAMES =
-  'password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?=["\']?[ \\t]{0,40}(?::=|=>|=|:))|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credential';
+  'password|passwd|passphrase|(?<!by|com|sur|tres|over|under)pass(?=["\']?[ \\t]{0,40}(?::=|=>|=|:))|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|auth(?!or|entic)|credential';
 const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential';
 /**
  * What a generic value may hold: no space, quote, comma, semicolon, bracket or backslash (a value
@@ -318,7 +332,11 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     pattern:
       /\bmachine[ \t]{1,8}\S{1,253}(?:[ \t\r\n]{1,16}(?:login|account|port)[ \t]{1,8}\S{1,256}){0,3}[ \t\r\n]{1,16}password[ \t]{1,8}(?<value>\S{3,256})/g,
     confidence: 0.7,
-    check: (value) => bitsPerChar(value) >= 2,
+    // Not a template's field (`{self.password}`), nor an entry for a documentation host.
+    check: (value, { line }) =>
+      !/[{}$]/.test(value) &&
+      !/\bmachine[ \t]+(?:\S+\.)?example\.(?:com|org|net)\b/i.test(line) &&
+      bitsPerChar(value) >= 2,
   }),
   // Any `scheme://user:password@host` the database rules do not name (http, smtp, s3, ...).
   secretRule({
