@@ -12,6 +12,8 @@ import {
   decideSearch,
   otherProjectRoots,
   projectsUnder,
+  SEARCH_WALK_LIMIT,
+  strictestOf,
   otherRuleFiles,
   projectRootOf,
   type DynamicPolicy,
@@ -135,8 +137,11 @@ export function touchedFolders(
         ? [`${ask.folder}/x`]
         : (reach?.touches ?? []).map((t) => (t.action === 'search' ? `${t.path}/x` : t.path));
   const folders = paths.flatMap((p) => pathForms(p, where).map((form) => dirname(form)));
-  for (const folder of searched) {
-    for (const root of projectsUnder(pathForms(folder, where).at(-1)!)) folders.push(root);
+  // One budget for every folder of one ask, as the search's own walk has: a line of many folders
+  // is not many walks of 20,000 entries each.
+  const budget = { left: SEARCH_WALK_LIMIT };
+  for (const folder of new Set(searched.map((f) => pathForms(f, where).at(-1)!))) {
+    for (const root of projectsUnder(folder, budget)) folders.push(root);
   }
   return [...new Set(folders)];
 }
@@ -165,14 +170,20 @@ export function decideWith(
   const { home } = setting;
   const base = { client: asker.client, agent: asker.agent, now };
   switch (ask.kind) {
-    case 'folder':
-      return decideSearch(
-        gate,
-        { ...base, action: 'search' },
-        pathForms(ask.folder, { cwd: asker.cwd, home })[0]!,
-        usesSoFar,
-        home,
+    case 'folder': {
+      // The folder as named and where it really is (a link, `x/../config`): rules on either hold.
+      const forms = [
+        ...new Set([
+          pathForms(ask.folder, { cwd: asker.cwd, home })[0]!,
+          pathForms(ask.folder, { cwd: asker.cwd, home }).at(-1)!,
+        ]),
+      ];
+      const budget = { left: SEARCH_WALK_LIMIT };
+      const decisions = forms.map((form) =>
+        decideSearch(gate, { ...base, action: 'search' }, form, usesSoFar, home, budget),
       );
+      return strictestOf(decisions);
+    }
     case 'shell':
       return decideCommand(
         gate,

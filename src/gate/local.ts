@@ -99,13 +99,16 @@ function rootsOf(at: string, roots: Map<string, readonly string[]>): readonly st
  * `limit` entries that follows linked folders once each: a search over a parent of several projects
  * reaches all their files, and each is decided under its own project's rules.
  */
-export function projectsUnder(folder: string, limit = SEARCH_WALK_LIMIT): string[] {
+export function projectsUnder(
+  folder: string,
+  /** Entries left to look at, shared by every folder of one ask. */
+  budget: { left: number } = { left: SEARCH_WALK_LIMIT },
+): string[] {
   const found: string[] = [];
   // Linked folders by where they lead, so each is walked once (a link may lead back up).
   const linked = new Set<string>();
   const pending = [folder];
-  let left = limit;
-  while (pending.length > 0 && left > 0) {
+  while (pending.length > 0 && budget.left > 0) {
     const dir = pending.pop()!;
     let entries: Dirent[];
     try {
@@ -115,7 +118,7 @@ export function projectsUnder(folder: string, limit = SEARCH_WALK_LIMIT): string
     }
     if (dir !== folder && entries.some((e) => e.name === '.svc' || e.name === '.git')) found.push(dir);
     for (const entry of entries) {
-      if (--left < 0) break;
+      if (--budget.left < 0) break;
       if (entry.name === '.git') continue;
       const path = join(dir, entry.name);
       if (entry.isDirectory()) pending.push(path);
@@ -267,6 +270,12 @@ export function decideSearch(
   budget: { left: number } = { left: SEARCH_WALK_LIMIT },
 ): Decision {
   let worst = gate.decide({ ...request, paths: pathForms(folder, { cwd: folder, home }) }, usesSoFar);
+  // A use of every limit rule the search reaches, once each: not only the one the worst file met.
+  const charges = new Map<string, Decision['charges'][number]>();
+  const charge = (decision: Decision) => {
+    for (const c of decision.charges) charges.set(`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c);
+  };
+  charge(worst);
   const pending = [folder];
   // A linked folder is walked where it leads, once (`grep -R` and `rg -L` follow links; a link
   // may lead back up).
@@ -308,11 +317,26 @@ export function decideSearch(
         // Gone, or unreadable: there is nothing there to read either.
       }
       const decision = gate.decide({ ...request, paths: forms }, usesSoFar);
+      charge(decision);
       if (rank[decision.outcome] > rank[worst.outcome]) worst = decision;
       if (isDir) pending.push(path);
     }
   }
-  return worst;
+  return {
+    ...worst,
+    charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : [...charges.values()],
+  };
+}
+
+/** The most restrictive of decisions on one ask (the first of equals), with every use they count, once each. */
+export function strictestOf(decisions: readonly Decision[]): Decision {
+  let worst = decisions[0]!;
+  for (const d of decisions) if (rank[d.outcome] > rank[worst.outcome]) worst = d;
+  if (worst.outcome === 'denied' || worst.outcome === 'ask') return { ...worst, charges: [] };
+  const charges = new Map<string, Decision['charges'][number]>();
+  for (const d of decisions)
+    for (const c of d.charges) charges.set(`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c);
+  return { ...worst, charges: [...charges.values()] };
 }
 
 /** What a command line reaches (shell/reads.ts); one svc cannot parse reaches what only its run knows. */

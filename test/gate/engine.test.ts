@@ -599,6 +599,46 @@ describe('what an agent reaches across projects by a search, a link or a project
     }
   });
 
+  it("a search tool's folder named through a link is decided where it leads too", async () => {
+    symlinkSync(join(rho!, 'x', '..', 'config'), join(alpha!, 'cfg'));
+    mkdirSync(join(rho!, 'x'));
+    const decision = await decide({ kind: 'folder', action: 'search', folder: 'cfg' });
+    expect(decision.outcome).toBe('denied');
+    expect(decision.rule?.id).toBe('org-prod');
+  });
+
+  it('a search counts a use of every limit rule it reaches, once each', async () => {
+    const counted = join(root, 'counted');
+    mkdirSync(join(counted, 'logs'), { recursive: true });
+    mkdirSync(join(counted, 'data'));
+    writeFileSync(join(counted, 'logs', 'a'), '');
+    writeFileSync(join(counted, 'data', 'b'), '');
+    const limits = {
+      ...setting,
+      organization: [
+        placed(
+          { effect: 'limit', limit_per_day: 1, paths: [`${counted}/logs/`] },
+          'organization',
+          'lim-logs',
+        ),
+        placed(
+          { effect: 'limit', limit_per_day: 1, paths: [`${counted}/data/`] },
+          'organization',
+          'lim-data',
+        ),
+      ],
+    };
+    const decision = await decideAsk(
+      limits,
+      { kind: 'folder', action: 'search', folder: counted },
+      { cwd: counted },
+      WEDNESDAY_10_UTC,
+      noUses,
+    );
+    expect(decision.outcome).toBe('limited');
+    expect(decision.charges.map((c) => c.rule_id).sort()).toEqual(['lim-data', 'lim-logs']);
+  });
+
   it('one use of a limit for a command line, however many of its files the rule covers', async () => {
     const decision = await decide({ kind: 'shell', command: `cat a.lim b.lim ${join(alpha!, 'a.lim')}` });
     expect(decision.outcome).toBe('limited');
