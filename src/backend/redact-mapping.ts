@@ -146,7 +146,8 @@ export function restoredName(name: string): string {
 export async function reverseCleanCopy(
   ctx: Context,
   input: ReverseInput,
-  decide: (reads: readonly string[]) => Promise<ReverseDecision>,
+  /** Decides the reads, for an asker working in `cwd`: the copy's source, where the copy was judged. */
+  decide: (reads: readonly string[], cwd: string) => Promise<ReverseDecision>,
   confirm: (question: string) => Promise<boolean>,
   admitWrite: (out: string) => Promise<Admission>,
 ): Promise<ReverseResult> {
@@ -209,7 +210,9 @@ export async function reverseCleanCopy(
     );
   }
   const reads = [...new Set([file, ...sources])];
-  const { passed, cleanOnly } = await decide(reads);
+  // Decided as from the source's folder: the rules that held for the copy hold for putting back
+  // (a folder in no project anchors its project patterns where the work is, not in the copy).
+  const { passed, cleanOnly } = await decide(reads, row.kind === 'file' ? dirname(row.source) : row.source);
   const { decision } = passed;
   const facts: Record<string, unknown> = {
     copy_id: row.copy_id,

@@ -224,6 +224,8 @@ export async function redactPath(
       // First every file is read and searched, so that a value found in one is replaced wherever
       // it stands in the others too; then each is written, from what was found in it.
       const known = new KnownValues();
+      /** The values of the files only their clean copy may leave. */
+      const cleanKnown = new KnownValues();
       const found: { target: FileToScan; matches: Match[]; digest: string; cleanOnly: boolean }[] = [];
       const search = (target: FileToScan, cleanOnly = false) => {
         const read = readWholeText(target.path, target.identity);
@@ -232,9 +234,10 @@ export async function redactPath(
           return;
         }
         const matches = cleanCopyDetector().matches(read.text, target.file);
-        // The values of a file only its clean copy may leave are not looked for in the others: the
-        // reader may write those, and a guess written there would be replaced only if right.
-        if (!cleanOnly) known.add(read.text, matches);
+        // The values of a file only its clean copy may leave are looked for in the others only when
+        // nobody could guess them: the reader may write those, and a guess written there would be
+        // replaced only if right.
+        (cleanOnly ? cleanKnown : known).add(read.text, matches);
         // A token any file (or name) of the copy holds as text is not handed out in another.
         tokens.reserve(read.text);
         tokens.reserve(target.file);
@@ -260,11 +263,14 @@ export async function redactPath(
       if (found.length === 0 && skipped.some((s) => s.reason === 'protected'))
         throw nothingCopied(skipped, (file) => join(source, file));
       const names = new Map<string, string>();
-      const unguessable = known.unguessable();
+      // Files the reader may read whole: every value of theirs, and the unguessable ones of the
+      // clean-only files. A clean-only file: the unguessable values of any file.
+      const forOpen = known.with(cleanKnown.unguessable());
+      const unguessable = known.with(cleanKnown).unguessable();
       for (const { target, matches, digest, cleanOnly } of found) {
         const copiedAs = target.file
           .split('/')
-          .map((part, i, parts) => cachedName(names, parts.slice(0, i + 1).join('/'), tokens, known))
+          .map((part, i, parts) => cachedName(names, parts.slice(0, i + 1).join('/'), tokens, forOpen))
           .join('/');
         const destination = join(staging.dir, ...copiedAs.split('/'));
         mkdirSync(dirname(destination), { recursive: true });
@@ -279,7 +285,7 @@ export async function redactPath(
               writtenIn: copiedAs,
               from: target.file,
             }
-          : { known, found: { matches, digest }, writtenIn: copiedAs, from: target.file };
+          : { known: forOpen, found: { matches, digest }, writtenIn: copiedAs, from: target.file };
         record(target, writeCleanFile(target, destination, tokens, write), copiedAs);
       }
       markFolder(

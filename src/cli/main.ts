@@ -278,15 +278,6 @@ function projectNamed(path: string | undefined): string {
   return projectRootOf(path ?? process.cwd());
 }
 
-/** Where the project of a path is looked for: the folder itself, or the folder holding the file. */
-function folderOf(path: string): string {
-  try {
-    return statSync(path).isDirectory() ? path : dirname(path);
-  } catch {
-    return dirname(path);
-  }
-}
-
 function describeZod(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
   return error.issues.map((i) => `${i.path.map(String).join('.') || 'input'}: ${i.message}`).join('; ');
 }
@@ -1281,8 +1272,8 @@ export function buildProgram(): Command {
         result = await reverseCleanCopy(
           service.ctx,
           { copy_id: copyId, file, out: options.out },
-          async (reads) => {
-            const asker = { cwd: folderOf(reads[0]!), client: 'svc' };
+          async (reads, cwd) => {
+            const asker = { cwd, client: 'svc' };
             const passed = await gate.check({ kind: 'paths', action: 'read', paths: [...reads] }, asker);
             // `ask` outranks a clean-copy-only rule for one action: a yes must not open such a file.
             const cleanOnly =

@@ -204,6 +204,14 @@ export class KnownValues {
    * writes a guess into a file it may write would learn, from a token in the clean copy, that the
    * protected file holds it.
    */
+  /** The values of this set and of `other` (this one's type where both hold a value). */
+  with(other: KnownValues): KnownValues {
+    const both = new KnownValues();
+    for (const [value, rule] of other.types) both.types.set(value, rule);
+    for (const [value, rule] of this.types) both.types.set(value, rule);
+    return both;
+  }
+
   unguessable(): KnownValues {
     const kept = new KnownValues();
     for (const [value, rule] of this.types) {

@@ -491,7 +491,17 @@ describe('a clean copy of a folder', () => {
     expect(readFileSync(join(random.report.out, 'notes', 'log.txt'), 'utf8')).toMatch(
       /^called with \[SECRET_\d+\] at noon\n$/,
     );
+    // And one found in another clean-only file, by its name there.
     rmSync(join(root, 'pub', 'app.env'));
+    writeFileSync(join(root, 'notes', 'app.env'), `API_TOKEN=${token}\n`);
+    const both = await redactPath(undefined, root, {
+      out: join(tmp.dir, `guess-both-${folders}`),
+      admit: clean,
+    });
+    expect(readFileSync(join(both.report.out, 'notes', 'log.txt'), 'utf8')).toMatch(
+      /^called with \[SECRET_\d+\] at noon\n$/,
+    );
+    rmSync(join(root, 'notes', 'app.env'));
     rmSync(join(root, 'notes', 'log.txt'));
     // Files the reader may read whole still share their tokens, and their values are looked for.
     const open = await redactPath(undefined, root, { out: join(tmp.dir, `guess-open-${folders}`) });

@@ -339,6 +339,36 @@ describe('svc redact', () => {
       expect(allowed.stdout).not.toContain(email);
     });
 
+    it('decides putting values back as the copy was decided: from the source, in no project too', async () => {
+      const loose = join(tmp.dir, 'loose', 'R3');
+      mkdirSync(join(loose, 'people'), { recursive: true });
+      writeFileSync(join(loose, 'people', 'p.txt'), `key ${awsKey}\n`);
+      const named = join(tmp.dir, 'loose-rules.json');
+      writeFileSync(named, JSON.stringify([{ effect: 'redact', paths: ['people/'] }]));
+      const ruled = { ...env, SVC_RULES_FILE: named };
+      const out = join(tmp.dir, 'loose', 'R3.clean');
+      const kept = await runSvc(
+        ['redact', '.', '--out', out, '--keep-mapping', '--json'],
+        ruled,
+        30_000,
+        loose,
+      );
+      expect(kept.code, kept.stderr).toBe(0);
+      const { copy_id: copyId } = kept.json() as { copy_id: string };
+      expect(readFileSync(join(out, 'people', 'p.txt'), 'utf8')).toBe('key [AWS_ACCESS_KEY_1]\n');
+      // From another folder, as an agent's shell may be: still the clean-copy-only file.
+      const back = join(tmp.dir, 'loose-back.txt');
+      const run = await runSvc(
+        ['redact', 'reverse', copyId, join(out, 'people', 'p.txt'), '--out', back, '--json'],
+        ruled,
+        30_000,
+        tmp.dir,
+      );
+      expect(run.code).toBe(1);
+      expect(run.json()).toMatchObject({ error: 'forbidden', outcome: 'clean_copy' });
+      expect(existsSync(back)).toBe(false);
+    });
+
     it('a file of a folder copy goes back beside its original by default, never into the copy', async () => {
       rules([]);
       // An earlier test's restored file holds the same values: it would be a file they came from.
