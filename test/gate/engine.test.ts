@@ -639,6 +639,25 @@ describe('what an agent reaches across projects by a search, a link or a project
     expect(decision.charges.map((c) => c.rule_id).sort()).toEqual(['lim-data', 'lim-logs']);
   });
 
+  it("git's paths are decided where git takes them: a revision's from the repository's root, -C through links", async () => {
+    mkdirSync(join(gamma!, 'sub'), { recursive: true });
+    // `REV:path` is from the root of the repository, whatever folder git runs in.
+    const delta = join(root, 'delta');
+    mkdirSync(join(delta, '.git'), { recursive: true });
+    mkdirSync(join(delta, 'config'));
+    const fromSub = await decide(
+      { kind: 'shell', command: 'cd config && git show HEAD:config/prod.json' },
+      delta,
+    );
+    expect(fromSub.outcome).toBe('denied');
+    expect(fromSub.rule?.id).toBe('org-prod');
+    // `-C` follows a link, then `..` goes up from where it leads, as git's own chdir does.
+    symlinkSync(join(gamma!, 'sub'), join(alpha!, 'gsub'));
+    const linked = await decide({ kind: 'shell', command: 'git -C gsub/.. show HEAD:secret.txt' });
+    expect(linked.outcome).toBe('denied');
+    expect(linked.rule?.id).toBe(`${join(gamma!, '.svc', 'rules.json')}#1`);
+  });
+
   it('one use of a limit for a command line, however many of its files the rule covers', async () => {
     const decision = await decide({ kind: 'shell', command: `cat a.lim b.lim ${join(alpha!, 'a.lim')}` });
     expect(decision.outcome).toBe('limited');

@@ -113,9 +113,12 @@ describe('what a command reaches', () => {
     // git working elsewhere reads its paths from there.
     ['git -C ../blog show HEAD:token.txt', ['read /work/blog/token.txt']],
     ['git -C /srv -C app show HEAD:.env', ['read /srv/app/.env']],
+    // Plumbing that prints what is committed: the whole folder's history.
+    ['git diff-index -p 4b825dc642cb6eb9a060e54bf8d69288fbee4904', ['search /work/shop']],
+    ['git format-patch --root --stdout', ['search /work/shop']],
     [
-      'git --git-dir=../blog/.git show HEAD:token.txt',
-      ['read /work/shop/../blog/.git', 'read /work/blog/token.txt'],
+      'git merge-file -p secret.json a b',
+      ['read /work/shop/secret.json', 'read /work/shop/a', 'read /work/shop/b'],
     ],
     ['git --work-tree /srv/site diff -- .env', ['search /srv/site/.env']],
     ['curl -o out.html https://example.com', ['write /work/shop/out.html']],
@@ -125,6 +128,23 @@ describe('what a command reaches', () => {
     ['./deploy.sh', ['run /work/shop/deploy.sh']],
   ] as [string, string[]][])('%s', (text, expected) => {
     expect(reads(text)).toEqual(expected);
+  });
+
+  it.each([
+    // Another repository or work tree: which files git shows is known only when it runs.
+    ['git --git-dir=../blog/.git show HEAD:token.txt', /git on a repository its options set/],
+    [
+      'GIT_DIR=../m/.git GIT_WORK_TREE=../blog git diff',
+      /git on a repository or work tree its variables set/,
+    ],
+    ['git -c core.worktree=/srv/blog diff', /git on a work tree its options set/],
+    // An alias may run anything; these run what they are given.
+    ['git z', /a subcommand svc does not know, or an alias/],
+    ["git submodule foreach 'cat ../.env'", /git submodule running commands/],
+    ["git rebase --exec 'cat .env' main", /git rebase running commands/],
+    ['git bisect run cat .env', /git bisect running commands/],
+  ] as [string, RegExp][])('%s is known only when it runs', (text, why) => {
+    expect(reachOf(text, at).dynamic.join('; ')).toMatch(why);
   });
 
   describe('scripts', () => {

@@ -52,6 +52,124 @@ const fork = (scope: Scope): Scope => ({
   also: [...scope.also],
 });
 
+/** git's variables that set where its repository or work tree is. */
+const GIT_PLACES =
+  /^GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|CONFIG_PARAMETERS|CONFIG_COUNT)$/;
+
+/** git's subcommands svc reads a line of (the others, and aliases, are known only when they run). */
+const GIT_KNOWN = new Set([
+  'add',
+  'am',
+  'apply',
+  'archive',
+  'bisect',
+  'blame',
+  'branch',
+  'bundle',
+  'cat-file',
+  'check-attr',
+  'check-ignore',
+  'checkout',
+  'cherry',
+  'cherry-pick',
+  'clean',
+  'clone',
+  'commit',
+  'commit-tree',
+  'config',
+  'count-objects',
+  'describe',
+  'diff',
+  'diff-files',
+  'diff-index',
+  'diff-tree',
+  'difftool',
+  'fast-export',
+  'fetch',
+  'filter-branch',
+  'for-each-ref',
+  'format-patch',
+  'fsck',
+  'gc',
+  'grep',
+  'hash-object',
+  'help',
+  'init',
+  'log',
+  'ls-files',
+  'ls-remote',
+  'ls-tree',
+  'merge',
+  'merge-base',
+  'merge-file',
+  'mergetool',
+  'mv',
+  'name-rev',
+  'notes',
+  'pull',
+  'push',
+  'range-diff',
+  'rebase',
+  'reflog',
+  'remote',
+  'request-pull',
+  'reset',
+  'restore',
+  'rev-list',
+  'rev-parse',
+  'revert',
+  'rm',
+  'send-email',
+  'shortlog',
+  'show',
+  'show-branch',
+  'show-ref',
+  'sparse-checkout',
+  'stash',
+  'status',
+  'submodule',
+  'switch',
+  'symbolic-ref',
+  'tag',
+  'update-index',
+  'version',
+  'whatchanged',
+  'worktree',
+  'write-tree',
+]);
+/** Subcommands that run commands they are given, or scripts of the repository. */
+const GIT_RUNS = new Set(['bisect', 'difftool', 'filter-branch', 'mergetool', 'send-email', 'submodule']);
+/** Plumbing and porcelain that print committed content. */
+const GIT_SHOWS_HISTORY = new Set([
+  'bundle',
+  'diff-files',
+  'diff-index',
+  'diff-tree',
+  'fast-export',
+  'format-patch',
+  'range-diff',
+  'request-pull',
+  'show-branch',
+  'whatchanged',
+]);
+
+/** The root of the repository holding `cwd` (the nearest folder up with `.git`), else `cwd`. */
+function repositoryRoot(cwd: string): string {
+  for (let at = cwd; ; at = dirname(at)) {
+    if (existsPath(join(at, '.git'))) return at;
+    if (dirname(at) === at) return cwd;
+  }
+}
+
+/** A path as the system reaches it: links followed, then `..` from where they lead; as written when not there. */
+function physical(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
 /** Folders a line may be working in beyond its last `cd`'s, before it is taken as unknowable. */
 const MAX_FOLDERS = 16;
 
@@ -934,6 +1052,14 @@ function simple(
   // Variables set before a command are its own: a shell's startup file among them is read first
   // (the shell's branch reads it from its scope). A shell runs in a process of its own, so giving
   // it a copy of the scope changes nothing after it.
+  // git's own variables set before it move its repository or work tree: the git branch reads them.
+  const gitVars = assignmentValues.filter((a) => GIT_PLACES.test(a.name));
+  if (gitVars.length && values[0]?.text?.split('/').at(-1) === 'git') {
+    const own = fork(scope);
+    for (const { name, value } of gitVars) own.vars.set(name, value.text ?? '');
+    run(values, own, reach, depth);
+    return;
+  }
   const startup = assignmentValues.filter((a) => a.name === 'BASH_ENV' || a.name === 'ENV');
   if (startup.length && SHELLS.has(values[0]?.text?.split('/').at(-1) ?? '')) {
     const own = fork(scope);
@@ -1394,10 +1520,16 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (program === 'git') {
+    // A repository or work tree set elsewhere (`GIT_DIR`, `GIT_WORK_TREE`, `--git-dir` alone,
+    // `core.worktree`): which files a command shows is known only when it runs.
+    if ([...scope.vars.keys()].some((name) => GIT_PLACES.test(name))) {
+      reach.dynamic.push('git on a repository or work tree its variables set');
+      return;
+    }
     // Global options before the subcommand, with their values: `-C path`, `-c name=value`,
-    // `--git-dir=path` (or with the value as the next word).
+    // `--work-tree=path` (or with the value as the next word).
     let at = 0;
-    /** Where git works when an option moves it (`-C`, `--work-tree`, `--git-dir`), in order. */
+    /** Where git works when an option moves it (`-C`, `--work-tree`), in order. */
     const moves: Value[] = [];
     while (at < args.length && (args[at]!.text ?? '').startsWith('-')) {
       const word = args[at]!.text!;
@@ -1412,25 +1544,30 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       // An alias that starts with `!` runs a shell command.
       if (option === '-c' && (value?.text === undefined || /^alias\..*=\s*!/i.test(value.text)))
         reach.dynamic.push('git running a command an alias gives');
+      if (option === '-c' && /^core\.worktree=/i.test(value?.text ?? '')) {
+        reach.dynamic.push('git on a work tree its options set');
+        return;
+      }
       if (option === '-C' || option === '--work-tree') moves.push(value ?? { text: undefined, glob: false });
-      // A repository elsewhere: its files are those of the folder that holds it.
+      // Another repository, with this folder as its work tree: history from there, files from here.
       if (option === '--git-dir') {
-        moves.push(
-          value?.text === undefined
-            ? { text: undefined, glob: false }
-            : { text: basename(value.text) === '.git' ? dirname(value.text) : value.text, glob: false },
-        );
+        reach.dynamic.push('git on a repository its options set');
+        return;
       }
       at++;
     }
-    // git working elsewhere reads the paths it is given from there: decided as run in that folder.
+    // git working elsewhere reads the paths it is given from there: decided as run in that folder,
+    // reached as git reaches it (a link followed, then `..` from where it leads).
     if (moves.length > 0) {
       if (moves.some((m) => m.text === undefined)) {
         reach.dynamic.push('git working in a folder known only when it runs');
         return;
       }
       const folders = [scope.cwd, ...scope.also].map((cwd) =>
-        moves.reduce((from, move) => resolve(from, move.text!), cwd),
+        moves.reduce(
+          (from, move) => physical(isAbsolute(move.text!) ? move.text! : `${from}/${move.text!}`),
+          cwd,
+        ),
       );
       for (const cwd of new Set(folders)) {
         run([words[0]!, ...args.slice(at)], { ...fork(scope), cwd, also: [] }, reach, depth);
@@ -1438,6 +1575,24 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       return;
     }
     const sub = args[at]?.text;
+    if (sub === undefined || !GIT_KNOWN.has(sub)) {
+      // An alias (`git config alias.z '!cat .env'`, then `git z`) or a command svc does not know.
+      reach.dynamic.push(`git ${sub ?? ''} (a subcommand svc does not know, or an alias)`.trim());
+      return;
+    }
+    if (GIT_RUNS.has(sub) || (sub === 'rebase' && args.some((a) => /^(-x|--exec)/.test(a.text ?? '')))) {
+      reach.dynamic.push(`git ${sub} running commands it is given`);
+      return;
+    }
+    if (GIT_SHOWS_HISTORY.has(sub)) {
+      // Plumbing that prints what is committed: the whole folder's history.
+      read({ text: '.', glob: false }, `git ${sub}`, 'search');
+      return;
+    }
+    if (sub === 'merge-file' || sub === 'hash-object') {
+      for (const f of operands(args.slice(at + 1))) read(f, `git ${sub}`);
+      return;
+    }
     if (sub === 'add') {
       // What is added is read into the repository (and from there, shown by any git command).
       for (const f of operands(args.slice(at + 1))) read(f, 'git add');
@@ -1471,7 +1626,13 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     }
     const revisionPaths = args.filter((a) => a.text && /^[^:\s-][^:\s]*:(.+)$/.test(a.text));
     if (sub === 'cat-file' || (sub === 'show' && revisionPaths.length)) {
-      for (const a of revisionPaths) read({ text: /:(.+)$/.exec(a.text!)![1]!, glob: false }, `git ${sub}`);
+      // `REV:path` names a path from the repository's root (`./path` and `../path` from here).
+      const top = repositoryRoot(scope.cwd);
+      for (const a of revisionPaths) {
+        const path = /:(.+)$/.exec(a.text!)![1]!;
+        const named = /^\.\.?\//.test(path) || isAbsolute(path) ? path : join(top, path);
+        read({ text: named, glob: false }, `git ${sub}`);
+      }
       if (sub === 'cat-file') reach.dynamic.push('git cat-file reading an object by id');
     } else if (['diff', 'log', 'grep', 'blame', 'archive', 'stash', 'show'].includes(sub ?? '')) {
       // The paths named (after `--`, or words after the subcommand that are there; the others are
