@@ -116,6 +116,8 @@ describe('what a command reaches', () => {
     // Plumbing that prints what is committed: the whole folder's history.
     ['git diff-index -p 4b825dc642cb6eb9a060e54bf8d69288fbee4904', ['search /work/shop']],
     ['git format-patch --root --stdout', ['search /work/shop']],
+    ['git --version', []],
+    ['git status --short', []],
     [
       'git merge-file -p secret.json a b',
       ['read /work/shop/secret.json', 'read /work/shop/a', 'read /work/shop/b'],

@@ -1575,9 +1575,11 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       return;
     }
     const sub = args[at]?.text;
-    if (sub === undefined || !GIT_KNOWN.has(sub)) {
+    // `git --version`, `git --help`: no subcommand, nothing read.
+    if (sub === undefined) return;
+    if (!GIT_KNOWN.has(sub)) {
       // An alias (`git config alias.z '!cat .env'`, then `git z`) or a command svc does not know.
-      reach.dynamic.push(`git ${sub ?? ''} (a subcommand svc does not know, or an alias)`.trim());
+      reach.dynamic.push(`git ${sub} (a subcommand svc does not know, or an alias)`);
       return;
     }
     if (GIT_RUNS.has(sub) || (sub === 'rebase' && args.some((a) => /^(-x|--exec)/.test(a.text ?? '')))) {
