@@ -595,7 +595,8 @@ describe('a file under a rule that asks and a rule that lets out only a clean co
       { effect: 'ask', paths: ['secret/'], actions: ['read'] },
     ]);
     try {
-      const value = `Xk29vQpL7rTz44Wm${random(4)}`;
+      // A password a person could guess (a random token nobody could is looked for everywhere).
+      const value = `Wint3r!Harbor${Math.floor(1000 + Math.random() * 9000)}`;
       mkdirSync(join(both.project, 'secret'), { recursive: true });
       mkdirSync(join(both.project, 'notes'), { recursive: true });
       writeFileSync(join(both.project, 'secret', 'clean.env'), `DB_PASSWORD=${value}\n`);
