@@ -656,6 +656,9 @@ describe('what an agent reaches across projects by a search, a link or a project
     const linked = await decide({ kind: 'shell', command: 'git -C gsub/.. show HEAD:secret.txt' });
     expect(linked.outcome).toBe('denied');
     expect(linked.rule?.id).toBe(`${join(gamma!, '.svc', 'rules.json')}#1`);
+    // So does `cd -P`; a plain `cd` takes `..` as written, as the shell does.
+    const physically = await decide({ kind: 'shell', command: 'cd -P gsub/.. && cat secret.txt' });
+    expect(physically.outcome).toBe('denied');
   });
 
   it('one use of a limit for a command line, however many of its files the rule covers', async () => {

@@ -919,7 +919,17 @@ function heredocText(r: { target: Word; body?: string }, scope: Scope, reach: Co
  * `cd`, `pushd` and `popd`: where the commands after them run. A folder known only when the
  * command runs leaves every relative path after it unknowable.
  */
-function changeFolder(program: string, args: Value[], scope: Scope, reach: CommandReach): void {
+function changeFolder(program: string, given: Value[], scope: Scope, reach: CommandReach): void {
+  // `cd`'s options: `-P` follows links first, then `..` from where they lead (as git's -C does);
+  // `-L` (the default) takes `..` as written.
+  let args = given;
+  let linksFirst = false;
+  while (args[0]?.text !== undefined && /^-[A-Za-z@]+$|^--$/.test(args[0].text)) {
+    if (args[0].text.includes('P')) linksFirst = true;
+    const done = args[0].text === '--';
+    args = args.slice(1);
+    if (done) break;
+  }
   const arg = args[0];
   let target: string | undefined;
   if (program === 'popd') target = scope.dirs.pop();
@@ -933,7 +943,9 @@ function changeFolder(program: string, args: Value[], scope: Scope, reach: Comma
   } else if (arg.text === '-') target = scope.vars.get('OLDPWD');
   else if (arg.text !== undefined && !arg.glob && !/^[+-]\d+$/.test(arg.text) && !scope.vars.has('CDPATH')) {
     if (program === 'pushd') scope.dirs.push(scope.cwd);
-    target = absolute(arg.text, scope);
+    target = linksFirst
+      ? physical(isAbsolute(arg.text) ? arg.text : `${scope.cwd}/${arg.text}`)
+      : absolute(arg.text, scope);
     // From any other folder the line may be in, the same relative `cd` leads elsewhere.
     if (!isAbsolute(arg.text)) scope.also.push(...scope.also.map((folder) => resolve(folder, arg.text!)));
   }
@@ -1113,7 +1125,7 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (program === 'cd' || program === 'pushd' || program === 'popd') {
-    changeFolder(program, operands(args), scope, reach);
+    changeFolder(program, args, scope, reach);
     return;
   }
   if (program === 'command') {
