@@ -58,7 +58,7 @@ export interface Explanation {
   decision: Decision;
   /** Every rule that covers the path for this action now, the deciding one among them. */
   covering: Covering[];
-  /** Rules of this computer left out because they would loosen a rule above them. */
+  /** Rules of this computer that would loosen a rule above them: in force, where the stricter holds. */
   refused: { id: string; message: string }[];
   project_root: string;
 }

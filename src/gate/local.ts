@@ -233,25 +233,27 @@ export async function computerRules(options: {
   // A file named on purpose and missing is an error, not "no rules".
   if (named) files.push(...(await readRuleFile(named, 'SVC_RULES_FILE')));
   const refused: RefusedRule[] = [];
-  const kept = files.filter((placed) => {
+  for (const placed of files) {
     const anchors = { projectRoot: placed.root ?? options.projectRoot, home: options.home };
     const loosened = loosenings(placed.rule, 'computer', above, anchors)[0];
-    if (!loosened) return true;
+    if (!loosened) continue;
     refused.push({
       rule: placed,
       loosens: loosened.rule.id,
-      message: `${placed.id} (${placed.rule.effect} ${placed.rule.paths.join(', ')}) is refused: it would loosen ${loosened.rule.id} (${loosened.effect} ${loosened.rule.rule.paths.join(', ')}); a rule of this computer may tighten the rules above it, never loosen them`,
+      message: `${placed.id} (${placed.rule.effect} ${placed.rule.paths.join(', ')}) cannot loosen ${loosened.rule.id} (${loosened.effect} ${loosened.rule.rule.paths.join(', ')}): where both cover a path, the stricter holds; a rule of this computer may tighten the rules above it, never loosen them`,
     });
-    return false;
-  });
+  }
   // Rules with no root of their own are anchored at the asker's project; each other project touched
   // gets them again, anchored at its root, under the same ids (one rule, one count: Gate.decide
   // takes a rule once).
-  const everywhere = [...above, ...kept].filter((placed) => placed.root === undefined);
+  const everywhere = [...above, ...files].filter((placed) => placed.root === undefined);
   const elsewhere = (options.otherProjects ?? [])
     .filter((root) => root !== options.projectRoot)
     .flatMap((root) => everywhere.map((placed) => ({ ...placed, root })));
-  return { rules: [...above, ...kept, ...elsewhere], refused };
+  // A rule that would loosen one above it stays in force, named in `refused`: a decision takes the
+  // most restrictive outcome, so it opens nothing the rule above protects, and it still holds where
+  // that rule does not reach (a `limit` on `config/` beside an organization `ask` on one file of it).
+  return { rules: [...above, ...files, ...elsewhere], refused };
 }
 
 /**

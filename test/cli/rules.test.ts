@@ -99,10 +99,12 @@ describe('svc rules', () => {
       ['builtin:svc-clean-copies', 'builtin'],
       ['builtin:svc-rule-files', 'builtin'],
       [ruleId, 'organization'],
+      // A loosening rule stays in force (the stricter holds where both cover a path) and is named.
+      ['SVC_RULES_FILE#1', 'computer'],
       ['SVC_RULES_FILE#2', 'computer'],
     ]);
     expect(body.refused).toEqual([
-      { id: 'SVC_RULES_FILE#1', message: expect.stringContaining(`would loosen ${ruleId}`) },
+      { id: 'SVC_RULES_FILE#1', message: expect.stringContaining(`cannot loosen ${ruleId}`) },
     ]);
   });
 

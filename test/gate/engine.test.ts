@@ -667,3 +667,32 @@ describe('what an agent reaches across projects by a search, a link or a project
     expect(decision.charges).toHaveLength(1);
   });
 });
+
+describe('a rule of this computer that would loosen one above it', () => {
+  const dir = tempDir('svc-loosen-');
+  afterAll(() => dir.cleanup());
+  const shop = join(dir.dir, 'shop');
+  mkdirSync(join(shop, '.svc'), { recursive: true });
+  mkdirSync(join(shop, 'config'));
+  writeFileSync(
+    join(shop, '.svc', 'rules.json'),
+    JSON.stringify([{ effect: 'limit', limit_per_day: 3, paths: ['config/'] }]),
+  );
+  const organization = [
+    placed({ effect: 'ask', paths: ['./config/settings.json'] }, 'organization', 'org-ask'),
+  ];
+  const setting = { dataDir: join(dir.dir, 'svc'), home: join(dir.dir, 'home'), env: {}, organization };
+  const read = (file: string) =>
+    decideAsk(
+      setting,
+      { kind: 'paths', action: 'read', paths: [join(shop, 'config', file)] },
+      { cwd: shop },
+      WEDNESDAY_10_UTC,
+      noUses,
+    );
+
+  it('opens nothing the rule above protects, and still holds where that rule does not reach', async () => {
+    expect((await read('settings.json')).outcome).toBe('ask');
+    expect((await read('other.json')).outcome).toBe('limited');
+  });
+});
