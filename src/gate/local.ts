@@ -199,15 +199,16 @@ export interface RefusedRule {
 export interface RuleSet {
   /** What the gate applies: built-in first, then the organization's, then this computer's. */
   rules: PlacedRule[];
-  /** This computer's rules that would loosen a rule above them: never applied, always reported. */
+  /** This computer's rules that would loosen a rule above them: in force, and always reported. */
   refused: RefusedRule[];
 }
 
 /**
  * The rules that hold on this computer for a project: the built-in rule, the organization rules
  * given (the store keeps them), the project's `.svc/rules.json` and the file SVC_RULES_FILE names.
- * A file rule that would loosen a rule above it is refused: left out, and named in `refused`
- * (evaluation takes the most restrictive outcome, so it could never have opened anything anyway).
+ * A file rule that would loosen a rule above it is named in `refused` and stays in force
+ * (evaluation takes the most restrictive outcome, so it opens nothing, and it still protects
+ * where the rule above does not reach).
  */
 export async function computerRules(options: {
   projectRoot: string;
