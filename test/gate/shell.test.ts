@@ -122,7 +122,12 @@ describe('what a command reaches', () => {
       'git merge-file -p secret.json a b',
       ['read /work/shop/secret.json', 'read /work/shop/a', 'read /work/shop/b'],
     ],
-    ['git --work-tree /srv/site diff -- .env', ['search /srv/site/.env']],
+    // A pathspec's pattern or magic is git's to match: the folder is searched.
+    ["git log -p -- 'sec*'", ['search /work/shop']],
+    ["git log -p -- ':(top)secrets'", ['search /work/shop']],
+    // Every option that prints patches does: `--cc`, `-U3`.
+    ['git log --cc', ['search /work/shop']],
+    ['git log -U3', ['search /work/shop']],
     ['curl -o out.html https://example.com', ['write /work/shop/out.html']],
     ['grep KEY a b', ['read /work/shop/a', 'read /work/shop/b']],
     ['grep -e KEY -r lib', ['search /work/shop/lib']],
@@ -134,7 +139,24 @@ describe('what a command reaches', () => {
 
   it.each([
     // Another repository or work tree: which files git shows is known only when it runs.
-    ['git --git-dir=../blog/.git show HEAD:token.txt', /git on a repository its options set/],
+    ['git --git-dir=../blog/.git show HEAD:token.txt', /git on a repository or work tree its options set/],
+    [
+      'git --work-tree /srv/site show HEAD~1:secrets/key.pem',
+      /git on a repository or work tree its options set/,
+    ],
+    [
+      'env GIT_DIR=../other/.git git show HEAD:creds.txt',
+      /git on a repository or work tree its variables set/,
+    ],
+    // Commands git runs for its settings and variables.
+    ['git -c core.fsmonitor="cat .env >&2;:" status', /git running a command its options name/],
+    ['git --paginate -c core.pager="cat .env" log -1', /git running a command its options name/],
+    ['GIT_EXTERNAL_DIFF="cat .env;:" git diff', /git running a command its variables name/],
+    ['env GIT_EDITOR=vi git commit', /git running a command its variables name/],
+    ['git --exec-path=/tmp/x request-pull', /git running a command its options name/],
+    ["git config core.fsmonitor 'cat .env'", /git config naming a command a later git runs/],
+    // In a repository's .git folder git shows the repository, not the files there.
+    ['git -C .git log -p', /inside a repository.s \.git folder/],
     [
       'GIT_DIR=../m/.git GIT_WORK_TREE=../blog git diff',
       /git on a repository or work tree its variables set/,

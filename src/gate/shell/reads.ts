@@ -56,6 +56,16 @@ const fork = (scope: Scope): Scope => ({
 const GIT_PLACES =
   /^GIT_(?:DIR|WORK_TREE|COMMON_DIR|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|NAMESPACE|CONFIG|CONFIG_GLOBAL|CONFIG_SYSTEM|CONFIG_PARAMETERS|CONFIG_COUNT)$/;
 
+/** git's variables that name a command it runs. */
+const GIT_COMMANDS =
+  /^GIT_(?:EXTERNAL_DIFF|EDITOR|SEQUENCE_EDITOR|PAGER|SSH|SSH_COMMAND|ASKPASS|EXEC_PATH|PROXY_COMMAND|TEMPLATE_DIR)$/;
+/** Settings that name a command git runs, by name. */
+const GIT_COMMAND_NAMES = String.raw`(?:core\.(?:fsmonitor|pager|editor|hookspath|sshcommand|askpass|gitproxy|attributesfile)|(?:diff|merge)\.[^=\s]*\.(?:command|textconv|driver)|diff\.external|sequence\.editor|gpg\.[^=\s]*program|credential\.[^=\s]*helper|filter\.[^=\s]*\.(?:clean|smudge|process)|protocol\.[^=\s]*allow|pager\.[^=\s]*|include\.path|includeif\.[^=\s]*)`;
+/** Those settings as `-c` gives them (`name=value`). */
+const GIT_COMMAND_SETTINGS = new RegExp(`^${GIT_COMMAND_NAMES}=`, 'i');
+/** Those settings' names, as `git config NAME VALUE` writes them. */
+const GIT_COMMAND_KEYS = new RegExp(`^${GIT_COMMAND_NAMES}$`, 'i');
+
 /** git's subcommands svc reads a line of (the others, and aliases, are known only when they run). */
 const GIT_KNOWN = new Set([
   'add',
@@ -1065,7 +1075,7 @@ function simple(
   // (the shell's branch reads it from its scope). A shell runs in a process of its own, so giving
   // it a copy of the scope changes nothing after it.
   // git's own variables set before it move its repository or work tree: the git branch reads them.
-  const gitVars = assignmentValues.filter((a) => GIT_PLACES.test(a.name));
+  const gitVars = assignmentValues.filter((a) => GIT_PLACES.test(a.name) || GIT_COMMANDS.test(a.name));
   if (gitVars.length && values[0]?.text?.split('/').at(-1) === 'git') {
     const own = fork(scope);
     for (const { name, value } of gitVars) own.vars.set(name, value.text ?? '');
@@ -1174,10 +1184,14 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       reach.dynamic.push('env running a command in a folder of its own');
       return;
     }
+    const own = fork(scope);
     for (const a of args) {
-      const m = a.text && /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(a.text);
+      const m = a.text && /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a.text);
       if (m?.[1] === 'PATH') line.pathSet = true;
+      // git's own variables, given through env as before a command: the git branch reads them.
+      if (m && (GIT_PLACES.test(m[1]!) || GIT_COMMANDS.test(m[1]!))) own.vars.set(m[1]!, m[2]!);
     }
+    scope = own;
     const at = args.findIndex(
       (a, i) =>
         a.text === undefined ||
@@ -1538,6 +1552,11 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       reach.dynamic.push('git on a repository or work tree its variables set');
       return;
     }
+    // A command git runs for its variables (`GIT_EXTERNAL_DIFF`, `GIT_EDITOR`, `GIT_PAGER`, …).
+    if ([...scope.vars.keys()].some((name) => GIT_COMMANDS.test(name))) {
+      reach.dynamic.push('git running a command its variables name');
+      return;
+    }
     // Global options before the subcommand, with their values: `-C path`, `-c name=value`,
     // `--work-tree=path` (or with the value as the next word).
     let at = 0;
@@ -1560,10 +1579,20 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
         reach.dynamic.push('git on a work tree its options set');
         return;
       }
-      if (option === '-C' || option === '--work-tree') moves.push(value ?? { text: undefined, glob: false });
-      // Another repository, with this folder as its work tree: history from there, files from here.
-      if (option === '--git-dir') {
-        reach.dynamic.push('git on a repository its options set');
+      // A setting that names a command git runs (`core.fsmonitor`, `core.pager`, `diff.external`,
+      // `protocol.ext.allow`, …), or programs from another folder (`--exec-path=`).
+      if (
+        (option === '-c' && (value?.text === undefined || GIT_COMMAND_SETTINGS.test(value.text))) ||
+        (option === '--exec-path' && value !== undefined)
+      ) {
+        reach.dynamic.push('git running a command its options name');
+        return;
+      }
+      if (option === '-C') moves.push(value ?? { text: undefined, glob: false });
+      // Another repository, or another work tree for this one (history from here, files from
+      // there): which files a command shows is known only when it runs.
+      if (option === '--git-dir' || option === '--work-tree') {
+        reach.dynamic.push('git on a repository or work tree its options set');
         return;
       }
       at++;
@@ -1589,6 +1618,19 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     const sub = args[at]?.text;
     // `git --version`, `git --help`: no subcommand, nothing read.
     if (sub === undefined) return;
+    // In a repository's own `.git` folder git shows the repository's content, not the files there.
+    if (/(?:^|\/)\.git(?:\/|$)/.test(scope.cwd)) {
+      reach.dynamic.push('git run inside a repository\u2019s .git folder');
+      return;
+    }
+    // `git config core.fsmonitor …`: a command the next git runs.
+    if (
+      sub === 'config' &&
+      args.slice(at + 1).some((a) => a.text === undefined || GIT_COMMAND_KEYS.test(a.text))
+    ) {
+      reach.dynamic.push('git config naming a command a later git runs');
+      return;
+    }
     if (!GIT_KNOWN.has(sub)) {
       // An alias (`git config alias.z '!cat .env'`, then `git z`) or a command svc does not know.
       reach.dynamic.push(`git ${sub} (a subcommand svc does not know, or an alias)`);
@@ -1660,9 +1702,17 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       const patternGiven = args.some((a) => /^(-e|-f|--regexp|--file)$/.test(a.text ?? ''));
       const words = sub === 'grep' && !patternGiven ? given.slice(1) : given;
       const there = words.filter((a) => globbed(a, scope, reach).some(existsPath));
-      const paths = after >= 0 ? args.slice(after + 1) : there;
+      // A pathspec's magic (`:(top)`, `:!src`) or pattern (`'sec*'`) is matched by git, not the
+      // shell: the folder is searched.
+      const named = after >= 0 ? args.slice(after + 1) : there;
+      const pathspecs = named.some((a) => a.text === undefined || /^:|[*?[]/.test(a.text));
+      const paths = pathspecs ? [{ text: '.', glob: false }] : named;
       const revisions = words.length > there.length && sub !== 'stash';
-      const patches = args.some((a) => /^(-p|-u|--patch|--full-diff|-L.*|--follow)$/.test(a.text ?? ''));
+      const patches = args.some((a) =>
+        /^(-p|-u|--patch|--patch-with-stat|--patch-with-raw|-U\d*|--unified(=\d+)?|--cc|-c|-m|-W|--function-context|--full-diff|-L.*|--follow)$/.test(
+          a.text ?? '',
+        ),
+      );
       if (sub === 'log' && !patches) return;
       const history = sub === 'show' || sub === 'archive' || sub === 'log' || revisions;
       const untracked = args.some((a) =>
