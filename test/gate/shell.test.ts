@@ -131,6 +131,8 @@ describe('what a command reaches', () => {
     ['curl -o out.html https://example.com', ['write /work/shop/out.html']],
     ['grep KEY a b', ['read /work/shop/a', 'read /work/shop/b']],
     ['grep -e KEY -r lib', ['search /work/shop/lib']],
+    ['grep -d recurse KEY', ['search /work/shop']],
+    ['grep --directories=recurse KEY lib', ['search /work/shop/lib']],
     ['sed -i s/a/b/ f.txt', ['read /work/shop/f.txt', 'write /work/shop/f.txt']],
     ['./deploy.sh', ['run /work/shop/deploy.sh']],
   ] as [string, string[]][])('%s', (text, expected) => {

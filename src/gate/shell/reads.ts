@@ -1339,6 +1339,10 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
             '-A',
             '-B',
             '-C',
+            '-d',
+            '--directories',
+            '-D',
+            '--devices',
           ].includes(args[i - 1]?.text ?? ''),
       ),
     );
@@ -1348,7 +1352,13 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     const recursive =
       program !== 'grep' && program !== 'egrep' && program !== 'fgrep'
         ? true
-        : options.some((o) => /^-[a-zA-Z]*[rR]|^--(recursive|dereference-recursive)$/.test(o.text!));
+        : options.some((o) => /^-[a-zA-Z]*[rR]|^--(recursive|dereference-recursive)$/.test(o.text!)) ||
+          // `-d recurse`, `--directories=recurse`: the same as `-r`.
+          args.some(
+            (a, i) =>
+              /^(--directories=|-d)recurse$/.test(a.text ?? '') ||
+              (a.text === 'recurse' && /^(-d|--directories)$/.test(args[i - 1]?.text ?? '')),
+          );
     if (targets.length === 0 && recursive) read({ text: '.', glob: false }, program, 'search');
     for (const t of targets) read(t, program, recursive ? 'search' : 'read');
     return;
