@@ -696,6 +696,7 @@ const UNAVAILABLE: Record<Skipped['reason'], string> = {
   binary: 'it is a binary file',
   too_large: 'it is larger than 100 MiB',
   changed: 'it changed while svc read it',
+  sealed: 'it is sealed: the person opens it with svc open',
   unreadable: 'svc cannot read it',
   protected: 'it is protected',
 };

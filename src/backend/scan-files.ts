@@ -20,6 +20,7 @@ import { isUtf8 } from 'node:buffer';
 import ignore, { type Ignore } from 'ignore';
 import { describe, type Detector, type Finding } from '../scan/detect.ts';
 import { lineBreaks } from '../scan/keywords.ts';
+import { hasSealedMagic } from '../vault/sealed-file.ts';
 
 /** Files larger than this are not scanned (reported as skipped): 100 MiB. */
 export const MAX_SCAN_FILE_BYTES = 100 * 1024 * 1024;
@@ -84,7 +85,8 @@ export interface Skipped {
    * `changed`: the file the walk found is not what its path leads to any more (replaced, removed,
    * or reached through a link since): what is there now was never judged, so it is not read.
    */
-  reason: 'binary' | 'too_large' | 'unreadable' | 'protected' | 'changed';
+  /** `sealed`: a file sealed in place (`svc protect`): its content is ciphertext, opened only through the gate. */
+  reason: 'binary' | 'too_large' | 'unreadable' | 'protected' | 'changed' | 'sealed';
 }
 
 const IGNORE_CASE = process.platform === 'darwin' || process.platform === 'win32';
@@ -429,6 +431,7 @@ export function readWholeText(path: string, identity?: string): WholeText {
     const probe = Buffer.allocUnsafe(BINARY_PROBE_BYTES);
     const probed = readSync(fd, probe, 0, BINARY_PROBE_BYTES, 0);
     const utf16 = utf16Of(probe.subarray(0, probed));
+    if (hasSealedMagic(probe.subarray(0, probed))) return { skipped: 'sealed' };
     if (!utf16 && probe.subarray(0, probed).includes(0)) return { skipped: 'binary' };
     const bytes = readAll(fd, size);
     const read = bytes.length;
@@ -541,6 +544,8 @@ export function scanFile(
       if (position === 0) {
         const utf16 = utf16Of(buffer.subarray(0, read));
         if (utf16) return scanUtf16(fd, size, utf16, target.file, detector, fingerprint);
+        // A sealed file says so: not "binary", which would leave the person wondering.
+        if (hasSealedMagic(buffer.subarray(0, read))) return { skipped: 'sealed' };
         if (buffer.subarray(0, Math.min(read, BINARY_PROBE_BYTES)).includes(0)) return { skipped: 'binary' };
       }
       position += read;

@@ -14,6 +14,8 @@ const NOT_SCANNED: Record<Skipped['reason'], string> = {
   unreadable: 'svc cannot read it',
   // Saved anew, removed or linked elsewhere since the walk found it: scanning again reads it.
   changed: 'it changed during the scan; scan again',
+  // Its content is ciphertext: `svc open` gives it back, through the gate.
+  sealed: 'sealed; svc open gives it back',
   // The person running `svc scan` may wonder why: a rule keeps the file from agents, and the
   // command reads only what an agent may (it may run in an agent's shell).
   protected: 'a rule keeps it from agents, or asks first and got no yes',

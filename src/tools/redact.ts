@@ -54,7 +54,7 @@ const Output = z.object({
   /** Distinct values per type: `{EMAIL: 2}` is two emails, [EMAIL_1] and [EMAIL_2] unless a source held one as text. */
   tokens_by_type: z.record(z.string(), z.number().int()),
   redacted_files: z.array(z.string()),
-  /** Files not copied, by reason: protected (the gate), binary, too_large, unreadable, changed (since the walk). */
+  /** Files not copied, by reason: protected (the gate), binary, too_large, unreadable, changed (since the walk), sealed. */
   skipped: z.record(z.string(), z.number().int()),
   protected_files: z.array(z.string()),
   /** The kept mapping's id, for the owner's `svc redact reverse`; null when it is not kept. */
@@ -144,7 +144,7 @@ export const svcRedact = defineTool({
     const next =
       report.files.length === 0
         ? `nothing was copied: every file was skipped (see skipped); protected files are not yours to read`
-        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}${skipped.changed ? `; ${skipped.changed} file(s) changed while svc read them (saved anew, moved or removed) and are not in the copy: make the copy again to include them` : ''}${heldNotRead(held.answer)}`;
+        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}${skipped.changed ? `; ${skipped.changed} file(s) changed while svc read them (saved anew, moved or removed) and are not in the copy: make the copy again to include them` : ''}${skipped.sealed ? `; ${skipped.sealed} sealed file(s) are not in the copy (ciphertext until opened: svc_open gives one back, as the gate allows)` : ''}${heldNotRead(held.answer)}`;
     return {
       text: [
         `Clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${redacted.length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}.`,

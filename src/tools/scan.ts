@@ -102,7 +102,7 @@ function scanNext(
     .map(([reason, n]) => `${n} ${reason.replaceAll('_', ' ')}`)
     .join(', ');
   const notRead = unread
-    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain", for read or for search, names its rule)' : ''}${skipped.changed ? ' (a changed file was saved anew, moved or removed while the scan ran: scan again to read it)' : ''}${heldNotRead(held)}`
+    ? `; not read: ${unread}${skipped.protected ? ' (a protected file is not yours to read: svc_rules action "explain", for read or for search, names its rule)' : ''}${skipped.changed ? ' (a changed file was saved anew, moved or removed while the scan ran: scan again to read it)' : ''}${skipped.sealed ? ' (a sealed file is ciphertext until opened: svc_open gives it back, as the gate allows)' : ''}${heldNotRead(held)}`
     : '';
   if (total === 0) return `nothing found in what was read${notRead}`;
   const cut =
@@ -141,7 +141,7 @@ const Output = z.object({
   by_type: z.record(z.string(), z.number().int()),
   files_scanned: z.number().int(),
   bytes_scanned: z.number().int(),
-  /** Files not read, by reason: protected (the gate), binary, too_large, unreadable, changed (since the walk). */
+  /** Files not read, by reason: protected (the gate), binary, too_large, unreadable, changed (since the walk), sealed. */
   skipped: z.record(z.string(), z.number().int()),
   protected_files: z.array(z.string()),
   /** Findings left out because someone marked them false positive or accepted risk. */

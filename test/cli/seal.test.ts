@@ -128,6 +128,13 @@ describe('svc protect, open and seal', () => {
     }
   });
 
+  it('a scan and a clean copy say a sealed file is sealed, not binary', async () => {
+    const scan = await runSvc(['scan', join(project, 'config/.env'), '--json'], env);
+    expect((scan.json() as { skipped: unknown[] }).skipped).toEqual([{ file: '.env', reason: 'sealed' }]);
+    const text = await runSvc(['scan', join(project, 'config/.env')], env);
+    expect(text.stdout).toContain('.env: not scanned (sealed; svc open gives it back)');
+  });
+
   it('open in place restores the file', async () => {
     const run = await runSvc(['open', join(project, 'empty.txt')], env);
     expect(run.code, run.stderr).toBe(0);
