@@ -65,6 +65,11 @@ const Output = z.object({
         level: z.string(),
         effect: z.string(),
         paths: z.array(z.string()),
+        // What decides a rule's meaning beyond its paths, when it has it.
+        actions: z.array(z.string()).optional(),
+        limit_per_day: z.number().int().optional(),
+        who: z.array(z.string()).optional(),
+        project: z.string().optional(),
         reason: z.string().nullable(),
       }),
     )
@@ -125,6 +130,10 @@ async function run(input: In, deps: ToolDeps): Promise<{ text: string; structure
         level: r.level,
         effect: r.effect,
         paths: r.paths,
+        ...(r.actions ? { actions: r.actions } : {}),
+        ...(r.limit_per_day !== undefined ? { limit_per_day: r.limit_per_day } : {}),
+        ...(r.who ? { who: r.who } : {}),
+        ...(r.project ? { project: r.project } : {}),
         reason: r.reason ?? null,
       }));
       const lines = here

@@ -522,7 +522,7 @@ export const svcPlan = defineTool({
           items,
           ...(plan.items.length > items.length ? { total_items: plan.items.length } : {}),
           next: items.length
-            ? `${plan.items.length > items.length ? `${items.length} of ${plan.items.length} items shown; the person can list them all with \`${svcCommand('plan', plan.project, '--scan', plan.scan_id)}\`. ` : ''}Show the items to the person, then apply with action "apply": give \`items\` with the ids they pick, since without \`items\` every item is applied (rules written, files sealed, secrets copied into the vault)${plan.notes.length ? `. ${plan.notes.join(' ')}` : ''}`
+            ? `${plan.items.length > items.length ? `${items.length} of ${plan.items.length} items shown; the person can list them all with \`${svcCommand('plan', plan.project, '--scan', plan.scan_id)}\`. ` : ''}Show the items to the person, then apply with action "apply" and this \`scan_id\` (a later scan numbers its items anew): give \`items\` with the ids they pick, since without \`items\` every item is applied (rules written, files sealed, secrets copied into the vault)${plan.notes.length ? `. ${plan.notes.join(' ')}` : ''}`
             : `scan ${plan.scan_id}${input.scan_id ? '' : ', the latest of this project,'} found nothing to plan${input.scan_id ? '' : ': give the scan_id of another scan (svc_scan_folder answers with one)'}`,
         },
       };

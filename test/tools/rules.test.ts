@@ -231,6 +231,11 @@ describe('a limit rule, tested', () => {
       const tested = await rules({ action, path: 'notes.md', cwd: diary });
       expect(tested.data.decision).toMatchObject({ outcome: 'limited', remaining: 2 });
     }
+    // The list says what the rule means beyond its paths: here, its number a day.
+    const listed = await rules({ action: 'list', cwd: diary });
+    expect(listed.data.in_force).toContainEqual(
+      expect.objectContaining({ effect: 'limit', paths: ['notes.md'], limit_per_day: 3 }),
+    );
   });
 });
 
