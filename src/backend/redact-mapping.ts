@@ -1,9 +1,8 @@
 // The reversible mapping of a clean copy, kept only when the owner asks (docs/SCAN.md, Clean
 // copies): token to value, sealed (AES-256-GCM) under a key the vault derives for that copy alone
 // and bound to its id, stored with where the copy came from, and receipted on the service chain.
-// Putting the values back into a file of the copy is a read of the original: the read gate
-// decides it on the original path (and on the file given), and the reversal is receipted whether
-// it goes ahead or not.
+// Putting values back is a read of the source files they came from: the read gate decides a read
+// of each (and of the file given), and the reversal is receipted whether it goes ahead or not.
 // Values are never logged, printed or returned: only counts, paths and ids.
 import { existsSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -237,7 +236,7 @@ export async function reverseCleanCopy(
   } else if (decision.outcome === 'clean_copy' || (decision.outcome === 'ask' && cleanOnly)) {
     // Not the rule's advice to read a clean copy: the person has one, and the values would give
     // the file whole, which only a change of the rule lets out.
-    why = `${rule} lets only a clean copy of one of them out, and putting the values back would give it whole: only the rule's owner can change that (\`svc rules list\` shows it)`;
+    why = `${rule} lets only a clean copy of one of them out, and putting the values back would give it whole: nobody can while the rule holds; whoever keeps it can change it (\`svc rules list\` shows where it is kept)`;
   } else if (!goesAhead) {
     why = `${rule} does not allow reading one of them; to change it: ${decision.to_change}`;
   }

@@ -95,9 +95,9 @@ function rootsOf(at: string, roots: Map<string, readonly string[]>): readonly st
 }
 
 /**
- * The project roots inside `folder` (folders holding `.svc` or `.git`), found by a walk of at most
- * `limit` entries that follows linked folders once each: a search over a parent of several projects
- * reaches all their files, and each is decided under its own project's rules.
+ * The project roots inside `folder` (folders holding `.svc` or `.git`), found by a walk that looks
+ * at no more entries than `budget` has left and follows linked folders once each: a search over a
+ * parent of several projects reaches all their files, and each is decided under its own rules.
  */
 export function projectsUnder(
   folder: string,
