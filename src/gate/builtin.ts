@@ -3,6 +3,7 @@
 // the clean copies svc makes for agents (a rule's "clean copy only"), which an agent may read and
 // do nothing else with. And the owner's rule files are the owner's: an agent reads them (the gate's
 // answers name them) but never writes, moves or removes them, which would loosen what they say.
+// What git runs by itself (hooks, settings) an agent changes only with the person's yes.
 import type { PlacedRule } from './rules.ts';
 
 /** The folder of the data dir where svc puts the clean copies it makes for agents. */
@@ -47,6 +48,19 @@ export function builtinRules(dataDir: string, rulesFile?: string): PlacedRule[] 
         paths: ['/**/.svc', ...(rulesFile ? [rulesFile] : [])],
         actions: ['write'],
         reason: "the owner's svc rules: an agent does not change, move or remove them",
+      },
+    },
+    {
+      // git runs a repository's hooks and the commands its settings name (core.fsmonitor,
+      // core.pager) by itself, at the next `git status`: a write there is a command run later,
+      // which no check of that later line can see.
+      id: 'builtin:git-runs',
+      level: 'builtin',
+      rule: {
+        effect: 'ask',
+        paths: ['/**/.git/hooks', '/**/.git/config'],
+        actions: ['write'],
+        reason: 'what git runs by itself (a repository\u2019s hooks and settings): the person says yes first',
       },
     },
   ];

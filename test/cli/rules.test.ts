@@ -98,6 +98,7 @@ describe('svc rules', () => {
       ['builtin:svc-data', 'builtin'],
       ['builtin:svc-clean-copies', 'builtin'],
       ['builtin:svc-rule-files', 'builtin'],
+      ['builtin:git-runs', 'builtin'],
       [ruleId, 'organization'],
       // A loosening rule stays in force (the stricter holds where both cover a path) and is named.
       ['SVC_RULES_FILE#1', 'computer'],

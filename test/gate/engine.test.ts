@@ -639,6 +639,20 @@ describe('what an agent reaches across projects by a search, a link or a project
     expect(decision.charges.map((c) => c.rule_id).sort()).toEqual(['lim-data', 'lim-logs']);
   });
 
+  it('what git runs by itself is written only with the person\u2019s yes: hooks and settings', async () => {
+    for (const path of [join(alpha!, '.git', 'hooks', 'pre-commit'), join(alpha!, '.git', 'config')]) {
+      const write = await decide({ kind: 'paths', action: 'write', paths: [path] });
+      expect(write.outcome, path).toBe('ask');
+      expect(write.rule?.id).toBe('builtin:git-runs');
+    }
+    const shell = await decide({ kind: 'shell', command: "printf 'cat .env' > .git/hooks/pre-commit" });
+    expect(shell.outcome).toBe('ask');
+    // Reading them, and writing elsewhere in .git, is the project's own business.
+    expect(
+      (await decide({ kind: 'paths', action: 'read', paths: [join(alpha!, '.git', 'config')] })).outcome,
+    ).toBe('allowed');
+  });
+
   it("git's paths are decided where git takes them: a revision's from the repository's root, -C through links", async () => {
     mkdirSync(join(gamma!, 'sub'), { recursive: true });
     // `REV:path` is from the root of the repository, whatever folder git runs in.
