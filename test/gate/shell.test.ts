@@ -159,6 +159,9 @@ describe('what a command reaches', () => {
     ["git config core.fsmonitor 'cat .env'", /git config naming a command a later git runs/],
     // In a repository's .git folder git shows the repository, not the files there.
     ['git -C .git log -p', /inside a repository.s \.git folder/],
+    // svc's own commands that give out what the rules keep: the client asks, not a terminal.
+    ['svc redact reverse copy_1 data.clean/config.txt --out /tmp/r.txt', /svc redact reverse giving out/],
+    ['node /opt/svc/bin/svc.js open .env --out -', /svc open giving out/],
     [
       'GIT_DIR=../m/.git GIT_WORK_TREE=../blog git diff',
       /git on a repository or work tree its variables set/,

@@ -1134,6 +1134,24 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     reach.dynamic.push('an alias, whose commands run when it is used');
     return;
   }
+  // svc's own commands that give out what the rules keep from agents decide as the person at a
+  // terminal, whose yes a program can type (`script`): in an agent's line, the client asks instead.
+  const svcWords =
+    program === 'svc'
+      ? args
+      : /^(node|nodejs|bun)$/.test(program) && /(?:^|\/)svc(?:\.js)?$/.test(args[0]?.text ?? '')
+        ? args.slice(1)
+        : undefined;
+  if (svcWords) {
+    const said = svcWords.map((a) => a.text ?? '').join(' ');
+    if (/^(?:open|decrypt)\b|^(?:redact reverse|wrap restore|inbox open)\b/.test(said)) {
+      const command = said
+        .split(' ')
+        .slice(0, /^(?:open|decrypt)\b/.test(said) ? 1 : 2)
+        .join(' ');
+      reach.dynamic.push(`svc ${command} giving out what the rules keep from agents`);
+    }
+  }
   if (program === 'cd' || program === 'pushd' || program === 'popd') {
     changeFolder(program, args, scope, reach);
     return;
