@@ -33,6 +33,8 @@ export interface GateOptions {
    * written is one (svc_redact's copy beside a file under a clean-copy-only rule).
    */
   writesCleanCopy?: boolean;
+  /** The command the person can run in a terminal instead, where a rule asks and no yes came. */
+  instead?: string;
 }
 
 function refusal(message: string, passed: RecordedDecision): ServiceError {
@@ -86,7 +88,7 @@ export async function requireGate(
         throw refusal(`the person declined: ${what(ask)} was not done. ${rule}${record}`, passed);
       }
       throw refusal(
-        `${rule} asks the person before an agent may ${what(ask)}, and ${noAnswer(answer)}, so it was not done${record}. Do it yourself outside the agent, or use a client with MCP form elicitation; ${decision.to_change}`,
+        `${rule} asks the person before an agent may ${what(ask)}, and ${noAnswer(answer)}, so it was not done${record}. ${options.instead ? `The person can run \`${options.instead}\` in a terminal, where they are asked the same` : 'Do it yourself outside the agent, or use a client with MCP form elicitation'}; ${decision.to_change}`,
         passed,
       );
     }

@@ -38,11 +38,17 @@ function sealsOf(deps: ToolDeps): SealFiles {
  * go ahead (an `ask` rule asks the person through the client's form first). Rules that cannot be
  * read refuse: fail closed.
  */
-export async function admitAll(deps: ToolDeps, asks: GateAsk[], cwd: string): Promise<Admission> {
+export async function admitAll(
+  deps: ToolDeps,
+  asks: GateAsk[],
+  cwd: string,
+  /** The command the person can run instead (requireGate's `instead`). */
+  instead?: string,
+): Promise<Admission> {
   let last: Admission = { allowed: true, outcome: 'allowed', rule_id: null, audit_id: null };
   for (const ask of asks) {
     try {
-      const passed = await requireGate(deps, ask, { cwd, client: deps.client });
+      const passed = await requireGate(deps, ask, { cwd, client: deps.client }, instead ? { instead } : {});
       last = {
         allowed: true,
         outcome: passed.decision.outcome,
@@ -253,7 +259,16 @@ export const svcOpen = defineTool({
       admit: (sealedPath, role) =>
         role === 'sealed_as'
           ? admitAll(deps, [{ kind: 'paths', action: 'read', paths: [sealedPath] }], cwd)
-          : admitAll(deps, asks, cwd),
+          : admitAll(
+              deps,
+              asks,
+              cwd,
+              svcCommand(
+                'open',
+                path,
+                ...(outPath !== undefined ? ['--out', outPath] : input.in_place ? [] : ['--out', '-']),
+              ),
+            ),
     });
     const releasedTo = opened.released_to as 'file' | 'in_place' | 'text';
     const next =

@@ -171,6 +171,12 @@ describe('svc_open', () => {
       )('svc_open', { path: 'config/dev.env', cwd: project, as_text: true });
       expect(declined.error).toBe(true);
       expect(declined.all).not.toContain('DEBUG=1');
+      // A client that cannot ask: the person is given the command that asks them in a terminal.
+      const unasked = await (
+        await client('unsupported')
+      )('svc_open', { path: 'config/dev.env', cwd: project, as_text: true });
+      expect(unasked.error).toBe(true);
+      expect(unasked.text).toContain(svcCommand('open', join(project, 'config', 'dev.env'), '--out', '-'));
       const accepted = await (
         await client('accept')
       )('svc_open', { path: 'config/dev.env', cwd: project, in_place: true });
