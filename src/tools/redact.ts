@@ -4,7 +4,8 @@
 // limit, or clean copy only (a clean copy is what this tool makes); a file the gate denies or asks
 // about is not read and is named as protected. Writing the copy is decided by the gate too.
 // Values never come back: the answer counts tokens per type.
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ServiceError } from '../backend/errors.ts';
 import { printable } from '../backend/printable.ts';
@@ -79,10 +80,12 @@ export const svcRedact = defineTool({
     const source = resolve(cwd, input.path);
     const out = input.out === undefined ? undefined : resolve(cwd, input.out);
     // The copy is written where the agent says: the gate decides that write like any other.
-    const { checkCopyPlace, cleanCopyPlace } = await import('../backend/redact.ts');
+    const { checkCopyPlace, cleanCopyPlace, CLEAN_COPY_MARKER } = await import('../backend/redact.ts');
     const place = cleanCopyPlace(source, out);
     // A place the copy cannot go is refused before the gate or the person is asked.
     checkCopyPlace(place, out !== undefined);
+    // An earlier copy of svc's there is replaced whole: the answer says so.
+    const replacing = place.kind === 'folder' && existsSync(join(place.out, CLEAN_COPY_MARKER));
     // A copy under a clean-copy-only rule is allowed: the copy is clean.
     await requireGate(deps, { kind: 'paths', action: 'write', paths: [place.out] }, asker, {
       writesCleanCopy: true,
@@ -144,7 +147,7 @@ export const svcRedact = defineTool({
     const next =
       report.files.length === 0
         ? `nothing was copied: every file was skipped (see skipped); protected files are not yours to read`
-        : `read the copy in ${report.out} instead of the source; the tokens stand for values you may not see, so keep them as they are${kept}${skipped.changed ? `; ${skipped.changed} file(s) changed while svc read them (saved anew, moved or removed) and are not in the copy: make the copy again to include them` : ''}${skipped.sealed ? `; ${skipped.sealed} sealed file(s) are not in the copy (ciphertext until opened: svc_open gives one back, as the gate allows)` : ''}${heldNotRead(held.answer)}`;
+        : `read the copy in ${report.out} instead of the source${replacing ? ' (it replaced the earlier clean copy there, whole)' : ''}; the tokens stand for values you may not see, so keep them as they are${kept}${skipped.changed ? `; ${skipped.changed} file(s) changed while svc read them (saved anew, moved or removed) and are not in the copy: make the copy again to include them` : ''}${skipped.sealed ? `; ${skipped.sealed} sealed file(s) are not in the copy (ciphertext until opened: svc_open gives one back, as the gate allows)` : ''}${heldNotRead(held.answer)}`;
     return {
       text: [
         `Clean copy in ${report.out}: ${report.values_replaced} value(s) replaced in ${redacted.length} of ${report.files.length} file(s)${types.length ? ` (${types.join(', ')})` : ''}.`,

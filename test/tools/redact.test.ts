@@ -67,6 +67,11 @@ describe('svc_redact', () => {
     ]);
     expect(JSON.parse(readFileSync(join(out, 'app.json'), 'utf8'))).toEqual({ owner: '[EMAIL_1]' });
     for (const value of [awsKey, inDotEnv, email]) expect(result.all).not.toContain(value);
+    // Made again in the same place: the earlier copy is replaced whole, and the answer says so.
+    const again = await redact({ path: '.', out: '../shop-clean' });
+    expect(again.error, again.text).toBe(false);
+    expect(again.data.next).toContain('it replaced the earlier clean copy there, whole');
+    expect(result.data.next).not.toContain('replaced');
   });
 
   it('copies a file that only a clean copy of may be read', async () => {
