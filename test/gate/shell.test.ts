@@ -117,6 +117,15 @@ describe('what a command reaches', () => {
     ['git diff-index -p 4b825dc642cb6eb9a060e54bf8d69288fbee4904', ['search /work/shop']],
     ['git format-patch --root --stdout', ['search /work/shop']],
     ['git --version', []],
+    // Names and counts only: no content shows.
+    ['git diff --stat', []],
+    ['git show HEAD --name-only', []],
+    ['git diff HEAD~1 --name-status', []],
+    ['git stash list', []],
+    // To grep, -s is quiet errors: what it searches is still read.
+    ['git grep -s TODO -- src', ['search /work/shop/src']],
+    // rg's --files lists the files of the folders given: no pattern among them.
+    ['rg --files src', ['search /work/shop/src']],
     ['git status --short', []],
     [
       'git merge-file -p secret.json a b',

@@ -1338,8 +1338,10 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   }
   if (SEARCHERS.has(program)) {
     const options = args.filter((a) => (a.text ?? '').startsWith('-'));
+    // rg's `--files` lists the files it would search: it takes no pattern, only folders.
     const patternFromOption = options.some(
-      (o) => ['-e', '-f', '--regexp', '--file'].includes(o.text!) || /^--(regexp|file)=/.test(o.text!),
+      (o) =>
+        ['-e', '-f', '--regexp', '--file', '--files'].includes(o.text!) || /^--(regexp|file)=/.test(o.text!),
     );
     const rest = operands(
       args.filter(
@@ -1736,12 +1738,23 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       const pathspecs = named.some((a) => a.text === undefined || /^:|[*?[]/.test(a.text));
       const paths = pathspecs ? [{ text: '.', glob: false }] : named;
       const revisions = words.length > there.length && sub !== 'stash';
+      // Names and counts only (`--stat`, `--name-only`, `-s`, `stash list`): no content shows.
+      // (`-s` is no patch to diff, show and log; to grep it is quiet errors, so grep is not here.)
+      const namesOnly =
+        (sub === 'stash' && args.slice(at + 1).some((a) => a.text === 'list')) ||
+        (['diff', 'show', 'log', 'stash'].includes(sub) &&
+          args.some((a) =>
+            /^(--stat|--name-only|--name-status|--numstat|--shortstat|--summary|--no-patch|-s|--dirstat(=.*)?|--compact-summary)$/.test(
+              a.text ?? '',
+            ),
+          ));
       const patches = args.some((a) =>
         /^(-p|-u|--patch|--patch-with-stat|--patch-with-raw|-U\d*|--unified(=\d+)?|--cc|-c|-m|-W|--function-context|--full-diff|-L.*|--follow)$/.test(
           a.text ?? '',
         ),
       );
       if (sub === 'log' && !patches) return;
+      if (namesOnly && !patches) return;
       const history = sub === 'show' || sub === 'archive' || sub === 'log' || revisions;
       const untracked = args.some((a) =>
         /^(-u|-a|--all|--include-untracked|--untracked|--no-index)$/.test(a.text ?? ''),
