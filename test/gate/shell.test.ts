@@ -168,6 +168,9 @@ describe('what a command reaches', () => {
     ["git config core.fsmonitor 'cat .env'", /git config naming a command a later git runs/],
     // In a repository's .git folder git shows the repository, not the files there.
     ['git -C .git log -p', /inside a repository.s \.git folder/],
+    // An import runs the module it names, a file of this folder too.
+    ['node -e "import(\'./leak.js\')"', /node inline code that may open files or run programs/],
+    ['python3 -c "import leak"', /python3 inline code that may open files or run programs/],
     // svc's own commands that give out what the rules keep: the client asks, not a terminal.
     ['svc redact reverse copy_1 data.clean/config.txt --out /tmp/r.txt', /svc redact reverse giving out/],
     ['node /opt/svc/bin/svc.js open .env --out -', /svc open giving out/],

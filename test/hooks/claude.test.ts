@@ -387,7 +387,6 @@ const shellPassing = [
   'python3 -c "print(1 + 1)"',
   'node -e "console.log(process.version)"',
   'node -e "console.log(process.cwd())"',
-  'python3 -c "import sys, os; print(sys.version, os.getcwd())"',
   'mkdir -p build && cp src/app.ts build/',
   'cat docs/notes.md > /tmp/notes.md',
   'test -f .env && echo present',

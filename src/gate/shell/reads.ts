@@ -380,7 +380,7 @@ const INERT_CODE_WORDS = new Set(
   enumerate zip map filter reduce sort join split strip lstrip rstrip trim lower upper replace format
   startswith endswith includes slice substring toUpperCase toLowerCase toString toFixed Math JSON
   stringify parse Number String Array Object keys values entries Date now toISOString process
-  version versions platform arch sys cwd getcwd os import uc lc ucfirst lcfirst chomp chop reverse sprintf scalar
+  version versions platform arch sys cwd uc lc ucfirst lcfirst chomp chop reverse sprintf scalar
   for in of if else elif while return lambda def const let var function true false True False None
   null undefined nil and or not x y z i j k n a b s v e f r u _ F`.split(/\s+/),
 );
