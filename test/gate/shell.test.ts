@@ -126,6 +126,10 @@ describe('what a command reaches', () => {
     ['git grep -s TODO -- src', ['search /work/shop/src']],
     // rg's --files lists the files of the folders given: no pattern among them.
     ['rg --files src', ['search /work/shop/src']],
+    // A package's program run by npx or a dlx: its arguments are its own.
+    ['npx dotenv -e .env -- node x.js', ['read /work/shop/x.js', 'read /work/shop/.env']],
+    ['pnpm dlx env-cmd -f .env node x.js', ['read /work/shop/x.js', 'read /work/shop/.env']],
+    ['npx tsc --noEmit', []],
     ['git status --short', []],
     [
       'git merge-file -p secret.json a b',

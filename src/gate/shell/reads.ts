@@ -1457,6 +1457,23 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       if (text === undefined || depth >= MAX_NESTING)
         reach.dynamic.push(`${program} running code known only when it runs`);
       else script(parse(text), fork(scope), reach, depth + 1);
+      return;
+    }
+    // `npx PKG ARGS`, `npm exec PKG`, `pnpm dlx PKG`, `yarn dlx PKG`: the package's program runs
+    // with the arguments, which are decided as its own (`npx dotenv -e .env -- node x.js`).
+    const runner = program === 'npx' ? 0 : ['exec', 'dlx'].includes(args[0]?.text ?? '') ? 1 : -1;
+    if (runner >= 0) {
+      const rest = args.slice(runner);
+      const at = rest.findIndex(
+        (a, i) =>
+          a.text === undefined ||
+          (!a.text.startsWith('-') && !['-p', '--package'].includes(rest[i - 1]?.text ?? '')),
+      );
+      if (at >= 0) {
+        if (rest[at]!.text === undefined)
+          reach.dynamic.push(`${program} running a package named only when it runs`);
+        else run(rest.slice(at + (rest[at + 1]?.text === '--' ? 1 : 0)), scope, reach, depth);
+      }
     }
     return;
   }
