@@ -130,6 +130,7 @@ describe('what a command reaches', () => {
     ['npx dotenv -e .env -- node x.js', ['read /work/shop/x.js', 'read /work/shop/.env']],
     ['pnpm dlx env-cmd -f .env node x.js', ['read /work/shop/x.js', 'read /work/shop/.env']],
     ['npx tsc --noEmit', []],
+    ['docker run --env-file .env node', ['read /work/shop/.env']],
     ['git status --short', []],
     [
       'git merge-file -p secret.json a b',

@@ -336,6 +336,15 @@ const WRITERS = new Set([
   'chattr',
   'setfacl',
 ]);
+/** Options, of any program, whose value is a file of secrets or settings it reads. */
+const SECRET_FILE_OPTIONS = new Set([
+  '--env-file',
+  '--secret-file',
+  '--password-file',
+  '--key-file',
+  '--credentials-file',
+  '--kubeconfig',
+]);
 /** Programs that run the shell code given after `-c` (bundled too: `-qc`), or `--command`. */
 const CODE_RUNNERS = new Set(['script', 'su', 'runuser', 'flock']);
 /** Programs that read their sources and write their last argument (a copy, a move, a link). */
@@ -1124,11 +1133,14 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   const operands = (list: Value[]) => list.filter((v) => !(v.text ?? '').startsWith('-') || v.text === '-');
   if (program === 'for' || program === 'case' || program === 'esac' || program === 'select') return;
   // `--from-file=.env`, `--files0-from=list`: a path given as an option's value may be read.
-  if (!HARMLESS.has(program)) {
-    for (const a of args) {
+  for (const [i, a] of args.entries()) {
+    if (!HARMLESS.has(program)) {
       const m = a.text && /^--?[\w-]+=(.*[./].*)$/s.exec(a.text);
       if (m && !/^[a-z][a-z0-9+.-]*:\/\//i.test(m[1]!)) read({ text: m[1]!, glob: false }, program);
     }
+    // An option that names a file of secrets, its value the next word, of any program, those that
+    // read nothing else too (`docker run --env-file .env`).
+    if (SECRET_FILE_OPTIONS.has(args[i - 1]?.text ?? '')) read(a, program);
   }
   if (program === 'alias' && args.length) {
     reach.dynamic.push('an alias, whose commands run when it is used');
