@@ -17,7 +17,7 @@ import {
   type GateAsk,
   type GateSetting,
 } from '../gate/check.ts';
-import type { Decision, Gate, UsesSoFar } from '../gate/engine.ts';
+import { oneUseEach, type Decision, type Gate, type UsesSoFar } from '../gate/engine.ts';
 import type { RuleSet } from '../gate/local.ts';
 import {
   RulesUnreadable,
@@ -314,14 +314,12 @@ function strictest(decisions: readonly Decision[]): Decision {
   const rank = (d: Decision) => TOGETHER[d.outcome];
   const worst = decisions.reduce((a, b) => (rank(b) > rank(a) ? b : a));
   const equals = decisions.filter((d) => d.outcome === worst.outcome);
-  const charges = new Map(
-    equals.flatMap((d) => d.charges).map((c) => [`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c]),
-  );
+  const charges = oneUseEach(equals.flatMap((d) => d.charges));
   // Uses left: the fewest any of the limits has.
   const left = equals.flatMap((d) => (d.remaining === undefined ? [] : [d.remaining]));
   return {
     ...worst,
-    charges: [...charges.values()],
+    charges,
     ...(left.length > 0 ? { remaining: Math.min(...left) } : {}),
   };
 }

@@ -38,6 +38,13 @@ export interface Charge {
   day: string;
 }
 
+/** Each use once: the same rule, subject and day counted by several paths or actions of one call is one use. */
+export function oneUseEach(charges: Iterable<Charge>): Charge[] {
+  const once = new Map<string, Charge>();
+  for (const c of charges) once.set(`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c);
+  return [...once.values()];
+}
+
 /** How many uses a limit rule has counted for a subject on a day (the store keeps them). */
 export type UsesSoFar = (charge: Charge) => number;
 

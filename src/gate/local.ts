@@ -13,7 +13,15 @@ import {
 import { dirname, join, resolve } from 'node:path';
 import { enableCompileCache } from '../config/compile-cache.ts';
 import { builtinRules } from './builtin.ts';
-import { Gate, loosenings, type Decision, type GateRequest, type UsesSoFar } from './engine.ts';
+import {
+  Gate,
+  loosenings,
+  oneUseEach,
+  type Charge,
+  type Decision,
+  type GateRequest,
+  type UsesSoFar,
+} from './engine.ts';
 import { validRules, type PlacedRule } from './rules.ts';
 import { pathForms, realPath } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
@@ -274,10 +282,8 @@ export function decideSearch(
 ): Decision {
   let worst = gate.decide({ ...request, paths: pathForms(folder, { cwd: folder, home }) }, usesSoFar);
   // A use of every limit rule the search reaches, once each: not only the one the worst file met.
-  const charges = new Map<string, Decision['charges'][number]>();
-  const charge = (decision: Decision) => {
-    for (const c of decision.charges) charges.set(`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c);
-  };
+  const charges: Charge[] = [];
+  const charge = (decision: Decision) => charges.push(...decision.charges);
   charge(worst);
   const pending = [folder];
   // A linked folder is walked where it leads, once (`grep -R` and `rg -L` follow links; a link
@@ -327,7 +333,7 @@ export function decideSearch(
   }
   return {
     ...worst,
-    charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : [...charges.values()],
+    charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : oneUseEach(charges),
   };
 }
 
@@ -336,10 +342,7 @@ export function strictestOf(decisions: readonly Decision[]): Decision {
   let worst = decisions[0]!;
   for (const d of decisions) if (rank[d.outcome] > rank[worst.outcome]) worst = d;
   if (worst.outcome === 'denied' || worst.outcome === 'ask') return { ...worst, charges: [] };
-  const charges = new Map<string, Decision['charges'][number]>();
-  for (const d of decisions)
-    for (const c of d.charges) charges.set(`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c);
-  return { ...worst, charges: [...charges.values()] };
+  return { ...worst, charges: oneUseEach(decisions.flatMap((d) => d.charges)) };
 }
 
 /** What a command line reaches (shell/reads.ts); one svc cannot parse reaches what only its run knows. */
@@ -418,6 +421,8 @@ export function decideCommand(
     };
   }
   // One use of each limit rule for the whole line, however many of its paths the rule covers.
-  const once = [...new Map(charges.map((c) => [`${c.rule_id}\u0000${c.subject}\u0000${c.day}`, c])).values()];
-  return { ...worst, charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : once };
+  return {
+    ...worst,
+    charges: worst.outcome === 'denied' || worst.outcome === 'ask' ? [] : oneUseEach(charges),
+  };
 }
