@@ -31,6 +31,7 @@ const SECRET_FILE_NAMES = [
   /\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|asc|gpg)$/i,
   /^id_(rsa|dsa|ecdsa|ed25519)$/i,
   /^\.(netrc|pgpass|npmrc|pypirc|htpasswd|git-credentials)$/i,
+  /^pgpass\.conf$/i,
   /^(credentials|secrets?)(\..+)?$/i,
   /service[-_]?account.*\.json$/i,
   /\.kubeconfig$|^kubeconfig$/i,
@@ -132,6 +133,8 @@ export function planOf(scan: StoredScan): Plan {
     // the vault (the file's rule keeps it from agents; the secret itself wants replacing).
     if (LEAK_FILE.test(fromProject)) continue;
     for (const f of secrets) {
+      // A password's hash is checked against, never handed to a program: its file's rule is all.
+      if (f.type === 'PASSWORD_HASH') continue;
       if (vaulted.has(f.fingerprint)) continue;
       vaulted.add(f.fingerprint);
       const seen = (names.get(f.type) ?? 0) + 1;

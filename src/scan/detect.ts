@@ -33,9 +33,16 @@ export interface DetectionRule {
   /**
    * Lowercase text that every match holds (or lies `near`): the rule runs only in windows around
    * where they occur (the prefilter). A digit in a keyword stands for any digit (`000`: three in
-   * a row). An empty list runs the rule on the whole of every text: keep such rules few and cheap.
+   * a row). An empty list runs the rule on the whole of every text: keep such rules few and cheap,
+   * or bound to `files`.
    */
   keywords: readonly string[];
+  /**
+   * Only texts of files whose path (as the scan names it: relative, `/` between folders) this
+   * matches: a file whose name says what it holds (`.pgpass`, Rails's `config/master.key`), where
+   * the format has no word to look for. A loose text (no file name) is none of them.
+   */
+  files?: RegExp;
   /**
    * Global (`g`) expression. The value is the named group `value` when there is one, else the whole
    * match. Written from the provider's documented format; never copied from another scanner.
@@ -208,6 +215,7 @@ export function detector(rules: readonly DetectionRule[], readers: readonly Tabl
     // In the rules' own order: of two equally good matches the rule listed first wins, always.
     rules.forEach((rule, index) => {
       const spans = windows[index];
+      if (rule.files && !rule.files.test(file)) return;
       if (spans) runRule(rule, sticky[index], text, spans, reaches[index]!, file, found);
     });
     for (const reader of readers) {

@@ -1,5 +1,6 @@
 // The plan of a scan, as data: what each file found gets, and why, in words that name each kind as
-// what it is. A log's secret is a leak to replace, not a setting to move into the vault.
+// what it is. A log's secret is a leak to replace, not a setting to move into the vault; a
+// password's hash is checked against, and no program reads it from the vault.
 import { describe, expect, it } from 'vitest';
 import { planOf } from '../../src/backend/scan-plan.ts';
 import type { StoredScan } from '../../src/backend/scan-store.ts';
@@ -29,6 +30,7 @@ const scan: StoredScan = {
     finding('logs/app.log', 'EMAIL', 'pii', 2),
     finding('src/app.ts', 'GITHUB_TOKEN', 'secret', 3),
     finding('src/app.ts', 'IP_ADDRESS', 'pii', 4),
+    finding('db/seeds.rb', 'PASSWORD_HASH', 'secret', 5),
   ],
   silenced: { false_positive: 0, accepted_risk: 0 },
   skipped: [],
@@ -45,10 +47,11 @@ describe('planOf', () => {
         './src/app.ts',
         'holds secrets (GITHUB_TOKEN) and personal data (IP_ADDRESS): agents read a clean copy',
       ],
+      ['./db/seeds.rb', 'holds secrets (PASSWORD_HASH): agents read a clean copy'],
     ]);
   });
 
-  it("moves a program's secret into the vault, never a log's", () => {
+  it("moves a program's secret into the vault, never a log's nor a password's hash", () => {
     expect(plan.items.filter((i) => i.kind === 'vault').map((i) => i.path)).toEqual(['./src/app.ts']);
   });
 });

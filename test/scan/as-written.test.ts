@@ -235,6 +235,110 @@ describe('passwords on a command line and in a .netrc', () => {
   });
 });
 
+describe('password hashes, files that say what they hold, app passwords and wandb', () => {
+  // Random characters in each scheme's form: no password hashes to any of them.
+  it.each([
+    ['bcrypt', '$2b$12$AFfKDSOS8T4x8IxXaEOBsUSmWx4eLCHGw1Cn5.Q3G289IxFXF3wUu'],
+    ['MD5 crypt', '$1$4MLkirkp$5M77k2jXaU7pEwTH158/oW'],
+    ["Apache's MD5", '$apr1$fVUzf.Ky$Cn3OAkwSh6bKsMA/7FuoEj'],
+    [
+      'SHA-256 crypt with rounds',
+      '$5$rounds=535000$UJmHuqbHPc44.GAW$jCPyBo4rQkiEqpd6HxujZSnxdTTRCu0BuNHpkXRygfq',
+    ],
+    [
+      'SHA-512 crypt',
+      '$6$YwwWUyICr8/ByxRE$RANJUhRClpwo8pE3gbdKMV12e6/MOuAGq6XvgOk8kjgGdWq5DHkYo4meQysKpFPidM3ygwBGUdm6ONTnzp1uQu',
+    ],
+    ['yescrypt', '$y$j9T$dJ7YG6ZgFIOlCbFnYbrgsf$wRShxY5aGh/OopAaZuD0sje2MjOGNmV/bwgD.OnUaPY'],
+    [
+      'Argon2id',
+      '$argon2id$v=19$m=65536,t=3,p=4$yM7ffBEiLlZ5sGSaVg+vAz$5LmGlZP/t3CjC3DMJpt5v37XxNnW1NFOXli7xIszhI2',
+    ],
+    [
+      "Django's PBKDF2",
+      'pbkdf2_sha256$600000$BwiJFLO5Lir068Xx1U8exD$bt/xB3hCSLf2HYeBR8wLWeVF3bG5zsITyn8prpKydss=',
+    ],
+    ["LDAP's salted SHA-1", '{SSHA}VhD9Bz8KtVERMOoZoyFHBTtstAl3T3VJ'],
+    ["Apache's SHA-1", '{SHA}w9+yy11qa/HfGFuaWMd9AZg/CRQ='],
+  ])('%s', (_scheme, hash) => {
+    expect(found(`deploy:${hash}:19700:0:99999:7:::`, 'etc/shadow')).toEqual([`password-hash: ${hash}`]);
+    expect(found(`  password: "${hash}"`, 'db/seeds.yml')).toContain(`password-hash: ${hash}`);
+  });
+
+  it.each([
+    "const out = name.replace(/(\\w+)\\s(\\w+)/, '$1$2');",
+    'Total: $5$ per seat, or $6$ a month billed monthly',
+    'deploy:$2b$12$xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
+    'deploy:$2b$12$AFfKDSOS8T4x8IxXaEOBsUSmWx4eLCHGw1Cn5.Q3G289IxFXF3wU',
+    'userPassword: {SHA}',
+  ])('not %s', (line) => {
+    expect(found(line, 'notes.txt')).toEqual([]);
+  });
+
+  it('a .pgpass line gives its password, under the file name alone', () => {
+    const text =
+      '# prod\ndb-prod.internal:5432:orders:orders_app:G13ugQAObWyA\\:gEek\r\n*:*:*:analytics_ro:*\n';
+    expect(found(text, 'home/.pgpass')).toEqual(['pgpass-password: G13ugQAObWyA\\:gEek']);
+    expect(found(text, 'AppData/Roaming/postgresql/pgpass.conf')).toHaveLength(1);
+    expect(found(text, 'notes/pgpass.md')).toEqual([]);
+  });
+
+  it("Rails's master key, in its file alone", () => {
+    expect(found('80e359f74e483138c50cf188db459c14', 'config/master.key')).toEqual([
+      'rails-master-key: 80e359f74e483138c50cf188db459c14',
+    ]);
+    expect(found('80e359f74e483138c50cf188db459c14\n', 'config/credentials/production.key')).toHaveLength(1);
+    expect(found('80e359f74e483138c50cf188db459c14', 'config/cache.key')).toEqual([]);
+    expect(found('-----BEGIN PUBLIC KEY-----', 'config/master.key')).toEqual([]);
+  });
+
+  it("a bare Key in .NET's settings, not a key's name", () => {
+    const settings = [
+      '{',
+      '  "Jwt": { "Key": "+jyN+r6hxgeqXT7gHfxIdkWRVq0qQ0TduwGetyBeu9rsPkSB", "Issuer": "https://api.acme-corp.io" },',
+      '  "Cache": { "Key": "orders-by-customer-v2" },',
+      '  "ApplicationInsights": { "InstrumentationKey": "a40f3b60-fdb5-461c-a273-efe54dc0506a" }',
+      '}',
+    ].join('\n');
+    expect(found(settings, 'src/Api/appsettings.Production.json')).toEqual([
+      'dotnet-settings-key: +jyN+r6hxgeqXT7gHfxIdkWRVq0qQ0TduwGetyBeu9rsPkSB',
+    ]);
+    expect(
+      found('{ "Jwt:Key": "+jyN+r6hxgeqXT7gHfxIdkWRVq0qQ0TduwGetyBeu9rsPkSB" }', 'secrets.json'),
+    ).toHaveLength(1);
+    expect(found(settings, 'src/Api/package.json')).toEqual([]);
+  });
+
+  it('a mail app password, with its spaces or without', () => {
+    expect(found('spring.mail.password=sbztghlziymgqdno', 'application.properties')).toEqual([
+      'generic-secret-assignment: sbztghlziymgqdno',
+    ]);
+    expect(found("EMAIL_HOST_PASSWORD = 'sbzt ghlz iymg qdno'", 'settings.py')).toEqual([
+      'generic-quoted-password: sbzt ghlz iymg qdno',
+    ]);
+    // Words, a name that says no password, a setting of no mail server.
+    expect(found('spring.mail.password=secretpassphrase', 'application.properties')).toEqual([]);
+    expect(found('spring.mail.username=sbztghlziymgqdno', 'application.properties')).toEqual([]);
+    expect(found('spring.datasource.password=sbztghlziymgqdno', 'application.properties')).toEqual([]);
+  });
+
+  it("a Dockerfile's older ENV form gives a Basic header's credentials", () => {
+    const value = btoa('deploy:stu2IcxY4yrNtVov');
+    expect(found(`ENV AUTHORIZATION Basic ${value}`, 'Dockerfile')).toEqual([
+      `generic-basic-auth-header: ${value}`,
+    ]);
+    // A space after the name elsewhere is prose, not the header.
+    expect(found(`The Authorization Basic ${value} scheme`, 'notes.txt')).toEqual([]);
+  });
+
+  it('a key given to wandb.login in a notebook', () => {
+    expect(
+      found('    "wandb.login(key=\\"dfbf7e2294037bb355287eccb021fcd1df493248\\")\\n",', 'a.ipynb'),
+    ).toEqual(['wandb-login-key: dfbf7e2294037bb355287eccb021fcd1df493248']);
+    expect(found('wandb.login(key=os.environ["WANDB_KEY"])', 'a.py')).toEqual([]);
+  });
+});
+
 describe('what a secret-sounding name holds that is no secret', () => {
   it.each([
     'const SECRET_PARAM = "client_secret";',

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import type { Category, Finding } from '../../src/scan/detect.ts';
 import { SECRET_RULES } from '../../src/scan/secrets/index.ts';
-import { ALPHABETS, SAMPLES, sampleFiller, seeded } from './secret-samples.ts';
+import { ALPHABETS, SAMPLES, SAMPLE_FILES, sampleFiller, seeded } from './secret-samples.ts';
 
 /** A value planted in the corpus: where it is (its first character to just after its last) and what it is. */
 export interface Planted {
@@ -391,7 +391,9 @@ const RULE_TYPES = new Map(SECRET_RULES.map((r) => [r.id, r.type]));
 type Shape =
   | { kind: 'pair'; name: string; value: string }
   | { kind: 'line'; text: string }
-  | { kind: 'block'; text: string };
+  | { kind: 'block'; text: string }
+  /** A file whose name says what it holds (`.pgpass`, `config/master.key`), the sample its whole text. */
+  | { kind: 'file'; file: string; text: string };
 
 interface SecretValue {
   rule: string;
@@ -456,7 +458,10 @@ class Secrets {
   }
 
   fromTemplate(rule: string, template: string): SecretValue {
-    return { rule, type: RULE_TYPES.get(rule) ?? 'SECRET', shape: shapeOf(rule, this.dice.fill(template)) };
+    const text = this.dice.fill(template);
+    const file = SAMPLE_FILES[rule];
+    const shape: Shape = file ? { kind: 'file', file, text: text.trimEnd() } : shapeOf(rule, text);
+    return { rule, type: RULE_TYPES.get(rule) ?? 'SECRET', shape };
   }
 
   /** Every rule's own sample, `copies` times with fresh values, and the extra formats. */
@@ -670,8 +675,16 @@ export function writeCorpus(root: string, seed = 20261201): Corpus {
   const pairs = new Map<string, SecretValue[]>();
   const lines: SecretValue[] = [];
   const blocks: SecretValue[] = [];
+  let machine = 0;
   for (const s of dice.shuffle(secrets.all(2))) {
-    if (s.shape.kind === 'pair') {
+    if (s.shape.kind === 'file') {
+      // Each in a folder of its own (a computer's home, a project), as its file is one to a place.
+      const f = open(`machines/host-${++machine}/${s.shape.file}`);
+      const json = s.shape.file.endsWith('.json');
+      if (json) f.ln('{');
+      f.ln(secretPlant(s, s.shape.text, 'file'));
+      if (json) f.ln('}');
+    } else if (s.shape.kind === 'pair') {
       const key = `${dice.one(SERVICES)}/${dice.one(PAIR_KINDS)}`;
       pairs.set(key, [...(pairs.get(key) ?? []), s]);
     } else if (s.shape.kind === 'line') lines.push(s);

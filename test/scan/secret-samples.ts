@@ -65,6 +65,16 @@ const U = '{h8}-{h4}-{h4}-{h4}-{h12}';
 /** A PEM body: random base64 lines. */
 const PEM_BODY = '\n{b64}\n{b64}\n{b64}\n{b40}==\n';
 
+/**
+ * The file each rule bound to files by name (`files`) is tried in: its samples mean nothing in
+ * another file.
+ */
+export const SAMPLE_FILES: Record<string, string> = {
+  'pgpass-password': 'home/.pgpass',
+  'rails-master-key': 'config/master.key',
+  'dotnet-settings-key': 'src/Api/appsettings.Production.json',
+};
+
 export const SAMPLES: Record<string, Sample> = {
   // cloud
   'aws-access-key-id': ['aws_access_key_id = AKIA{Z16}', 'aws_access_key_id = AKIB{Z16}'],
@@ -284,6 +294,7 @@ export const SAMPLES: Record<string, Sample> = {
   'deepgram-api-key': 'DEEPGRAM_API_KEY={h40}',
   'assemblyai-api-key': 'ASSEMBLYAI_API_KEY={h32}',
   'wandb-api-key': 'WANDB_API_KEY={h40}',
+  'wandb-login-key': '    "wandb.login(key=\\"{h40}\\")\\n",',
   'stability-api-key': 'STABILITY_API_KEY=sk-{a48}',
   'voyage-api-key': 'VOYAGE_API_KEY=pa-{w43}',
 
@@ -363,6 +374,7 @@ export const SAMPLES: Record<string, Sample> = {
   'neon-api-key': 'NEON_API_KEY=napi_{l64}',
   'databricks-access-token': 'DATABRICKS_TOKEN=dapi{h32}',
   'airtable-personal-access-token': 'AIRTABLE_TOKEN=pat{a14}.{h64}',
+  'pgpass-password': ['db.internal:5432:orders:orders_app:{a16}', 'db.internal:5432:orders:orders_app:*'],
 
   // services
   'notion-integration-token': 'NOTION_TOKEN=ntn_{d11}{a35}',
@@ -413,6 +425,7 @@ export const SAMPLES: Record<string, Sample> = {
   'onepassword-service-account-token': 'OP_SERVICE_ACCOUNT_TOKEN=ops_eyJ{w100}',
   'onepassword-secret-key': ['A3-{u6}-{u6}-{u5}-{u5}-{u5}-{u5}', 'A3-{u6}-{u6}-{u5}-{u5}-{u5}-{u4}'],
   'age-secret-key': 'AGE-SECRET-KEY-1{g58}',
+  'rails-master-key': '{h32}\n',
 
   // keys
   'rsa-private-key': [
@@ -479,6 +492,11 @@ export const SAMPLES: Record<string, Sample> = {
   'netrc-password': [
     'machine api.internal\n  login deploy\n  password {a14}',
     'machine api.internal login deploy',
+  ],
+  'password-hash': 'deploy:$2y$05${a53}',
+  'dotnet-settings-key': [
+    '  "Jwt": { "Key": "{b48}", "Issuer": "https://api.internal" }',
+    '  "ApplicationInsights": { "InstrumentationKey": "{b48}" }',
   ],
   'generic-url-password': ['https://deploy:{a16}@git.internal/repo.git', 'https://git.internal/repo.git'],
   // What it encodes holds a secret another rule names (here a PostgreSQL password); a value that

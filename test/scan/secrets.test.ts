@@ -11,7 +11,7 @@ import {
   isPlaceholder,
   isTestFile,
 } from '../../src/scan/secrets/index.ts';
-import { ALPHABETS, SAMPLES, SLOT, sampleFiller, seeded } from './secret-samples.ts';
+import { ALPHABETS, SAMPLES, SAMPLE_FILES, SLOT, sampleFiller, seeded } from './secret-samples.ts';
 import { DETECTION_RULES } from '../../src/scan/rules.ts';
 import { PII_RULES } from '../../src/scan/pii/index.ts';
 
@@ -54,7 +54,9 @@ describe('secret rules inventory', () => {
     expect(rule.id).toMatch(/^[a-z0-9]+(?:-[a-z0-9]+)*$/);
     expect(rule.type).toMatch(/^[A-Z0-9_]+$/);
     expect(rule.pattern.global).toBe(true);
-    expect(rule.keywords.length).toBeGreaterThan(0);
+    // Only a rule bound to files by their name may run on their whole text.
+    if (rule.files) expect(SAMPLE_FILES[rule.id], `${rule.id} has no sample file`).toMatch(rule.files);
+    else expect(rule.keywords.length).toBeGreaterThan(0);
     for (const keyword of rule.keywords) expect(keyword).toBe(keyword.toLowerCase());
     expect(rule.confidence).toBeGreaterThan(0);
     expect(rule.confidence).toBeLessThanOrEqual(1);
@@ -68,17 +70,23 @@ describe.each(SECRET_RULES.map((r) => [r.id, r] as const))('%s', (id, rule: Dete
   // encode: it is tried with every rule, and its matches are the ones carrying what they decode.
   const finder = rule.decodedOnly ? everything : alone;
   const { positive, nearMiss } = samplesOf(id);
+  const file = SAMPLE_FILES[id] ?? '';
 
   it('finds its true positive, and its keyword is on the line', () => {
-    const found = finder.matches(positive);
+    const found = finder.matches(positive, file);
     expect(found.length, positive).toBeGreaterThan(0);
     if (rule.decodedOnly) expect(found.every((m) => m.decoded !== undefined)).toBe(true);
     const lower = positive.toLowerCase();
-    expect(rule.keywords.some((k) => lower.includes(k))).toBe(true);
+    if (rule.keywords.length > 0) expect(rule.keywords.some((k) => lower.includes(k))).toBe(true);
+  });
+
+  it.runIf(rule.files)('finds nothing in a file of another name', () => {
+    expect(finder.matches(positive, 'notes/readme.txt')).toEqual([]);
+    expect(finder.matches(positive)).toEqual([]);
   });
 
   it('is the rule that wins its true positive among all the rules', () => {
-    const found = everything.matches(positive);
+    const found = everything.matches(positive, file);
     if (rule.decodedOnly)
       expect(
         found.filter((m) => m.decoded !== undefined),
@@ -92,11 +100,11 @@ describe.each(SECRET_RULES.map((r) => [r.id, r] as const))('%s', (id, rule: Dete
   });
 
   it('leaves its near miss', () => {
-    expect(finder.matches(nearMiss), nearMiss).toEqual([]);
+    expect(finder.matches(nearMiss, file), nearMiss).toEqual([]);
   });
 
   it('never puts the value in a finding, and shows no more of it than its documented prefix', () => {
-    const matches = finder.matches(positive);
+    const matches = finder.matches(positive, file);
     const findings = describeMatches(positive, matches, (type) => `fp:${type}`);
     for (const [i, finding] of findings.entries()) {
       const value = positive.slice(matches[i]!.start, matches[i]!.end);

@@ -2,7 +2,7 @@
 // Each format as the provider documents it.
 
 import type { DetectionRule } from '../detect.ts';
-import { contextual, minBits, token } from './rule.ts';
+import { contextual, minBits, secretRule, token } from './rule.ts';
 
 /** `T3BlbkFJ` is base64 of `OpenAI`: OpenAI keys carry it between two random halves. */
 const OPENAI_MARK = 'T3BlbkFJ';
@@ -144,6 +144,17 @@ export const AI_RULES: readonly DetectionRule[] = [
     value: '[a-f0-9]{32}',
   }),
   contextual({ id: 'wandb-api-key', type: 'WANDB_KEY', names: ['wandb'], value: '[a-f0-9]{40}' }),
+  // The key given to the client in code, `wandb.login(key="…")`, as notebooks do (their JSON
+  // escapes the quotes).
+  secretRule({
+    id: 'wandb-login-key',
+    type: 'WANDB_KEY',
+    keywords: ['wandb.login('],
+    pattern:
+      /\bwandb\.login\([^)\r\n]{0,200}?\bkey[ \t]{0,8}=[ \t]{0,8}\\?["'](?<value>[a-f0-9]{40})\\?["']/g,
+    confidence: 0.9,
+    check: minBits(3),
+  }),
   contextual({
     id: 'stability-api-key',
     type: 'STABILITY_KEY',

@@ -5,6 +5,9 @@ import type { DetectionRule } from '../detect.ts';
 import { isUserName } from './generic.ts';
 import { secretRule, token } from './rule.ts';
 
+/** One field of a `.pgpass` line: `:` and `\\` inside it are escaped with a backslash. */
+const PGPASS_FIELD = String.raw`(?:[^:\\\r\n]|\\.)`;
+
 /** A local host is where examples and development setups point; a password there matters less. */
 function byHost(value: string, context: { line: string }): boolean | number {
   if (isUserName(value, context.line)) return false;
@@ -113,5 +116,20 @@ export const DATABASE_RULES: readonly DetectionRule[] = [
     type: 'AIRTABLE_TOKEN',
     prefix: 'pat',
     body: '[A-Za-z0-9]{14}\\.[a-f0-9]{64}',
+  }),
+  // PostgreSQL's password file (`~/.pgpass`, `%APPDATA%\\postgresql\\pgpass.conf`): a line per
+  // server, `host:port:database:user:password`, with no word to find it by but the file's name.
+  secretRule({
+    id: 'pgpass-password',
+    type: 'DATABASE_PASSWORD',
+    keywords: [],
+    files: /(?:^|\/)(?:\.pgpass|pgpass\.conf)$/,
+    pattern: new RegExp(
+      `^(?![ \\t]*#)${PGPASS_FIELD}{1,253}:${PGPASS_FIELD}{1,16}:${PGPASS_FIELD}{1,256}:${PGPASS_FIELD}{1,256}:(?<value>${PGPASS_FIELD}{1,256})(?=\\r?$)`,
+      'gm',
+    ),
+    confidence: 0.9,
+    // A `*` is a wildcard in the other fields, and no password in this one.
+    check: (value) => value !== '*',
   }),
 ];

@@ -96,6 +96,11 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   }
   const at = context.line.indexOf(value);
   const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
+  // An app password for mail (Google's: sixteen lower-case letters) under a mail server's
+  // password: random letters, which read as a word to the test below.
+  if (APP_PASSWORD.test(value) && MAIL_SETTING.test(context.line) && STRONG_NAME.test(context.line)) {
+    return bitsPerChar(value) >= APP_PASSWORD_BITS ? 0.5 : false;
+  }
   if (!quoted && (isPropertyPath(value) || WORDS.test(value))) return false;
   // A scope (`Pass::doFinalization`, a Ruby symbol) or a value a template or a shell fills in
   // (`{password!r}`, `{0.issuer}`, `anonymous:$FROM_EMAIL`): code, not a value.
@@ -123,6 +128,16 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   return 0.45;
 }
 
+/**
+ * An app password as Google shows it (four groups of four lower-case letters), written with its
+ * spaces or without, on a line that names mail. Random letters have about 3.5 bits a character;
+ * words run lower (`secretpassphrase` 2.8).
+ */
+const APP_PASSWORD = /^[a-z]{16}$/;
+const SPACED_APP_PASSWORD = /^[a-z]{4}(?: [a-z]{4}){3}$/;
+const MAIL_SETTING = /mail|smtp/i;
+const APP_PASSWORD_BITS = 2.9;
+
 /** A format string's field, as Python's `format` and f-strings write it (`{password!r}`, `{0.name:>8}`). */
 const FORMAT_FIELD = /\{[\w.]*(?:![rsa])?(?::[^{}]*)?\}/;
 
@@ -147,6 +162,9 @@ const MESSAGES_FILE =
 function judgeQuotedPassword(value: string, context: Context): boolean {
   if (FILLED_IN.test(value) || MESSAGES_FILE.test(context.file)) return false;
   if (/^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?(?:OLD)?PWD[ \t]*=/.test(context.line)) return false;
+  if (SPACED_APP_PASSWORD.test(value) && MAIL_SETTING.test(context.line)) {
+    return bitsPerChar(value.replaceAll(' ', '')) >= APP_PASSWORD_BITS;
+  }
   // A string's escapes (`\n`) part its words as the spaces they stand for.
   const words = value
     .replace(/\\[nrt]/g, ' ')
@@ -186,6 +204,20 @@ const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|p
  * inside an escaped string ends at its escape: `\"` in a notebook's JSON, `\n` after it).
  */
 const GENERIC_VALUE = `(?<value>[^\\s"'\`,;()\\[\\]\\\\]{8,256})(?=["'\`\\s,;)\\]\\\\]|$)`;
+
+/**
+ * The forms of a password's hash, each as its scheme writes it: `$id$` (or `{SCHEME}`), the
+ * scheme's settings, the salt and the hash.
+ */
+const PASSWORD_HASH_FORMS = [
+  String.raw`\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}`,
+  String.raw`\$(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}`,
+  String.raw`\$[56]\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,16}\$(?:[./A-Za-z0-9]{86}|[./A-Za-z0-9]{43})`,
+  String.raw`\$y\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}`,
+  String.raw`\$argon2(?:id|i|d)\$(?:v=\d{1,3}\$)?m=\d{1,10},t=\d{1,10},p=\d{1,3}\$[A-Za-z0-9+/]{8,88}\$[A-Za-z0-9+/]{16,172}`,
+  String.raw`pbkdf2_sha(?:1|256)\$\d{1,9}\$[\w./+-]{1,64}\$[A-Za-z0-9+/]{20,88}={0,2}`,
+  String.raw`\{(?:S?SHA(?:256|384|512)?|s?sha(?:256|384|512)?)\}[A-Za-z0-9+/]{27,120}={0,2}`,
+];
 
 export const GENERIC_RULES: readonly DetectionRule[] = [
   // `API_KEY=...`, `password: ...`, `"client_secret": "..."`, `token := "..."`, `secret = '...'`,
@@ -338,6 +370,57 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       !/\bmachine[ \t]+(?:\S+\.)?example\.(?:com|org|net)\b/i.test(line) &&
       bitsPerChar(value) >= 2,
   }),
+  // A password's hash, as system and web server password files (`/etc/shadow`, `.htpasswd`), LDAP
+  // entries and applications' user tables and seeds keep it: bcrypt, the crypt schemes of glibc and
+  // libxcrypt (MD5, SHA-256, SHA-512, yescrypt), Apache's MD5 and SHA-1, LDAP's SHA forms, Argon2
+  // (PHC string) and Django's PBKDF2. Not the password, but a copy anyone may guess at offline, as
+  // fast as their hardware goes.
+  {
+    id: 'password-hash',
+    category: 'secret',
+    type: 'PASSWORD_HASH',
+    keywords: [
+      '$2a$',
+      '$2b$',
+      '$2y$',
+      '$2x$',
+      '$1$',
+      '$5$',
+      '$6$',
+      '$apr1$',
+      '$y$',
+      '$argon2',
+      'pbkdf2_sha',
+      '{sha',
+      '{ssha',
+    ],
+    pattern: new RegExp(`(?<![\\w$./+])(?<value>${PASSWORD_HASH_FORMS.join('|')})(?![\\w./+=$])`, 'g'),
+    confidence: 0.7,
+    // What follows the scheme's last `$` (or `}`) is the hash, random, never a word: it alone is
+    // tried as a placeholder, as the scheme's mark (`$apr1$`, `{SHA}`) reads as a shell's variable.
+    check: (value) => {
+      const hash = value.slice(Math.max(value.lastIndexOf('$'), value.indexOf('}')) + 1);
+      return !isPlaceholder(hash) && bitsPerChar(hash) >= 3.5;
+    },
+  },
+  // A bare `Key` in .NET's settings (`"Jwt": { "Key": "…" }` in `appsettings.Production.json`, or
+  // `"Jwt:Key"` in the user secrets' `secrets.json`): a name too common elsewhere to read as secret.
+  secretRule({
+    id: 'dotnet-settings-key',
+    type: 'SECRET',
+    keywords: ['key"'],
+    files: /(?:^|\/)(?:appsettings(?:\.[\w-]{1,64})?|secrets)\.json$/i,
+    pattern: /"(?:[\w.-]{1,64}:){0,8}Key"[ \t]{0,8}:[ \t]{0,8}"(?<value>[^"\\\s]{16,512})"/gi,
+    confidence: 0.6,
+    // A key is random: hex (a UUID's too), letters and digits of one run, or letters of both cases
+    // with digits or marks. A cache's or a feature's key is words (`orders-by-customer-v2`).
+    check: (value) =>
+      /^[0-9a-f-]+$/i.test(value)
+        ? bitsPerChar(value) >= 3
+        : bitsPerChar(value) >= 3.5 &&
+          /\d/.test(value) &&
+          (/^[a-z0-9]+$/i.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value))),
+  }),
   // Any `scheme://user:password@host` the database rules do not name (http, smtp, s3, ...).
   secretRule({
     id: 'generic-url-password',
@@ -380,12 +463,14 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     confidence: 0.6,
     check: (value) => bitsPerChar(value) >= 3.5,
   }),
+  // The header as code, configuration and a Dockerfile's `ENV AUTHORIZATION Basic …` (its older
+  // form, the name and the value apart by a space) write it.
   secretRule({
     id: 'generic-basic-auth-header',
     type: 'BASIC_AUTH',
     keywords: ['basic '],
     pattern:
-      /\bAuthorization["']?\s{0,40}[:=,]\s{0,40}["']?Basic {1,40}(?<value>[A-Za-z0-9+/]{8,400}={0,2})/gi,
+      /\bAuthorization["']?(?:\s{0,40}[:=,]\s{0,40}|(?<=^[ \t]{0,40}ENV[ \t]{1,40}Authorization)[ \t]{1,40})["']?Basic {1,40}(?<value>[A-Za-z0-9+/]{8,400}={0,2})/gim,
     confidence: 0.75,
     check: (value) => {
       try {

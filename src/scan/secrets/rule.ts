@@ -9,6 +9,7 @@ export interface SecretFormat {
   id: string;
   type: string;
   keywords: readonly string[];
+  files?: RegExp;
   pattern: RegExp;
   confidence: number;
   /** As DetectionRule's: where the pattern may match, found cheaply. */

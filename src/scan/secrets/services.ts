@@ -2,7 +2,7 @@
 // Each format as the provider documents it.
 
 import type { DetectionRule } from '../detect.ts';
-import { UUID_SECRET_WORDS, contextual, minBits, token } from './rule.ts';
+import { UUID_SECRET_WORDS, contextual, minBits, secretRule, token } from './rule.ts';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 
@@ -250,5 +250,17 @@ export const SERVICE_RULES: readonly DetectionRule[] = [
     type: 'AGE_KEY',
     prefix: 'AGE-SECRET-KEY-1',
     body: '[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}',
+  }),
+  // Rails's key to its encrypted credentials: `config/master.key`, or one environment's
+  // `config/credentials/production.key`, holds the hex digits of a 128-bit key (256 for a cipher
+  // set wider) and nothing else.
+  secretRule({
+    id: 'rails-master-key',
+    type: 'RAILS_MASTER_KEY',
+    keywords: [],
+    files: /(?:^|\/)(?:master|credentials\/[\w.-]{1,64})\.key$/,
+    pattern: /^\s{0,8}(?<value>[0-9a-f]{32}(?:[0-9a-f]{32})?)\s{0,8}$/g,
+    confidence: 0.9,
+    check: minBits(3),
   }),
 ];
