@@ -17,7 +17,8 @@ import {
 import { execFile } from 'node:child_process';
 import { join, relative, sep } from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import ignore, { type Ignore } from 'ignore';
+import ignore from 'ignore';
+import { ignoredBy, type IgnoreRules } from '../gate/ignore-files.ts';
 import { describe, type Detector, type Finding } from '../scan/detect.ts';
 import { lineBreaks } from '../scan/keywords.ts';
 import { hasSealedMagic } from '../vault/sealed-file.ts';
@@ -92,9 +93,7 @@ export interface Skipped {
 const IGNORE_CASE = process.platform === 'darwin' || process.platform === 'win32';
 
 /** The rules of one ignore file, matched against paths relative to its folder. */
-interface Rules {
-  dir: string;
-  matcher: Ignore;
+interface Rules extends IgnoreRules {
   /** `.svcignore`: the owner leaves these out of svc's reading, tracked by git or not. */
   svc: boolean;
 }
@@ -169,23 +168,6 @@ function listing(dir: string): { entries: Dirent[]; own: Rules[] } | undefined {
  * their next batches sent; bounded in time, not entries, so a slow disk holds the loop no longer.
  */
 const WALK_TURN_MS = 2;
-
-/**
- * Whether the ignore files above `path` leave it out. As git reads them, the last pattern that
- * matches decides, a deeper file's after its parents': a subfolder's `!keep.env` brings back a
- * file its parent's `*.env` left out.
- */
-function ignoredBy(stack: readonly Rules[], path: string, isDir: boolean): boolean {
-  let ignored = false;
-  for (const rules of stack) {
-    const rel = relative(rules.dir, path).split(sep).join('/');
-    if (rel === '') continue;
-    const verdict = rules.matcher.test(isDir ? `${rel}/` : rel);
-    if (verdict.ignored) ignored = true;
-    else if (verdict.unignored) ignored = false;
-  }
-  return ignored;
-}
 
 /**
  * The files of `root` a scan reads, in a stable order: folders and files the ignore files name

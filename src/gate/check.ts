@@ -20,6 +20,7 @@ import {
   type RuleSet,
 } from './local.ts';
 import { pathForms } from './resolve.ts';
+import { searchWalk, type SearchFilter } from './search-filter.ts';
 import type { CommandReach } from './shell/reads.ts';
 import type { Action, PlacedRule } from './rules.ts';
 
@@ -40,7 +41,7 @@ export function secretKeyPath(name: string): string {
  */
 export type GateAsk =
   | { kind: 'paths'; action: Action; paths: string[] }
-  | { kind: 'folder'; action: 'search'; folder: string }
+  | { kind: 'folder'; action: 'search'; folder: string; filter?: SearchFilter }
   | { kind: 'shell'; command: string }
   | { kind: 'secret'; name: string };
 
@@ -180,7 +181,15 @@ export function decideWith(
       ];
       const budget = { left: SEARCH_WALK_LIMIT };
       const decisions = forms.map((form) =>
-        decideSearch(gate, { ...base, action: 'search' }, form, usesSoFar, home, budget),
+        decideSearch(
+          gate,
+          { ...base, action: 'search' },
+          form,
+          usesSoFar,
+          home,
+          budget,
+          searchWalk(form, ask.filter, setting.env),
+        ),
       );
       return strictestOf(decisions);
     }

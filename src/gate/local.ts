@@ -26,6 +26,7 @@ import { validRules, type PlacedRule } from './rules.ts';
 import { pathForms, realPath } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
 import { reachOf, type CommandReach } from './shell/reads.ts';
+import type { SearchWalk } from './search-filter.ts';
 
 const rank = { allowed: 0, limited: 1, clean_copy: 2, ask: 3, denied: 4 } as const;
 
@@ -279,6 +280,8 @@ export function decideSearch(
   home: string,
   /** Entries left to look at, shared by every search of one command: one budget for the whole line. */
   budget: { left: number } = { left: SEARCH_WALK_LIMIT },
+  /** The files the search reads, when it is filtered (search-filter.ts); else every one. */
+  walk?: SearchWalk,
 ): Decision {
   let worst = gate.decide({ ...request, paths: pathForms(folder, { cwd: folder, home }) }, usesSoFar);
   // A use of every limit rule the search reaches, once each: not only the one the worst file met.
@@ -310,14 +313,16 @@ export function decideSearch(
       const path = join(dir, name);
       const forms = [path];
       let isDir = false;
+      let leadsToDir = false;
       try {
         const stat = lstatSync(path);
         isDir = stat.isDirectory();
         if (stat.isSymbolicLink()) {
           const target = realpathSync.native(path);
           forms.push(target);
+          leadsToDir = statSync(target).isDirectory();
           // Its entries are decided where they really are.
-          if (!linked.has(target) && statSync(target).isDirectory()) {
+          if (!linked.has(target) && leadsToDir) {
             linked.add(target);
             pending.push(target);
           }
@@ -325,9 +330,13 @@ export function decideSearch(
       } catch {
         // Gone, or unreadable: there is nothing there to read either.
       }
-      const decision = gate.decide({ ...request, paths: forms }, usesSoFar);
-      charge(decision);
-      if (rank[decision.outcome] > rank[worst.outcome]) worst = decision;
+      if (isDir && walk && !walk.enters(path)) continue;
+      // A filtered search reads files alone: a folder is decided by the files of it that it reads.
+      if (!walk || (!isDir && !leadsToDir && walk.reads(path))) {
+        const decision = gate.decide({ ...request, paths: forms }, usesSoFar);
+        charge(decision);
+        if (rank[decision.outcome] > rank[worst.outcome]) worst = decision;
+      }
       if (isDir) pending.push(path);
     }
   }

@@ -48,10 +48,27 @@ export function askOf(event: ClaudeEvent): ToolAsk {
         ? { kind: 'paths', action: 'write', paths: [path] }
         : { kind: 'ungated', why: 'no notebook_path' };
     }
-    case 'Grep':
-    case 'Glob':
-      // Without a path both search the working folder.
-      return { kind: 'folder', action: 'search', folder: text(input.path) ?? event.cwd };
+    // Without a path both search the working folder, each with ripgrep: Grep honours `.gitignore`
+    // files and takes `glob` and `type`; Glob lists every name its pattern matches, ignored or not.
+    case 'Grep': {
+      const globs = grepGlobs(text(input.glob));
+      const type = text(input.type);
+      return {
+        kind: 'folder',
+        action: 'search',
+        folder: text(input.path) ?? event.cwd,
+        filter: { ...(globs.length ? { globs } : {}), ...(type ? { type } : {}), gitignore: true },
+      };
+    }
+    case 'Glob': {
+      const pattern = text(input.pattern);
+      return {
+        kind: 'folder',
+        action: 'search',
+        folder: text(input.path) ?? event.cwd,
+        ...(pattern ? { filter: { globs: [pattern] } } : {}),
+      };
+    }
     case 'Bash': {
       const command = text(input.command);
       return command ? { kind: 'shell', command } : { kind: 'ungated', why: 'no command' };
@@ -64,6 +81,18 @@ export function askOf(event: ClaudeEvent): ToolAsk {
       return mcpAsk(input);
     }
   }
+}
+
+/**
+ * Grep's `glob` as Claude Code hands it to ripgrep: words apart by spaces, and each word without
+ * braces split at its commas (`"*.ts,*.tsx"` is two globs; `"*.{ts,tsx}"` one).
+ */
+export function grepGlobs(glob: string | undefined): string[] {
+  if (!glob) return [];
+  return glob
+    .split(/\s+/)
+    .flatMap((word) => (word.includes('{') && word.includes('}') ? [word] : word.split(',')))
+    .filter(Boolean);
 }
 
 /**

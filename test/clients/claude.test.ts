@@ -141,6 +141,35 @@ describe.skipIf(!CLAUDE)(suiteTitle('Claude Code with svc hook claude', CLAUDE, 
     expect(seen, detail).toContain(fixture.harmless);
     expect(JSON.parse(exit.stdout).permission_denials, detail).toEqual([]);
   });
+
+  // svc decides a Grep or Glob by the files Claude Code's ripgrep reads. What it lets through must
+  // really leave the protected files out: the canary never reaches the model either way.
+  describe('searches the protected files are ignored by, or filtered out of', () => {
+    beforeAll(() => fixture.file(join(fixture.project, '.gitignore'), '.env\nsecrets/\n'));
+    afterAll(() => rmSync(join(fixture.project, '.gitignore')));
+
+    it.each<[string, ToolCall, 'allowed' | 'denied']>([
+      [
+        'Grep of the project, its protected files ignored',
+        { name: 'Grep', args: { pattern: 'SVC_CANARY|harmless', output_mode: 'content' } },
+        'allowed',
+      ],
+      [
+        'Grep with a glob naming an ignored file (ripgrep reads it)',
+        { name: 'Grep', args: { pattern: 'SVC_CANARY', output_mode: 'content', glob: '*.txt' } },
+        'denied',
+      ],
+      ['Glob of text files, secrets/ among them', { name: 'Glob', args: { pattern: '**/*.txt' } }, 'denied'],
+      ['Glob of Markdown files', { name: 'Glob', args: { pattern: '**/*.md' } }, 'allowed'],
+    ])('%s: %s', async (_name, call, outcome) => {
+      const { exit, detail, seen } = await run(call);
+      expect(requestsHolding(standIn, fixture.canary), 'requests that carried the canary').toEqual([]);
+      const denials = JSON.parse(exit.stdout).permission_denials;
+      if (outcome === 'denied') expect(seen, detail).toContain('svc:');
+      expect(denials, detail).toHaveLength(outcome === 'denied' ? 1 : 0);
+      if (call.name === 'Grep' && outcome === 'allowed') expect(seen, detail).toContain(fixture.harmless);
+    });
+  });
 });
 
 describe.skipIf(!CLAUDE)(

@@ -454,6 +454,72 @@ describe("another project's rules", () => {
   });
 });
 
+// Claude Code runs its Grep and Glob with ripgrep: Grep honours `.gitignore` files (hidden files
+// included) and takes `glob` and `type`; Glob lists every name its pattern matches, ignored or not.
+// A search is decided by the files it reads: an ignored `.env`, or one no glob names, leaves it be.
+const searched = join(tmp.dir, 'searched');
+file(
+  join(searched, '.svc', 'rules.json'),
+  JSON.stringify([{ effect: 'deny', paths: ['.env', 'build/', '*.pem'], reason: 'keys and builds' }]),
+);
+file(join(searched, '.gitignore'), '.env\nbuild/\n');
+for (const path of [
+  '.env',
+  'src/app.ts',
+  'src/view.tsx',
+  'build/out.js',
+  'keys/site.pem',
+  'app/.env',
+  'app/main.ts',
+])
+  file(join(searched, path));
+// `.ignore` files may bring back what `.gitignore` leaves out (ripgrep ranks them higher), and a
+// deeper `.gitignore` may too: a search there is decided on every file.
+file(join(searched, 'tools', '.ignore'), '!.env\n');
+file(join(searched, 'tools', '.env'));
+file(join(searched, 'tools', 'run.ts'));
+file(join(searched, 'keep', '.gitignore'), '!.env\n');
+file(join(searched, 'keep', '.env'));
+execFileSync('git', ['init', '-q'], { cwd: searched });
+
+describe('Grep and Glob read what their filters and ignore files let them', () => {
+  const at = (tool: string, input: Record<string, unknown>) =>
+    event(tool, { pattern: 'TOKEN', ...input }, searched);
+  it.concurrent.each([
+    ['Grep over the project, a .pem in it unignored', at('Grep', {}), 'deny'],
+    ['Grep with glob *.ts', at('Grep', { glob: '*.ts' }), 'allow'],
+    ['Grep with glob *.{ts,tsx}', at('Grep', { glob: '*.{ts,tsx}' }), 'allow'],
+    ['Grep with globs "*.ts,*.tsx"', at('Grep', { glob: '*.ts,*.tsx' }), 'allow'],
+    ['Grep with type ts', at('Grep', { type: 'ts' }), 'allow'],
+    ['Grep with a type svc does not know', at('Grep', { type: 'dotenv' }), 'deny'],
+    ['Grep with glob *.pem', at('Grep', { glob: '*.pem' }), 'deny'],
+    ['Grep with globs "*.ts *.pem"', at('Grep', { glob: '*.ts *.pem' }), 'deny'],
+    // A glob overrides the ignore files: ripgrep reads the ignored .env it names.
+    ['Grep with glob .env*', at('Grep', { glob: '.env*' }), 'deny'],
+    // An ignored folder is not gone into, whatever a glob names in it.
+    ['Grep with glob **/*.js (build/ is ignored)', at('Grep', { glob: '**/*.js' }), 'allow'],
+    ['Grep with glob build/*.js', at('Grep', { glob: 'build/*.js' }), 'allow'],
+    ['Grep with only an excluding glob', at('Grep', { path: 'keys', glob: '!*.pem' }), 'deny'],
+    ['Grep with an absolute glob', at('Grep', { glob: `${searched}/src/*.ts` }), 'deny'],
+    ['Grep over app/, its .env ignored', at('Grep', { path: 'app' }), 'allow'],
+    ['Grep over tools/, an .ignore there', at('Grep', { path: 'tools' }), 'deny'],
+    ['Grep over keep/, whose .gitignore brings .env back', at('Grep', { path: 'keep' }), 'deny'],
+    ['Glob **/*.ts', at('Glob', { pattern: '**/*.ts' }), 'allow'],
+    ['Glob *.ts (any depth, as ripgrep matches it)', at('Glob', { pattern: '*.ts' }), 'allow'],
+    ['Glob **/* lists .env and build/', at('Glob', { pattern: '**/*' }), 'deny'],
+    ['Glob app/* lists the ignored app/.env', at('Glob', { pattern: 'app/*' }), 'deny'],
+    ['Glob *.env', at('Glob', { pattern: '*.env' }), 'deny'],
+  ] as const)('%s: %s', async (_name, input, expected) => {
+    const answer = await hook(input);
+    expect(answer.decision, answer.reason).toBe(expected);
+  });
+
+  it('decides every file under a ripgrep configuration, which may turn the ignore files off', async () => {
+    const answer = await hook(at('Grep', { path: 'app' }), { RIPGREP_CONFIG_PATH: join(tmp.dir, 'rg.conf') });
+    expect(answer.decision).toBe('deny');
+  });
+});
+
 describe('git in a real repository', () => {
   it.concurrent.each([
     ['git diff', 'allow'],

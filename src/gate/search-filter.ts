@@ -1,0 +1,190 @@
+// Which files of a folder a search tool reads, as ripgrep picks them: its `--glob` filters, its
+// `--type`, and the `.gitignore` files it honours. A search is decided by the files it reads (see
+// decideSearch in local.ts): a `*.ts` search beside an `.env` that a rule denies does not read the
+// `.env`, and is not refused for it. Everything here errs one way only: where svc cannot be sure
+// ripgrep leaves a file out, the file is decided as read.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { expand } from 'brace-expansion';
+import ignore, { type Ignore } from 'ignore';
+import { ignoredBy, type IgnoreRules } from './ignore-files.ts';
+
+/** What a search reads of its folder, in ripgrep's terms. */
+export interface SearchFilter {
+  /**
+   * ripgrep's `--glob`s, gitignore-style, relative to the searched folder: a file is read when it
+   * matches one of them. Globs that exclude (`!*.test.ts`) are not honoured: the search is decided
+   * on what it would read without them, more, never less.
+   */
+  globs?: readonly string[];
+  /** ripgrep's `--type` (`ts`, `py`): honoured for the names in RIPGREP_TYPES, else left out. */
+  type?: string;
+  /**
+   * The search leaves out what `.gitignore` files do, as ripgrep does without `--no-ignore`,
+   * inside a git work tree: ignored folders always, ignored files unless a glob names them. Not honoured where `.ignore` or `.rgignore` files could bring such a
+   * file back, nor under a ripgrep configuration file (RIPGREP_CONFIG_PATH may add `--no-ignore`).
+   */
+  gitignore?: boolean;
+}
+
+/**
+ * File types ripgrep 14 knows (`rg --type-list`), for the names agents use most: each as ripgrep
+ * defines it, so that a file it reads for the type is never left out. A name not here is not
+ * honoured (the search is decided whole).
+ */
+export const RIPGREP_TYPES: Readonly<Record<string, readonly string[]>> = {
+  c: ['*.[chH]', '*.[chH].in', '*.cats'],
+  cpp: ['*.[ChH]', '*.[ChH].in', '*.[ch]pp', '*.[ch]pp.in', '*.[ch]xx', '*.[ch]xx.in', '*.cc', '*.cc.in', '*.hh', '*.hh.in', '*.inl'], // prettier-ignore
+  cs: ['*.cs'],
+  csharp: ['*.cs'],
+  css: ['*.css', '*.scss'],
+  dart: ['*.dart'],
+  elixir: ['*.eex', '*.ex', '*.exs', '*.heex', '*.leex', '*.livemd'],
+  go: ['*.go'],
+  graphql: ['*.graphql', '*.graphqls'],
+  haskell: ['*.c2hs', '*.cpphs', '*.hs', '*.hsc', '*.lhs'],
+  html: ['*.ejs', '*.htm', '*.html'],
+  java: ['*.java', '*.jsp', '*.jspx', '*.properties'],
+  js: ['*.cjs', '*.js', '*.jsx', '*.mjs', '*.vue'],
+  kotlin: ['*.kt', '*.kts'],
+  less: ['*.less'],
+  lua: ['*.lua'],
+  markdown: ['*.markdown', '*.md', '*.mdown', '*.mdwn', '*.mdx', '*.mkd', '*.mkdn'],
+  md: ['*.markdown', '*.md', '*.mdown', '*.mdwn', '*.mdx', '*.mkd', '*.mkdn'],
+  ocaml: ['*.ml', '*.mli', '*.mll', '*.mly'],
+  perl: ['*.PL', '*.perl', '*.pl', '*.plh', '*.plx', '*.pm', '*.t'],
+  php: ['*.php', '*.php3', '*.php4', '*.php5', '*.php7', '*.php8', '*.pht', '*.phtml'],
+  protobuf: ['*.proto'],
+  py: ['*.py', '*.pyi'],
+  python: ['*.py', '*.pyi'],
+  ruby: ['*.gemspec', '*.rb', '*.rbw', '.irbrc', 'Gemfile', 'Rakefile', 'config.ru'],
+  rust: ['*.rs'],
+  sass: ['*.sass', '*.scss'],
+  scala: ['*.sbt', '*.scala'],
+  sql: ['*.psql', '*.sql'],
+  svelte: ['*.svelte'],
+  swift: ['*.swift'],
+  ts: ['*.cts', '*.mts', '*.ts', '*.tsx'],
+  typescript: ['*.cts', '*.mts', '*.ts', '*.tsx'],
+  vue: ['*.vue'],
+  zig: ['*.zig'],
+};
+
+/** The files a filtered search reads, asked of each entry its walk meets. */
+export interface SearchWalk {
+  /** Whether the search reads this file. */
+  reads(path: string): boolean;
+  /** Whether the search goes into this folder. */
+  enters(path: string): boolean;
+}
+
+/** Ignore files that may bring back what a `.gitignore` leaves out, for ripgrep: not modelled. */
+const OVERRIDING_IGNORE_FILES = ['.ignore', '.rgignore'];
+
+/**
+ * How the search over `folder` picks its files, or undefined when it reads every file (no filter
+ * svc can honour). `env` is the searching tool's environment.
+ */
+export function searchWalk(
+  folder: string,
+  filter: SearchFilter | undefined,
+  env: NodeJS.ProcessEnv,
+): SearchWalk | undefined {
+  if (!filter) return undefined;
+  const globs = includingGlobs(filter.globs ?? []);
+  const type = filter.type !== undefined ? RIPGREP_TYPES[filter.type] : undefined;
+  const ignores = filter.gitignore && !env.RIPGREP_CONFIG_PATH ? gitignores(folder) : undefined;
+  if (globs === undefined && type === undefined && ignores === undefined) return undefined;
+  // Case aside, as ripgrep may match a type's names (more files, never fewer).
+  const typeMatcher = type && ignore({ ignorecase: true }).add([...type]);
+  const inside = (path: string) => {
+    const rel = relative(folder, path).split(sep).join('/');
+    return rel !== '' && !rel.startsWith('../') && !isAbsolute(rel) ? rel : undefined;
+  };
+  return {
+    reads(path) {
+      const rel = inside(path);
+      // A file a followed link leads to, outside the folder: nothing to filter it by.
+      if (rel === undefined) return true;
+      // A file a glob names is read, whatever the ignore files say of it (ripgrep's overrides).
+      if (globs) return globs.ignores(rel);
+      if (ignores?.ignored(path, false)) return false;
+      return !typeMatcher || typeMatcher.ignores(rel.slice(rel.lastIndexOf('/') + 1));
+    },
+    // An ignored folder is not gone into, whatever the globs name in it: ripgrep's `-g '*.js'`
+    // reads an ignored `x.js`, never `build/out.js` under an ignored `build/` (ripgrep 14.1.1).
+    enters(path) {
+      return inside(path) === undefined || !ignores?.ignored(path, true);
+    },
+  };
+}
+
+/**
+ * One matcher for the globs that include files, as ripgrep reads them (gitignore-style, braces
+ * expanded), matching case-insensitively and through a matched parent folder: more than ripgrep
+ * does, never less. Undefined when none can be honoured: there is no including glob, or one is
+ * not relative to the folder (`/abs/…`, `../x`), which svc cannot place.
+ */
+function includingGlobs(globs: readonly string[]): Ignore | undefined {
+  const including = globs.filter((g) => g !== '' && !g.startsWith('!'));
+  if (including.length === 0) return undefined;
+  if (including.some((g) => isAbsolute(g) || g.startsWith('~') || /(?:^|\/)\.\.(?:\/|$)/.test(g)))
+    return undefined;
+  return ignore({ ignorecase: true }).add(including.flatMap((g) => expand(g)));
+}
+
+/**
+ * The `.gitignore` files a search in `folder` honours, from its git work tree's root down, and
+ * those it meets inside, as ripgrep reads them (case matters). Undefined outside a work tree, or
+ * where an `.ignore` or `.rgignore` file lies above.
+ */
+function gitignores(folder: string): { ignored(path: string, isDir: boolean): boolean } | undefined {
+  const above: string[] = [];
+  let root: string | undefined;
+  for (let dir = folder; ; dir = dirname(dir)) {
+    above.unshift(dir);
+    if (existsSync(join(dir, '.git'))) {
+      root = dir;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  if (root === undefined) return undefined;
+  const own = (dir: string): IgnoreRules[] | 'unknown' => {
+    if (OVERRIDING_IGNORE_FILES.some((name) => existsSync(join(dir, name)))) return 'unknown';
+    try {
+      const text = readFileSync(join(dir, '.gitignore'), 'utf8');
+      return [{ dir, matcher: ignore({ ignorecase: false }).add(text) }];
+    } catch {
+      return [];
+    }
+  };
+  const stacks = new Map<string, IgnoreRules[] | 'unknown'>();
+  let stack: IgnoreRules[] | 'unknown' = [];
+  for (const dir of above) {
+    const rules = own(dir);
+    stack = stack === 'unknown' || rules === 'unknown' ? 'unknown' : [...stack, ...rules];
+  }
+  if (stack === 'unknown') return undefined;
+  stacks.set(folder, stack);
+  // The rules in force in a folder of the walk: its parent's and its own. The walk enters a
+  // folder only after its parent, so the parent's are known; a folder holding `.git` is another
+  // work tree, with only its own.
+  const stackOf = (dir: string): IgnoreRules[] | 'unknown' => {
+    const known = stacks.get(dir);
+    if (known) return known;
+    const parent = dir === folder ? [] : stackOf(dirname(dir));
+    const rules = own(dir);
+    const nested = existsSync(join(dir, '.git'));
+    const made: IgnoreRules[] | 'unknown' =
+      parent === 'unknown' || rules === 'unknown' ? 'unknown' : [...(nested ? [] : parent), ...rules];
+    stacks.set(dir, made);
+    return made;
+  };
+  return {
+    ignored(path, isDir) {
+      const rules = stackOf(dirname(path));
+      return rules !== 'unknown' && ignoredBy(rules, path, isDir);
+    },
+  };
+}
