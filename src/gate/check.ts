@@ -198,7 +198,13 @@ export function decideWith(
         gate,
         base,
         compiled.reach ?? commandReach(ask.command, { cwd: asker.cwd, home }),
-        { cwd: asker.cwd, home, dynamic, ownerRules: ruleSet.rules.some((r) => r.level !== 'builtin') },
+        {
+          cwd: asker.cwd,
+          home,
+          dynamic,
+          ownerRules: ruleSet.rules.some((r) => r.level !== 'builtin'),
+          env: setting.env,
+        },
         usesSoFar,
       );
     case 'secret':

@@ -26,7 +26,7 @@ import { validRules, type PlacedRule } from './rules.ts';
 import { pathForms, realPath } from './resolve.ts';
 import { ShellSyntaxError } from './shell/parse.ts';
 import { reachOf, type CommandReach } from './shell/reads.ts';
-import type { SearchWalk } from './search-filter.ts';
+import { searchWalk, type SearchWalk } from './search-filter.ts';
 
 const rank = { allowed: 0, limited: 1, clean_copy: 2, ask: 3, denied: 4 } as const;
 
@@ -378,7 +378,14 @@ export function decideCommand(
   gate: Gate,
   request: Omit<GateRequest, 'paths' | 'action'>,
   reach: CommandReach,
-  options: { cwd: string; home: string; dynamic: DynamicPolicy; ownerRules: boolean },
+  options: {
+    cwd: string;
+    home: string;
+    dynamic: DynamicPolicy;
+    ownerRules: boolean;
+    /** The environment the command runs in (a search's ripgrep reads its configuration from it). */
+    env: NodeJS.ProcessEnv;
+  },
   usesSoFar: UsesSoFar,
 ): Decision {
   const { touches, dynamic } = reach;
@@ -389,15 +396,17 @@ export function decideCommand(
   const budget = { left: SEARCH_WALK_LIMIT };
   for (const touch of touches) {
     // A search walks the folder the name really reaches (its last form), `..` and symlinks resolved.
+    const folder = pathForms(touch.path, options).at(-1)!;
     const decision =
       touch.action === 'search'
         ? decideSearch(
             gate,
             { ...request, action: 'search' },
-            pathForms(touch.path, options).at(-1)!,
+            folder,
             usesSoFar,
             options.home,
             budget,
+            searchWalk(folder, touch.filter, options.env),
           )
         : gate.decide({ ...request, action: touch.action, paths: pathForms(touch.path, options) }, usesSoFar);
     charges.push(...decision.charges);

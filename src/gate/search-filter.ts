@@ -17,8 +17,16 @@ export interface SearchFilter {
    * on what it would read without them, more, never less.
    */
   globs?: readonly string[];
-  /** ripgrep's `--type` (`ts`, `py`): honoured for the names in RIPGREP_TYPES, else left out. */
-  type?: string;
+  /**
+   * ripgrep's `--type`s (`ts`, `py`): a file of any of them is read. Honoured when every name is in
+   * RIPGREP_TYPES, else left out.
+   */
+  types?: readonly string[];
+  /**
+   * The search leaves out hidden files and folders (a name starting with `.`), as ripgrep does
+   * without `--hidden`, unless a glob names them.
+   */
+  skipsHidden?: boolean;
   /**
    * The search leaves out what `.gitignore` files do, as ripgrep does without `--no-ignore`,
    * inside a git work tree: ignored folders always, ignored files unless a glob names them. Not honoured where `.ignore` or `.rgignore` files could bring such a
@@ -74,7 +82,7 @@ export const RIPGREP_TYPES: Readonly<Record<string, readonly string[]>> = {
 export interface SearchWalk {
   /** Whether the search reads this file. */
   reads(path: string): boolean;
-  /** Whether the search goes into this folder. */
+  /** Whether the search goes into this folder (the walk meets folders before what they hold). */
   enters(path: string): boolean;
 }
 
@@ -92,11 +100,16 @@ export function searchWalk(
 ): SearchWalk | undefined {
   if (!filter) return undefined;
   const globs = includingGlobs(filter.globs ?? []);
-  const type = filter.type !== undefined ? RIPGREP_TYPES[filter.type] : undefined;
-  const ignores = filter.gitignore && !env.RIPGREP_CONFIG_PATH ? gitignores(folder) : undefined;
-  if (globs === undefined && type === undefined && ignores === undefined) return undefined;
+  const types = filter.types?.length ? filter.types.map((t) => RIPGREP_TYPES[t]) : undefined;
+  const type = types?.every((t) => t !== undefined) ? types.flat() : undefined;
+  // A configuration file may give ripgrep `--no-ignore` or `--hidden`.
+  const configured = Boolean(env.RIPGREP_CONFIG_PATH);
+  const ignores = filter.gitignore && !configured ? gitignores(folder) : undefined;
+  const skipsHidden = filter.skipsHidden === true && !configured;
+  if (globs === undefined && type === undefined && ignores === undefined && !skipsHidden) return undefined;
   // Case aside, as ripgrep may match a type's names (more files, never fewer).
-  const typeMatcher = type && ignore({ ignorecase: true }).add([...type]);
+  const typeMatcher = type && ignore({ ignorecase: true }).add(type);
+  const hidden = (rel: string) => /(?:^|\/)\.[^/]/.test(rel);
   const inside = (path: string) => {
     const rel = relative(folder, path).split(sep).join('/');
     return rel !== '' && !rel.startsWith('../') && !isAbsolute(rel) ? rel : undefined;
@@ -106,15 +119,21 @@ export function searchWalk(
       const rel = inside(path);
       // A file a followed link leads to, outside the folder: nothing to filter it by.
       if (rel === undefined) return true;
-      // A file a glob names is read, whatever the ignore files say of it (ripgrep's overrides).
+      // A file a glob names is read, whatever the ignore files say of it, hidden or not (ripgrep's
+      // overrides).
       if (globs) return globs.ignores(rel);
+      if (skipsHidden && hidden(rel)) return false;
       if (ignores?.ignored(path, false)) return false;
       return !typeMatcher || typeMatcher.ignores(rel.slice(rel.lastIndexOf('/') + 1));
     },
     // An ignored folder is not gone into, whatever the globs name in it: ripgrep's `-g '*.js'`
     // reads an ignored `x.js`, never `build/out.js` under an ignored `build/` (ripgrep 14.1.1).
     enters(path) {
-      return inside(path) === undefined || !ignores?.ignored(path, true);
+      const rel = inside(path);
+      if (rel === undefined) return true;
+      // A hidden folder a glob names is gone into.
+      if (skipsHidden && hidden(rel) && !globs?.ignores(`${rel}/`)) return false;
+      return !ignores?.ignored(path, true);
     },
   };
 }

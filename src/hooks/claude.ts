@@ -57,7 +57,7 @@ export function askOf(event: ClaudeEvent): ToolAsk {
         kind: 'folder',
         action: 'search',
         folder: text(input.path) ?? event.cwd,
-        filter: { ...(globs.length ? { globs } : {}), ...(type ? { type } : {}), gitignore: true },
+        filter: { ...(globs.length ? { globs } : {}), ...(type ? { types: [type] } : {}), gitignore: true },
       };
     }
     case 'Glob': {

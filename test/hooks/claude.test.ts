@@ -514,6 +514,44 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     expect(answer.decision, answer.reason).toBe(expected);
   });
 
+  // rg in a shell leaves out hidden files too (without --hidden); grep -r reads everything but
+  // what --include leaves out.
+  const sh = (command: string) => event('Bash', { command }, searched);
+  it.concurrent.each([
+    ['rg over app/: its .env hidden and ignored', 'rg TOKEN app', 'allow'],
+    ['rg --hidden: app/.env still ignored', 'rg --hidden TOKEN app', 'allow'],
+    ['rg -. (hidden): still ignored', 'rg -. TOKEN app', 'allow'],
+    ['rg -u (ignore files off): still hidden', 'rg -u TOKEN app', 'allow'],
+    ['rg -uu (hidden too)', 'rg -uu TOKEN app', 'deny'],
+    ['rg --no-ignore --hidden', 'rg --no-ignore --hidden TOKEN app', 'deny'],
+    ['rg over the project: keys/site.pem', 'rg TOKEN', 'deny'],
+    ['rg -g *.ts over the project', "rg -g '*.ts' TOKEN", 'allow'],
+    ['rg --glob=*.ts over the project', 'rg --glob=*.ts TOKEN .', 'allow'],
+    ['rg -t ts over the project', 'rg -t ts TOKEN', 'allow'],
+    ['rg -tts joined', 'rg -tts TOKEN', 'allow'],
+    ['rg --type=ts -M 200 (a value, no folder)', 'rg --type=ts -M 200 TOKEN', 'allow'],
+    ['rg -g .env* names the ignored .env', "rg -g '.env*' TOKEN", 'deny'],
+    ['rg with a type of its own', "rg --type-add 'keys:*.pem' -t keys TOKEN", 'deny'],
+    ['rg under a configuration set on the line', 'RIPGREP_CONFIG_PATH=/tmp/rg.conf rg TOKEN app', 'deny'],
+    [
+      'rg under a configuration exported before',
+      'export RIPGREP_CONFIG_PATH=/tmp/rg.conf; rg TOKEN app',
+      'deny',
+    ],
+    [
+      'rg under a configuration given through env',
+      'env RIPGREP_CONFIG_PATH=/tmp/rg.conf rg TOKEN app',
+      'deny',
+    ],
+    ['rg with a preprocessor', 'rg --pre ./decode.sh TOKEN src', 'ask'],
+    ['grep -r reads hidden and ignored files', 'grep -r TOKEN app', 'deny'],
+    ['grep -r --include=*.ts', "grep -r --include='*.ts' TOKEN .", 'allow'],
+    ['grep -r --include of a .pem too', 'grep -r --include=*.ts --include=*.pem TOKEN .', 'deny'],
+  ] as const)('%s: %s', async (_name, command, expected) => {
+    const answer = await hook(sh(command));
+    expect(answer.decision, answer.reason).toBe(expected);
+  });
+
   it('decides every file under a ripgrep configuration, which may turn the ignore files off', async () => {
     const answer = await hook(at('Grep', { path: 'app' }), { RIPGREP_CONFIG_PATH: join(tmp.dir, 'rg.conf') });
     expect(answer.decision).toBe('deny');

@@ -15,6 +15,7 @@ import {
 import { expand } from 'brace-expansion';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { realPath } from '../resolve.ts';
+import type { SearchFilter } from '../search-filter.ts';
 import { ShellSyntaxError, parse, type Node, type Script, type Word } from './parse.ts';
 
 export interface Touch {
@@ -22,6 +23,8 @@ export interface Touch {
   path: string;
   /** The program (or redirection) that touches it. */
   via: string;
+  /** For a search: which files of the folder it reads (src/gate/search-filter.ts); else all. */
+  filter?: SearchFilter;
 }
 
 export interface CommandReach {
@@ -270,6 +273,92 @@ const READERS = new Set([
 const SCRIPTED_READERS = new Set(['awk', 'gawk', 'mawk', 'sed', 'jq', 'yq']);
 /** Searches: a pattern first, then files or folders (the working folder when none). */
 const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'git-grep']);
+/** Variables set before a command that its branch reads: git's places and commands, ripgrep's configuration. */
+const isProgramVar = (name: string) =>
+  GIT_PLACES.test(name) || GIT_COMMANDS.test(name) || name === 'RIPGREP_CONFIG_PATH';
+
+/** ripgrep's options that take a value (the next word, or joined: `-g*.ts`, `--glob=*.ts`). */
+const RIPGREP_VALUE_OPTIONS = new Set(['-A', '-B', '-C', '-d', '-E', '-e', '-f', '-g', '-j', '-M', '-m', '-r', '-T', '-t', '--after-context', '--before-context', '--color', '--colors', '--context', '--context-separator', '--dfa-size-limit', '--encoding', '--engine', '--field-context-separator', '--field-match-separator', '--file', '--glob', '--hostname-bin', '--hyperlink-format', '--iglob', '--ignore-file', '--max-columns', '--max-count', '--max-depth', '--max-filesize', '--maxdepth', '--path-separator', '--pre', '--pre-glob', '--regex-size-limit', '--regexp', '--replace', '--sort', '--sortr', '--threads', '--type', '--type-add', '--type-clear', '--type-not']); // prettier-ignore
+
+/**
+ * Which files an `rg` line reads of its folders, from its options: `-g`/`--glob`/`--iglob` globs,
+ * `-t`/`--type` types, hidden files left out unless `--hidden`, `-.` or `-uu`, ignore files
+ * honoured unless `-u` or a `--no-ignore…`. Type definitions of its own (`--type-add`) leave the
+ * types out; a configuration file (RIPGREP_CONFIG_PATH, set on the line) leaves out what it may
+ * change.
+ */
+function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter {
+  const globs: string[] = [];
+  const types: string[] = [];
+  let hidden = false;
+  let noIgnore = false;
+  let ownTypes = false;
+  const take = (option: string, value: string) => {
+    if (option === '-g' || option === '--glob' || option === '--iglob') globs.push(value);
+    else if (option === '-t' || option === '--type') types.push(value);
+    else if (option === '--type-add' || option === '--type-clear') ownTypes = true;
+  };
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]!.text ?? '';
+    if (text === '--') break;
+    const long = /^(--[\w-]+)(?:=(.*))?$/s.exec(text);
+    if (long) {
+      const [, option, joined] = long;
+      if (option === '--hidden') hidden = true;
+      else if (option === '--no-hidden') hidden = false;
+      else if (
+        /^--no-ignore(?:-vcs|-dot|-parent|-global|-exclude)?$/.test(option!) ||
+        option === '--unrestricted'
+      )
+        noIgnore = true;
+      if (RIPGREP_VALUE_OPTIONS.has(option!)) {
+        const value = joined ?? args[++i]?.text;
+        if (value !== undefined) take(option!, value);
+      }
+      continue;
+    }
+    if (!/^-[^-]/.test(text)) continue;
+    // A cluster of short flags (`-uu`, `-.`, `-iw`), up to one that takes a value (`-g*.ts`).
+    for (let at = 1; at < text.length; at++) {
+      const flag = `-${text[at]}`;
+      if (flag === '-u') {
+        if (noIgnore) hidden = true;
+        noIgnore = true;
+      } else if (flag === '-.') hidden = true;
+      if (RIPGREP_VALUE_OPTIONS.has(flag)) {
+        const value = at + 1 < text.length ? text.slice(at + 1) : args[++i]?.text;
+        if (value !== undefined) take(flag, value);
+        break;
+      }
+    }
+  }
+  const configured = scope.vars.has('RIPGREP_CONFIG_PATH');
+  return {
+    ...(globs.length ? { globs } : {}),
+    ...(types.length && !ownTypes ? { types } : {}),
+    skipsHidden: !hidden && !configured,
+    gitignore: !noIgnore && !configured,
+  };
+}
+
+/**
+ * Which files a `grep -r` reads of its folders: those whose names an `--include` names (its base
+ * name, as grep matches it), every one without. grep reads hidden and ignored files alike.
+ */
+function grepFilter(args: readonly Value[]): SearchFilter | undefined {
+  const globs: string[] = [];
+  for (const [i, a] of args.entries()) {
+    const text = a.text ?? '';
+    const joined = /^--include=(.*)$/s.exec(text);
+    const value = joined ? joined[1] : args[i - 1]?.text === '--include' ? text : undefined;
+    if (value === undefined) continue;
+    // A name with a `/` matches no base name: grep would read nothing, svc decides every file.
+    if (value.includes('/')) return undefined;
+    globs.push(value);
+  }
+  return globs.length ? { globs } : undefined;
+}
+
 /** Programs that touch no file content through their arguments. */
 const HARMLESS = new Set([
   'echo',
@@ -1084,8 +1173,9 @@ function simple(
   // (the shell's branch reads it from its scope). A shell runs in a process of its own, so giving
   // it a copy of the scope changes nothing after it.
   // git's own variables set before it move its repository or work tree: the git branch reads them.
-  const gitVars = assignmentValues.filter((a) => GIT_PLACES.test(a.name) || GIT_COMMANDS.test(a.name));
-  if (gitVars.length && values[0]?.text?.split('/').at(-1) === 'git') {
+  // So do ripgrep's: a configuration file may turn its ignore files off.
+  const gitVars = assignmentValues.filter((a) => isProgramVar(a.name));
+  if (gitVars.length && ['git', 'rg'].includes(values[0]?.text?.split('/').at(-1) ?? '')) {
     const own = fork(scope);
     for (const { name, value } of gitVars) own.vars.set(name, value.text ?? '');
     run(values, own, reach, depth);
@@ -1120,14 +1210,20 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   } else if (line.pathSet && !BUILTINS.has(program)) {
     reach.dynamic.push(`${program} found through a PATH the line sets`);
   }
-  const read = (value: Value, via = program, action: Touch['action'] = 'read') => {
+  const read = (value: Value, via = program, action: Touch['action'] = 'read', filter?: SearchFilter) => {
     if (value.text === undefined) {
       reach.dynamic.push(`${via} on a path known only when it runs`);
       return;
     }
     for (const path of pathsOf(value, scope, reach)) {
       // Reading a folder (a copy, an archive, a sync) reads everything in it.
-      reach.touches.push({ action: action === 'read' && isFolder(path) ? 'search' : action, path, via });
+      const touched = action === 'read' && isFolder(path) ? 'search' : action;
+      reach.touches.push({
+        action: touched,
+        path,
+        via,
+        ...(touched === 'search' && filter ? { filter } : {}),
+      });
     }
   };
   const operands = (list: Value[]) => list.filter((v) => !(v.text ?? '').startsWith('-') || v.text === '-');
@@ -1218,8 +1314,8 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     for (const a of args) {
       const m = a.text && /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(a.text);
       if (m?.[1] === 'PATH') line.pathSet = true;
-      // git's own variables, given through env as before a command: the git branch reads them.
-      if (m && (GIT_PLACES.test(m[1]!) || GIT_COMMANDS.test(m[1]!))) own.vars.set(m[1]!, m[2]!);
+      // git's and ripgrep's own variables, given through env as before a command: their branches read them.
+      if (m && isProgramVar(m[1]!)) own.vars.set(m[1]!, m[2]!);
     }
     scope = own;
     const at = args.findIndex(
@@ -1349,16 +1445,21 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (SEARCHERS.has(program)) {
+    // ripgrep's preprocessor runs a command of the line's choosing on every file.
+    if (program === 'rg' && args.some((a) => /^--pre(?:=|$)/.test(a.text ?? ''))) {
+      reach.dynamic.push('rg running a preprocessor on the files it reads');
+      return;
+    }
     const options = args.filter((a) => (a.text ?? '').startsWith('-'));
     // rg's `--files` lists the files it would search: it takes no pattern, only folders.
     const patternFromOption = options.some(
       (o) =>
         ['-e', '-f', '--regexp', '--file', '--files'].includes(o.text!) || /^--(regexp|file)=/.test(o.text!),
     );
-    const rest = operands(
-      args.filter(
-        (a, i) =>
-          ![
+    const takesValue = (option: string) =>
+      program === 'rg'
+        ? RIPGREP_VALUE_OPTIONS.has(option)
+        : [
             '-e',
             '-f',
             '--regexp',
@@ -1375,9 +1476,8 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
             '--directories',
             '-D',
             '--devices',
-          ].includes(args[i - 1]?.text ?? ''),
-      ),
-    );
+          ].includes(option);
+    const rest = operands(args.filter((a, i) => !takesValue(args[i - 1]?.text ?? '')));
     const targets = patternFromOption ? rest : rest.slice(1);
     for (const f of args.filter((a, i) => args[i - 1]?.text === '-f' || args[i - 1]?.text === '--file'))
       read(f, program);
@@ -1391,8 +1491,14 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
               /^(--directories=|-d)recurse$/.test(a.text ?? '') ||
               (a.text === 'recurse' && /^(-d|--directories)$/.test(args[i - 1]?.text ?? '')),
           );
-    if (targets.length === 0 && recursive) read({ text: '.', glob: false }, program, 'search');
-    for (const t of targets) read(t, program, recursive ? 'search' : 'read');
+    const filter =
+      program === 'rg'
+        ? ripgrepFilter(args, scope)
+        : recursive && program !== 'ag' && program !== 'ack'
+          ? grepFilter(args)
+          : undefined;
+    if (targets.length === 0 && recursive) read({ text: '.', glob: false }, program, 'search', filter);
+    for (const t of targets) read(t, program, recursive ? 'search' : 'read', filter);
     return;
   }
   if (SCRIPTED_READERS.has(program)) {
