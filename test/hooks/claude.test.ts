@@ -547,6 +547,17 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ['grep -r reads hidden and ignored files', 'grep -r TOKEN app', 'deny'],
     ['grep -r --include=*.ts', "grep -r --include='*.ts' TOKEN .", 'allow'],
     ['grep -r --include of a .pem too', 'grep -r --include=*.ts --include=*.pem TOKEN .', 'deny'],
+    // find keeps the names its -name tests give, when they are joined by "and".
+    ['find -name *.ts', "find . -name '*.ts'", 'allow'],
+    [
+      'find -type f -iname *.TS -exec grep',
+      "find . -type f -iname '*.TS' -exec grep -o TOKEN {} \\;",
+      'allow',
+    ],
+    ['find -name *.ts -o -name *.pem', "find . -name '*.ts' -o -name '*.pem'", 'deny'],
+    ['find ! -name *.ts', "find . ! -name '*.ts'", 'deny'],
+    ['find -type d -name keys', 'find . -type d -name keys', 'deny'],
+    ['find without a name test', 'find . -type f', 'deny'],
   ] as const)('%s: %s', async (_name, command, expected) => {
     const answer = await hook(sh(command));
     expect(answer.decision, answer.reason).toBe(expected);

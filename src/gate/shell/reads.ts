@@ -359,6 +359,30 @@ function grepFilter(args: readonly Value[]): SearchFilter | undefined {
   return globs.length ? { globs } : undefined;
 }
 
+/**
+ * The files a `find` expression keeps, when its tests are joined by "and" alone and one of them is
+ * `-name` or `-iname` (a base name each): those names. Other tests only keep fewer. With `-o`,
+ * `!`, `-not`, brackets or `,`, a name with a `/`, or `-type d` (it lists folders), every file.
+ */
+function findFilter(expression: readonly Value[]): SearchFilter | undefined {
+  const names: string[] = [];
+  for (let i = 0; i < expression.length; i++) {
+    const text = expression[i]!.text;
+    if (text === undefined) return undefined;
+    if (/^-(exec|execdir|ok|okdir)$/.test(text)) {
+      // The command run on each file, up to its `;` or `+`: its words are not tests.
+      while (i + 1 < expression.length && !/^[;+]$/.test(expression[i + 1]!.text ?? '')) i++;
+      i++;
+    } else if (/^(-o|-or|!|-not|\(|\)|,)$/.test(text)) return undefined;
+    else if (text === '-name' || text === '-iname') {
+      const name = expression[++i]?.text;
+      if (name === undefined || name.includes('/')) return undefined;
+      names.push(name);
+    } else if (text === '-type' && /d/.test(expression[i + 1]?.text ?? 'd')) return undefined;
+  }
+  return names.length ? { globs: names } : undefined;
+}
+
 /** Programs that touch no file content through their arguments. */
 const HARMLESS = new Set([
   'echo',
@@ -1420,7 +1444,9 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
   if (program === 'find') {
     const firstExpression = args.findIndex((a) => /^[-(!]/.test(a.text ?? '-'));
     const roots = firstExpression === -1 ? args : args.slice(0, firstExpression);
-    for (const root of roots.length ? roots : [{ text: '.', glob: false }]) read(root, 'find', 'search');
+    const filter = firstExpression === -1 ? undefined : findFilter(args.slice(firstExpression));
+    for (const root of roots.length ? roots : [{ text: '.', glob: false }])
+      read(root, 'find', 'search', filter);
     const exec = args.findIndex((a) => a.text === '-exec' || a.text === '-execdir' || a.text === '-ok');
     // `-delete` removes what it finds, and a command run on each may change it: writes of the roots.
     if (exec >= 0 || args.some((a) => a.text === '-delete')) {
@@ -1439,7 +1465,7 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
         reach.dynamic.push(...innerReach.dynamic);
         // What the inner command does to each found file is a read of the folders searched.
         for (const root of roots.length ? roots : [{ text: '.', glob: false }])
-          read(root, `find -exec ${inner[0]!.text}`, 'search');
+          read(root, `find -exec ${inner[0]!.text}`, 'search', filter);
       }
     }
     return;
