@@ -5,7 +5,7 @@
 // svc_scan_folder hands the model (its structuredContent) says where each finding is, with no value;
 // and `codex exec` declines svc's confirmation form itself, so svc_plan applies nothing and the
 // model is told the command the person can run.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -158,6 +158,31 @@ describe.skipIf(!CODEX)(suiteTitle('Codex with svc hook codex', CODEX, 'codex'),
     const { exit, detail, seen } = await run(shell('cat notes.txt'));
     expect(seen, detail).toContain(fixture.harmless);
     expect(exit.stdout, detail).toContain('"type":"command_execution"');
+  });
+
+  // Codex searches with the ripgrep it ships. svc decides an rg line by the files it reads: hidden
+  // and ignored ones are left out, unless its options bring them back. What it lets run must
+  // really leave the protected files out: the canary never reaches the model either way.
+  describe('rg over a project whose protected files are hidden or ignored', () => {
+    beforeAll(() => fixture.file(join(fixture.project, '.gitignore'), 'secrets/\n'));
+    afterAll(() => rmSync(join(fixture.project, '.gitignore')));
+
+    it('rg runs: the harmless match reaches the model, the canary does not', async () => {
+      const { exit, detail, seen } = await run(shell('rg -n "SVC_CANARY|harmless"'));
+      expect(requestsHolding(standIn, fixture.canary), 'requests that carried the canary').toEqual([]);
+      expect(seen, detail).toContain(fixture.harmless);
+      expect(exit.stdout, detail).toContain('"type":"command_execution"');
+    });
+
+    it.each([
+      ['rg --hidden (.env is hidden, not ignored)', 'rg --hidden SVC_CANARY'],
+      ['rg -uu', 'rg -uu SVC_CANARY'],
+    ])('%s: denied', async (_name, command) => {
+      const { exit, detail, seen } = await run(shell(command));
+      expect(requestsHolding(standIn, fixture.canary), 'requests that carried the canary').toEqual([]);
+      expect(seen, detail).toMatch(/"call_id":"call_standin_1","output":"[^"]*svc:/);
+      expect(exit.stdout, detail).not.toContain('"type":"command_execution"');
+    });
   });
 });
 
