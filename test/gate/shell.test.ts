@@ -126,6 +126,11 @@ describe('what a command reaches', () => {
     ['git grep -s TODO -- src', ['search /work/shop/src']],
     // rg's --files lists the files of the folders given: no pattern among them.
     ['rg --files src', ['search /work/shop/src']],
+    // svc through node is svc: the files it names are read as `svc redact FILE` reads them.
+    ['node /opt/svc/bin/svc.js redact exports/r.csv', ['read /work/shop/exports/r.csv']],
+    ['svc redact exports/r.csv', ['read /work/shop/exports/r.csv']],
+    // rg's own value options are no folders: `-M 200`, `--sort path`.
+    ['rg -M 200 --sort path TODO src', ['search /work/shop/src']],
     // A package's program run by npx or a dlx: its arguments are its own.
     ['npx dotenv -e .env -- node x.js', ['read /work/shop/x.js', 'read /work/shop/.env']],
     ['pnpm dlx env-cmd -f .env node x.js', ['read /work/shop/x.js', 'read /work/shop/.env']],

@@ -1283,6 +1283,11 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
         .join(' ');
       reach.dynamic.push(`svc ${command} giving out what the rules keep from agents`);
     }
+    // `node …/bin/svc.js redact FILE` is `svc redact FILE`: the files it names are decided alike.
+    if (program !== 'svc') {
+      run([{ text: 'svc', glob: false }, ...svcWords], scope, reach, depth);
+      return;
+    }
   }
   if (program === 'cd' || program === 'pushd' || program === 'popd') {
     changeFolder(program, args, scope, reach);
