@@ -12,16 +12,34 @@ export interface IgnoreRules {
 
 /**
  * Whether the ignore files above `path` (outermost first) leave it out: a subfolder's
- * `!keep.env` brings back a file its parent's `*.env` left out.
+ * `!keep.env` brings back a file its parent's `*.env` left out. The matcher, as git, also leaves
+ * out whatever is inside a folder it leaves out; `ownPath` asks what ripgrep's walk answers,
+ * which judges each entry by its own path only (it goes into such a folder when it is told to,
+ * the folder searched itself, or one a glob names): a file's ignore file that leaves out a folder
+ * above it then says nothing of the file.
  */
-export function ignoredBy(stack: readonly IgnoreRules[], path: string, isDir: boolean): boolean {
+export function ignoredBy(
+  stack: readonly IgnoreRules[],
+  path: string,
+  isDir: boolean,
+  { ownPath = false }: { ownPath?: boolean } = {},
+): boolean {
   let ignored = false;
   for (const rules of stack) {
     const rel = relative(rules.dir, path).split(sep).join('/');
     if (rel === '' || rel.startsWith('../')) continue;
+    if (ownPath && folderAboveIgnored(rules, rel)) continue;
     const verdict = rules.matcher.test(isDir ? `${rel}/` : rel);
     if (verdict.ignored) ignored = true;
     else if (verdict.unignored) ignored = false;
   }
   return ignored;
+}
+
+/** Whether `rules` leave out a folder on the way to `rel` (relative to their own folder). */
+function folderAboveIgnored(rules: IgnoreRules, rel: string): boolean {
+  for (let at = rel.indexOf('/'); at !== -1; at = rel.indexOf('/', at + 1)) {
+    if (rules.matcher.test(rel.slice(0, at + 1)).ignored) return true;
+  }
+  return false;
 }

@@ -288,12 +288,15 @@ export function decideSearch(
   const charges: Charge[] = [];
   const charge = (decision: Decision) => charges.push(...decision.charges);
   charge(worst);
-  const pending = [folder];
+  // Each folder to walk, and the way to it through the link the walk followed, if one: a file
+  // there is decided where it is and as the way there names it (`link/key.pem` under a project's
+  // `*.pem`, the file itself outside the project).
+  const pending: { dir: string; via?: string }[] = [{ dir: folder }];
   // A linked folder is walked where it leads, once (`grep -R` and `rg -L` follow links; a link
   // may lead back up).
   const linked = new Set<string>();
   while (pending.length > 0 && worst.outcome !== 'denied') {
-    const dir = pending.pop()!;
+    const { dir, via } = pending.pop()!;
     let entries: string[];
     try {
       entries = readdirSync(dir);
@@ -311,7 +314,8 @@ export function decideSearch(
         };
       }
       const path = join(dir, name);
-      const forms = [path];
+      const named = via === undefined ? undefined : join(via, name);
+      const forms = named === undefined ? [path] : [path, named];
       let isDir = false;
       let leadsToDir = false;
       try {
@@ -321,10 +325,10 @@ export function decideSearch(
           const target = realpathSync.native(path);
           forms.push(target);
           leadsToDir = statSync(target).isDirectory();
-          // Its entries are decided where they really are.
+          // Its entries are decided where they really are, and as the link names them.
           if (!linked.has(target) && leadsToDir) {
             linked.add(target);
-            pending.push(target);
+            pending.push({ dir: target, via: named ?? path });
           }
         }
       } catch {
@@ -337,7 +341,7 @@ export function decideSearch(
         charge(decision);
         if (rank[decision.outcome] > rank[worst.outcome]) worst = decision;
       }
-      if (isDir) pending.push(path);
+      if (isDir) pending.push({ dir: path, ...(named === undefined ? {} : { via: named }) });
     }
   }
   return {

@@ -5,9 +5,9 @@
 // ripgrep leaves a file out, the file is decided as read.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { expand } from 'brace-expansion';
 import ignore, { type Ignore } from 'ignore';
 import { ignoredBy, type IgnoreRules } from './ignore-files.ts';
+import { realPath } from './resolve.ts';
 
 /** What a search reads of its folder, in ripgrep's terms. */
 export interface SearchFilter {
@@ -29,10 +29,15 @@ export interface SearchFilter {
   skipsHidden?: boolean;
   /**
    * The search leaves out what `.gitignore` files do, as ripgrep does without `--no-ignore`,
-   * inside a git work tree: ignored folders always, ignored files unless a glob names them. Not honoured where `.ignore` or `.rgignore` files could bring such a
-   * file back, nor under a ripgrep configuration file (RIPGREP_CONFIG_PATH may add `--no-ignore`).
+   * inside a git work tree: ignored folders always, ignored files unless a glob names them. Not
+   * honoured where `.ignore` or `.rgignore` files could bring such a file back, nor through a link.
    */
   gitignore?: boolean;
+  /**
+   * ripgrep may read a configuration file (RIPGREP_CONFIG_PATH, in the searching tool's
+   * environment), which may add globs, types and flags: under one, every file is decided.
+   */
+  configurable?: boolean;
 }
 
 /**
@@ -99,13 +104,17 @@ export function searchWalk(
   env: NodeJS.ProcessEnv,
 ): SearchWalk | undefined {
   if (!filter) return undefined;
+  // A configuration file may add globs, types and flags of its own.
+  if (filter.configurable && env.RIPGREP_CONFIG_PATH) return undefined;
   const globs = includingGlobs(filter.globs ?? []);
+  // A glob svc cannot place overrides the ignore files for files svc cannot name: nothing holds.
+  if (globs === 'unplaceable') return undefined;
   const types = filter.types?.length ? filter.types.map((t) => RIPGREP_TYPES[t]) : undefined;
   const type = types?.every((t) => t !== undefined) ? types.flat() : undefined;
-  // A configuration file may give ripgrep `--no-ignore` or `--hidden`.
-  const configured = Boolean(env.RIPGREP_CONFIG_PATH);
-  const ignores = filter.gitignore && !configured ? gitignores(folder) : undefined;
-  const skipsHidden = filter.skipsHidden === true && !configured;
+  // Through a link, ripgrep takes the ignore files where the folder really is (and the walk
+  // decides the files there too): the ones on the named way are not its.
+  const ignores = filter.gitignore && realPath(folder) === folder ? gitignores(folder) : undefined;
+  const skipsHidden = filter.skipsHidden === true;
   if (globs === undefined && type === undefined && ignores === undefined && !skipsHidden) return undefined;
   // Case aside, as ripgrep may match a type's names (more files, never fewer).
   const typeMatcher = type && ignore({ ignorecase: true }).add(type);
@@ -126,57 +135,106 @@ export function searchWalk(
       if (ignores?.ignored(path, false)) return false;
       return !typeMatcher || typeMatcher.ignores(rel.slice(rel.lastIndexOf('/') + 1));
     },
-    // An ignored folder is not gone into, whatever the globs name in it: ripgrep's `-g '*.js'`
-    // reads an ignored `x.js`, never `build/out.js` under an ignored `build/` (ripgrep 14.1.1).
+    // An ignored or hidden folder is not gone into, unless a glob names the folder itself: then
+    // ripgrep goes in. A glob naming files in it is not enough: ripgrep's `-g '*.js'` reads an
+    // ignored `x.js`, never `build/out.js` under an ignored `build/` (ripgrep 14.1.1).
     enters(path) {
       const rel = inside(path);
-      if (rel === undefined) return true;
-      // A hidden folder a glob names is gone into.
-      if (skipsHidden && hidden(rel) && !globs?.ignores(`${rel}/`)) return false;
+      if (rel === undefined || globs?.ignores(rel) || globs?.ignores(`${rel}/`)) return true;
+      if (skipsHidden && hidden(rel)) return false;
       return !ignores?.ignored(path, true);
     },
   };
 }
 
+/** How many globs one glob's braces may make before svc decides the search whole. */
+const MAX_GLOB_ALTERNATIVES = 256;
+
 /**
- * One matcher for the globs that include files, as ripgrep reads them (gitignore-style, braces
- * expanded), matching case-insensitively and through a matched parent folder: more than ripgrep
- * does, never less. Undefined when none can be honoured: there is no including glob, or one is
- * not relative to the folder (`/abs/…`, `../x`), which svc cannot place.
+ * One matcher for the globs that include files (gitignore-style, as ripgrep reads them), matching
+ * case-insensitively and through a matched parent folder: more than ripgrep does, never less.
+ * Undefined when there is no including glob; `unplaceable` when one may name files svc cannot tell:
+ * one not relative to the folder (`/abs/…`, `../x`, `~`), a comment or a blank to the matcher
+ * (`#x`, spaces), escapes, or braces other than ripgrep's plain `{a,b}`.
  */
-function includingGlobs(globs: readonly string[]): Ignore | undefined {
-  const including = globs.filter((g) => g !== '' && !g.startsWith('!'));
+function includingGlobs(globs: readonly string[]): Ignore | undefined | 'unplaceable' {
+  const including = globs.filter((g) => !g.startsWith('!'));
   if (including.length === 0) return undefined;
-  if (including.some((g) => isAbsolute(g) || g.startsWith('~') || /(?:^|\/)\.\.(?:\/|$)/.test(g)))
-    return undefined;
-  return ignore({ ignorecase: true }).add(including.flatMap((g) => expand(g)));
+  const lines: string[] = [];
+  for (const glob of including) {
+    const alternatives = ripgrepAlternatives(glob);
+    if (alternatives === undefined) return 'unplaceable';
+    for (const line of alternatives) {
+      if (
+        line.trim() === '' ||
+        line !== line.trim() ||
+        line.startsWith('#') ||
+        line.includes('\\') ||
+        isAbsolute(line) ||
+        line.startsWith('~') ||
+        /(?:^|\/)\.\.(?:\/|$)/.test(line)
+      )
+        return 'unplaceable';
+      lines.push(line);
+    }
+  }
+  return ignore({ ignorecase: true }).add(lines);
+}
+
+/**
+ * A glob's alternatives as ripgrep's `{a,b}` makes them: each brace group one of its
+ * comma-parted words (`{x}` is `x`; `{a..c}` is no range). Undefined for nested or unbalanced
+ * braces, or too many alternatives.
+ */
+function ripgrepAlternatives(glob: string): string[] | undefined {
+  let results = [''];
+  for (let at = 0; at < glob.length;) {
+    const open = glob.indexOf('{', at);
+    const close = glob.indexOf('}', at);
+    if (open === -1) {
+      if (close !== -1) return undefined;
+      results = results.map((r) => r + glob.slice(at));
+      break;
+    }
+    if (close !== -1 && close < open) return undefined;
+    const end = glob.indexOf('}', open);
+    if (end === -1 || glob.slice(open + 1, end).includes('{')) return undefined;
+    const words = glob.slice(open + 1, end).split(',');
+    const before = glob.slice(at, open);
+    results = results.flatMap((r) => words.map((w) => r + before + w));
+    if (results.length > MAX_GLOB_ALTERNATIVES) return undefined;
+    at = end + 1;
+  }
+  return results;
 }
 
 /**
  * The `.gitignore` files a search in `folder` honours, from its git work tree's root down, and
- * those it meets inside, as ripgrep reads them (case matters). Undefined outside a work tree, or
- * where an `.ignore` or `.rgignore` file lies above.
+ * those it meets inside, as ripgrep reads them (case matters, each entry by its own path).
+ * Undefined outside a work tree, or where an `.ignore` or `.rgignore` file lies above, up to the
+ * file system's root (ripgrep reads those everywhere above, and ranks them first).
  */
 function gitignores(folder: string): { ignored(path: string, isDir: boolean): boolean } | undefined {
   const above: string[] = [];
   let root: string | undefined;
   for (let dir = folder; ; dir = dirname(dir)) {
-    above.unshift(dir);
-    if (existsSync(join(dir, '.git'))) {
-      root = dir;
-      break;
-    }
+    if (OVERRIDING_IGNORE_FILES.some((name) => existsSync(join(dir, name)))) return undefined;
+    if (root === undefined) above.unshift(dir);
+    if (root === undefined && existsSync(join(dir, '.git'))) root = dir;
     if (dirname(dir) === dir) break;
   }
   if (root === undefined) return undefined;
   const own = (dir: string): IgnoreRules[] | 'unknown' => {
     if (OVERRIDING_IGNORE_FILES.some((name) => existsSync(join(dir, name)))) return 'unknown';
+    let text: string;
     try {
-      const text = readFileSync(join(dir, '.gitignore'), 'utf8');
-      return [{ dir, matcher: ignore({ ignorecase: false }).add(text) }];
+      text = readFileSync(join(dir, '.gitignore'), 'utf8');
     } catch {
       return [];
     }
+    // ripgrep reads a byte order mark as part of the first pattern, git and the matcher do not.
+    if (text.startsWith('\uFEFF')) return 'unknown';
+    return [{ dir, matcher: ignore({ ignorecase: false }).add(text) }];
   };
   const stacks = new Map<string, IgnoreRules[] | 'unknown'>();
   let stack: IgnoreRules[] | 'unknown' = [];
@@ -192,7 +250,7 @@ function gitignores(folder: string): { ignored(path: string, isDir: boolean): bo
   const stackOf = (dir: string): IgnoreRules[] | 'unknown' => {
     const known = stacks.get(dir);
     if (known) return known;
-    const parent = dir === folder ? [] : stackOf(dirname(dir));
+    const parent = dir === folder || dirname(dir) === dir ? [] : stackOf(dirname(dir));
     const rules = own(dir);
     const nested = existsSync(join(dir, '.git'));
     const made: IgnoreRules[] | 'unknown' =
@@ -203,7 +261,7 @@ function gitignores(folder: string): { ignored(path: string, isDir: boolean): bo
   return {
     ignored(path, isDir) {
       const rules = stackOf(dirname(path));
-      return rules !== 'unknown' && ignoredBy(rules, path, isDir);
+      return rules !== 'unknown' && ignoredBy(rules, path, isDir, { ownPath: true });
     },
   };
 }

@@ -57,7 +57,12 @@ export function askOf(event: ClaudeEvent): ToolAsk {
         kind: 'folder',
         action: 'search',
         folder: text(input.path) ?? event.cwd,
-        filter: { ...(globs.length ? { globs } : {}), ...(type ? { types: [type] } : {}), gitignore: true },
+        filter: {
+          ...(globs.length ? { globs } : {}),
+          ...(type ? { types: [type] } : {}),
+          gitignore: true,
+          configurable: true,
+        },
       };
     }
     case 'Glob': {
@@ -66,7 +71,7 @@ export function askOf(event: ClaudeEvent): ToolAsk {
         kind: 'folder',
         action: 'search',
         folder: text(input.path) ?? event.cwd,
-        ...(pattern ? { filter: { globs: [pattern] } } : {}),
+        ...(pattern ? { filter: { globs: [pattern], configurable: true } } : {}),
       };
     }
     case 'Bash': {

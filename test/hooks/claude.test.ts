@@ -481,6 +481,23 @@ file(join(searched, 'tools', 'run.ts'));
 file(join(searched, 'keep', '.gitignore'), '!.env\n');
 file(join(searched, 'keep', '.env'));
 execFileSync('git', ['init', '-q'], { cwd: searched });
+// What ripgrep reads where the gate's first model of it read less (each found by a review):
+// a deeper `.gitignore` bringing back a folder, a byte order mark ripgrep reads as a pattern, an
+// `.ignore` above a nested repository, a folder reached through a link.
+file(join(searched, 'web', '.gitignore'), '!build/\n');
+file(join(searched, 'web', 'build', 'out.js'));
+file(join(searched, 'bom', '.gitignore'), '\uFEFF*.pem\n');
+file(join(searched, 'bom', 'x.pem'));
+file(join(searched, 'nest', '.ignore'), '!.env\n');
+file(join(searched, 'nest', 'repo', '.gitignore'), '.env\n');
+file(join(searched, 'nest', 'repo', '.env'));
+execFileSync('git', ['init', '-q'], { cwd: join(searched, 'nest', 'repo') });
+const linking = join(tmp.dir, 'linking');
+file(join(linking, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['*.pem'] }]));
+file(join(linking, '.gitignore'), '*.pem\n');
+file(join(tmp.dir, 'elsewhere', 'key.pem'));
+symlinkSync(join(tmp.dir, 'elsewhere'), join(linking, 'vendor'));
+execFileSync('git', ['init', '-q'], { cwd: linking });
 
 describe('Grep and Glob read what their filters and ignore files let them', () => {
   const at = (tool: string, input: Record<string, unknown>) =>
@@ -497,7 +514,12 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     // A glob overrides the ignore files: ripgrep reads the ignored .env it names.
     ['Grep with glob .env*', at('Grep', { glob: '.env*' }), 'deny'],
     // An ignored folder is not gone into, whatever a glob names in it.
-    ['Grep with glob **/*.js (build/ is ignored)', at('Grep', { glob: '**/*.js' }), 'allow'],
+    // web/.gitignore brings its build/ back: ripgrep reads web/build/out.js.
+    [
+      'Grep with glob **/*.js (build/ is ignored, web/build/ is not)',
+      at('Grep', { glob: '**/*.js' }),
+      'deny',
+    ],
     ['Grep with glob build/*.js', at('Grep', { glob: 'build/*.js' }), 'allow'],
     ['Grep with only an excluding glob', at('Grep', { path: 'keys', glob: '!*.pem' }), 'deny'],
     ['Grep with an absolute glob', at('Grep', { glob: `${searched}/src/*.ts` }), 'deny'],
@@ -560,6 +582,44 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ['find without a name test', 'find . -type f', 'deny'],
   ] as const)('%s: %s', async (_name, command, expected) => {
     const answer = await hook(sh(command));
+    expect(answer.decision, answer.reason).toBe(expected);
+  });
+
+  // A review's cases: each one a search svc had let through while the real tool read a denied file.
+  it.concurrent.each([
+    ['Grep with a glob the matcher reads as a comment', at('Grep', { glob: '#x' }), 'deny'],
+    ['Glob of blanks', at('Glob', { pattern: ' ' }), 'deny'],
+    ['Grep with glob {.env} (one alternative)', at('Grep', { glob: '{.env}' }), 'deny'],
+    ['Glob *.{pem}', at('Glob', { pattern: '*.{pem}' }), 'deny'],
+    ['Grep with glob * goes into the ignored build/', at('Grep', { glob: '*' }), 'deny'],
+    ['Grep over the ignored build/ itself', at('Grep', { path: 'build' }), 'deny'],
+    ['Grep over web/, whose .gitignore brings build/ back', at('Grep', { path: 'web' }), 'deny'],
+    ['Grep over bom/, its .gitignore opening with a byte order mark', at('Grep', { path: 'bom' }), 'deny'],
+    [
+      'Grep in a repository under an .ignore',
+      event('Grep', { pattern: 'x' }, join(searched, 'nest', 'repo')),
+      'deny',
+    ],
+    [
+      'Grep through a link to a folder elsewhere',
+      event('Grep', { pattern: 'x', path: 'vendor' }, linking),
+      'deny',
+    ],
+    ['rg -g with a / (matched from the working folder)', sh("rg -l -g 'keys/*' TOKEN keys"), 'deny'],
+    ['grep -r with --exclude first', sh('grep -rl --exclude=*.md --include=*.ts TOKEN .'), 'deny'],
+    ['rg -e joined to its pattern', sh('rg -eTOKEN app/.env'), 'deny'],
+    ['rg --unrestricted twice', sh('rg -l --unrestricted --unrestricted TOKEN app'), 'deny'],
+    ['rg with a glob only the run knows', sh('rg -g "$(echo .env)" -l TOKEN app'), 'deny'],
+    ['rg with a word only the run knows', sh('rg "$(echo -uu)" -l TOKEN'), 'deny'],
+    [
+      'find -L .. from a subfolder',
+      event('Bash', { command: "find -L .. -name '*.pem' -exec cat {} +" }, join(searched, 'src')),
+      'deny',
+    ],
+    ['grep -r over ~+', event('Bash', { command: 'grep -rl TOKEN ~+' }, join(searched, 'app')), 'deny'],
+    ['rgrep', sh('rgrep -l TOKEN app'), 'deny'],
+  ] as const)('%s: %s', async (_name, input, expected) => {
+    const answer = await hook(input);
     expect(answer.decision, answer.reason).toBe(expected);
   });
 

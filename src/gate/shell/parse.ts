@@ -160,7 +160,8 @@ class Lexer {
       else parts.push({ kind: 'text', value, quoted });
     };
     if (this.peek() === '~') {
-      const user = /^~([A-Za-z0-9._-]*)(?=\/|$|[\s|&;<>()])/.exec(this.text.slice(this.at));
+      // `~+` and `~-` are bash's working folder and the one before it (a user's name otherwise).
+      const user = /^~([A-Za-z0-9._-]*|[+-])(?=\/|$|[\s|&;<>()])/.exec(this.text.slice(this.at));
       if (user) {
         parts.push({ kind: 'tilde', user: user[1]! });
         this.at += user[0].length;

@@ -272,7 +272,7 @@ const READERS = new Set([
 /** Programs whose first non-option argument is a program text, then files. */
 const SCRIPTED_READERS = new Set(['awk', 'gawk', 'mawk', 'sed', 'jq', 'yq']);
 /** Searches: a pattern first, then files or folders (the working folder when none). */
-const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rg', 'ag', 'ack', 'git-grep']);
+const SEARCHERS = new Set(['grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'git-grep']);
 /** Variables set before a command that its branch reads: git's places and commands, ripgrep's configuration. */
 const isProgramVar = (name: string) =>
   GIT_PLACES.test(name) || GIT_COMMANDS.test(name) || name === 'RIPGREP_CONFIG_PATH';
@@ -284,10 +284,13 @@ const RIPGREP_VALUE_OPTIONS = new Set(['-A', '-B', '-C', '-d', '-E', '-e', '-f',
  * Which files an `rg` line reads of its folders, from its options: `-g`/`--glob`/`--iglob` globs,
  * `-t`/`--type` types, hidden files left out unless `--hidden`, `-.` or `-uu`, ignore files
  * honoured unless `-u` or a `--no-ignore…`. Type definitions of its own (`--type-add`) leave the
- * types out; a configuration file (RIPGREP_CONFIG_PATH, set on the line) leaves out what it may
- * change.
+ * types out. None (every file) under a configuration file set on the line (RIPGREP_CONFIG_PATH),
+ * with a word only the run knows, or with a glob holding a `/` (ripgrep matches it from the
+ * working folder).
  */
-function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter {
+function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter | undefined {
+  // A word only the run knows may be any option; a configuration file may add any.
+  if (args.some((a) => a.text === undefined) || scope.vars.has('RIPGREP_CONFIG_PATH')) return undefined;
   const globs: string[] = [];
   const types: string[] = [];
   let hidden = false;
@@ -306,11 +309,12 @@ function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter {
       const [, option, joined] = long;
       if (option === '--hidden') hidden = true;
       else if (option === '--no-hidden') hidden = false;
-      else if (
-        /^--no-ignore(?:-vcs|-dot|-parent|-global|-exclude)?$/.test(option!) ||
-        option === '--unrestricted'
-      )
+      else if (/^--no-ignore(?:-vcs|-dot|-parent|-global|-exclude)?$/.test(option!)) noIgnore = true;
+      // Like `-u`: the second one also reads hidden files.
+      else if (option === '--unrestricted') {
+        if (noIgnore) hidden = true;
         noIgnore = true;
+      }
       if (RIPGREP_VALUE_OPTIONS.has(option!)) {
         const value = joined ?? args[++i]?.text;
         if (value !== undefined) take(option!, value);
@@ -332,12 +336,14 @@ function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter {
       }
     }
   }
-  const configured = scope.vars.has('RIPGREP_CONFIG_PATH');
+  // A glob with a `/` is matched from the working folder, not from the folder searched.
+  if (globs.some((g) => g.includes('/'))) return undefined;
   return {
     ...(globs.length ? { globs } : {}),
     ...(types.length && !ownTypes ? { types } : {}),
-    skipsHidden: !hidden && !configured,
-    gitignore: !noIgnore && !configured,
+    skipsHidden: !hidden,
+    gitignore: !noIgnore,
+    configurable: true,
   };
 }
 
@@ -346,6 +352,8 @@ function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter {
  * name, as grep matches it), every one without. grep reads hidden and ignored files alike.
  */
 function grepFilter(args: readonly Value[]): SearchFilter | undefined {
+  // With an `--exclude` first, grep reads what neither names: every file, as far as svc can tell.
+  if (args.some((a) => /^--exclude(?:=|$)/.test(a.text ?? ''))) return undefined;
   const globs: string[] = [];
   for (const [i, a] of args.entries()) {
     const text = a.text ?? '';
@@ -701,8 +709,9 @@ function valueOf(word: Word, scope: Scope, reach: CommandReach, depth: number): 
         if (text !== undefined) text += part.value;
         break;
       case 'tilde':
-        // `~` is $HOME, which the line may have set.
+        // `~` is $HOME, which the line may have set; `~+` the working folder.
         if (part.user === '' && text !== undefined) text += scope.vars.get('HOME') ?? scope.home;
+        else if (part.user === '+' && text !== undefined) text += scope.cwd;
         else text = undefined;
         break;
       case 'param': {
@@ -1447,9 +1456,13 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     return;
   }
   if (program === 'find') {
-    const firstExpression = args.findIndex((a) => /^[-(!]/.test(a.text ?? '-'));
-    const roots = firstExpression === -1 ? args : args.slice(0, firstExpression);
-    const filter = firstExpression === -1 ? undefined : findFilter(args.slice(firstExpression));
+    // Options before the folders: how links are followed (`-L`, `-H`, `-P`), `-D what`, `-O3`.
+    let first = 0;
+    while (/^-(?:[LHP]|D|O\d*)$/.test(args[first]?.text ?? '')) first += args[first]!.text === '-D' ? 2 : 1;
+    const rest = args.slice(first);
+    const firstExpression = rest.findIndex((a) => /^[-(!]/.test(a.text ?? '-'));
+    const roots = firstExpression === -1 ? rest : rest.slice(0, firstExpression);
+    const filter = firstExpression === -1 ? undefined : findFilter(rest.slice(firstExpression));
     for (const root of roots.length ? roots : [{ text: '.', glob: false }])
       read(root, 'find', 'search', filter);
     const exec = args.findIndex((a) => a.text === '-exec' || a.text === '-execdir' || a.text === '-ok');
@@ -1483,9 +1496,13 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     }
     const options = args.filter((a) => (a.text ?? '').startsWith('-'));
     // rg's `--files` lists the files it would search: it takes no pattern, only folders.
+    // A pattern given by an option (`-e`, `-f`, also joined: `-eTOKEN`, `-rfpats`) leaves every
+    // other word a file or folder.
     const patternFromOption = options.some(
       (o) =>
-        ['-e', '-f', '--regexp', '--file', '--files'].includes(o.text!) || /^--(regexp|file)=/.test(o.text!),
+        ['--regexp', '--file', '--files'].includes(o.text!) ||
+        /^--(regexp|file)=/.test(o.text!) ||
+        /^-[a-zA-Z]*[ef]/.test(o.text!),
     );
     const takesValue = (option: string) =>
       program === 'rg'
@@ -1510,8 +1527,11 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
           ].includes(option);
     const rest = operands(args.filter((a, i) => !takesValue(args[i - 1]?.text ?? '')));
     const targets = patternFromOption ? rest : rest.slice(1);
-    for (const f of args.filter((a, i) => args[i - 1]?.text === '-f' || args[i - 1]?.text === '--file'))
-      read(f, program);
+    for (const [i, a] of args.entries()) {
+      if (/^(-[a-zA-Z]*f|--file)$/.test(args[i - 1]?.text ?? '')) read(a, program);
+      const joined = /^(?:-[a-zA-Z]*f|--file=)(.+)$/s.exec(a.text ?? '');
+      if (joined) read({ text: joined[1]!, glob: false }, program);
+    }
     const recursive =
       program !== 'grep' && program !== 'egrep' && program !== 'fgrep'
         ? true
@@ -1528,7 +1548,11 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
         : recursive && program !== 'ag' && program !== 'ack'
           ? grepFilter(args)
           : undefined;
-    if (targets.length === 0 && recursive) read({ text: '.', glob: false }, program, 'search', filter);
+    // A word only the run knows may be an option, so the word after it the pattern, and no folder
+    // named at all: the working folder is searched too.
+    const unknown = args.some((a) => a.text === undefined);
+    if ((targets.length === 0 || unknown) && recursive)
+      read({ text: '.', glob: false }, program, 'search', unknown ? undefined : filter);
     for (const t of targets) read(t, program, recursive ? 'search' : 'read', filter);
     return;
   }
