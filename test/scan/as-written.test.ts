@@ -260,6 +260,26 @@ describe('password hashes, files that say what they hold, app passwords and wand
     ],
     ["LDAP's salted SHA-1", '{SSHA}VhD9Bz8KtVERMOoZoyFHBTtstAl3T3VJ'],
     ["Apache's SHA-1", '{SHA}w9+yy11qa/HfGFuaWMd9AZg/CRQ='],
+    ['GOST yescrypt', '$gy$j9T$dJ7YG6ZgFIOlCbFnYbrgsf$wRShxY5aGh/OopAaZuD0sje2MjOGNmV/bwgD.OnUaPY'],
+    [
+      "Django's Argon2",
+      'argon2$argon2id$v=19$m=102400,t=2,p=8$yM7ffBEiLlZ5sGSaVg$5LmGlZP/t3CjC3DMJpt5v37XxNnW1NF',
+    ],
+    ["Django's bcrypt", 'bcrypt_sha256$$2b$12$AFfKDSOS8T4x8IxXaEOBsUSmWx4eLCHGw1Cn5.Q3G289IxFXF3wUu'],
+    [
+      "Django's scrypt",
+      'scrypt$16384$BwiJFLO5Lir068Xx1U8exD$8$1$bt/xB3hCSLf2HYeBR8wLWeVF3bG5zsITyn8prpKydss=',
+    ],
+    ["LDAP's salted MD5", '{SMD5}VhD9Bz8KtVERMOoZoyFHBTts'],
+    [
+      'PostgreSQL SCRAM',
+      'SCRAM-SHA-256$4096:Xk29fLq0ZpW7sN3vB8aQrw==$jCPyBo4rQkiEqpd6HxujZSnxdTTRCu0BuNHpkXRygfq=:5M77k2jXaU7pEwTH158oWqv7Zx2bNc4Rt6VfH1sJg0A=',
+    ],
+    ['a doubled $ (Docker Compose)', '$$2b$$05$$AFfKDSOS8T4x8IxXaEOBsUSmWx4eLCHGw1Cn5.Q3G289IxFXF3wUu'],
+    [
+      'an escaped $ (double quotes)',
+      '\\$6\\$YwwWUyICr8/ByxRE\\$RANJUhRClpwo8pE3gbdKMV12e6/MOuAGq6XvgOk8kjgGdWq5DHkYo4meQysKpFPidM3ygwBGUdm6ONTnzp1uQu',
+    ],
   ])('%s', (_scheme, hash) => {
     expect(found(`deploy:${hash}:19700:0:99999:7:::`, 'etc/shadow')).toEqual([`password-hash: ${hash}`]);
     expect(found(`  password: "${hash}"`, 'db/seeds.yml')).toContain(`password-hash: ${hash}`);
@@ -271,16 +291,27 @@ describe('password hashes, files that say what they hold, app passwords and wand
     'deploy:$2b$12$xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx',
     'deploy:$2b$12$AFfKDSOS8T4x8IxXaEOBsUSmWx4eLCHGw1Cn5.Q3G289IxFXF3wU',
     'userPassword: {SHA}',
+    // The salt is a documentation's placeholder (openssl's manual).
+    '$ openssl passwd -1 -salt xxxxxxxx password  # $1$xxxxxxxx$UYCIxa628.9qXjpQCjM4a.',
   ])('not %s', (line) => {
     expect(found(line, 'notes.txt')).toEqual([]);
   });
 
   it('a .pgpass line gives its password, under the file name alone', () => {
     const text =
-      '# prod\ndb-prod.internal:5432:orders:orders_app:G13ugQAObWyA\\:gEek\r\n*:*:*:analytics_ro:*\n';
+      '# prod\ndb-prod.internal:5432:orders:orders_app:G13ugQAObWyA\\:gEek\r\n*:*:*:analytics_ro:*\n' +
+      // The user's name again: a local setup's default.
+      'localhost:5432:*:postgres:postgres\n';
     expect(found(text, 'home/.pgpass')).toEqual(['pgpass-password: G13ugQAObWyA\\:gEek']);
     expect(found(text, 'AppData/Roaming/postgresql/pgpass.conf')).toHaveLength(1);
     expect(found(text, 'notes/pgpass.md')).toEqual([]);
+  });
+
+  it("MySQL's native password hash, after PASSWORD", () => {
+    const hash = '*6BB4837EB74329105EE4568DDA7DC67ED2CA2AD9'.replace('6BB4', 'A3F9');
+    expect(found(`CREATE USER 'app'@'%' IDENTIFIED BY PASSWORD '${hash}';`, 'dump.sql')).toEqual([
+      `password-hash: ${hash}`,
+    ]);
   });
 
   it("Rails's master key, in its file alone", () => {
@@ -307,19 +338,50 @@ describe('password hashes, files that say what they hold, app passwords and wand
       found('{ "Jwt:Key": "+jyN+r6hxgeqXT7gHfxIdkWRVq0qQ0TduwGetyBeu9rsPkSB" }', 'secrets.json'),
     ).toHaveLength(1);
     expect(found(settings, 'src/Api/package.json')).toEqual([]);
+    // Other key names, the environment's `__` form, a two-part environment's file.
+    for (const [line, file] of [
+      ['{ "Auth": { "SigningKey": "YM8dK2pQz7Lw9XbNc4Rt6VfH1sJg0AeU" } }', 'appsettings.json'],
+      ['{ "Jwt__Key": "YM8dK2pQz7Lw9XbNc4Rt6VfH1sJg0AeU" }', 'Properties/launchSettings.json'],
+      [
+        '{ "Crypto": { "EncryptionKey": "YM8dK2pQz7Lw9XbNc4Rt6VfH1sJg0AeU" } }',
+        'appsettings.Staging.EU.json',
+      ],
+    ])
+      expect(found(line!, file), line).toEqual(['dotnet-settings-key: YM8dK2pQz7Lw9XbNc4Rt6VfH1sJg0AeU']);
+    // Names of limits, jobs and messages: words and numbers, no key.
+    for (const value of [
+      'FixedWindow10PerMinute',
+      'NightlyCleanupJob01',
+      'Welcome.Message.Title2',
+      'AdminDashboardV2',
+    ])
+      expect(found(`{ "Jobs": { "Key": "${value}" } }`, 'appsettings.json'), value).toEqual([]);
   });
 
   it('a mail app password, with its spaces or without', () => {
-    expect(found('spring.mail.password=sbztghlziymgqdno', 'application.properties')).toEqual([
-      'generic-secret-assignment: sbztghlziymgqdno',
-    ]);
-    expect(found("EMAIL_HOST_PASSWORD = 'sbzt ghlz iymg qdno'", 'settings.py')).toEqual([
-      'generic-quoted-password: sbzt ghlz iymg qdno',
-    ]);
-    // Words, a name that says no password, a setting of no mail server.
-    expect(found('spring.mail.password=secretpassphrase', 'application.properties')).toEqual([]);
-    expect(found('spring.mail.username=sbztghlziymgqdno', 'application.properties')).toEqual([]);
-    expect(found('spring.datasource.password=sbztghlziymgqdno', 'application.properties')).toEqual([]);
+    for (const [line, file] of [
+      ['spring.mail.password=sbztghlziymgqdno', 'application.properties'],
+      ["EMAIL_HOST_PASSWORD = 'sbzt ghlz iymg qdno'", 'settings.py'],
+      ['MAIL_PASSWORD=sbzt ghlz iymg qdno', '.env'],
+      ["$mail->Password   = 'sbzt ghlz iymg qdno';", 'mailer.php'],
+      ['set imap_pass = sbztghlziymgqdno', '.muttrc'],
+    ]) {
+      expect(found(line!, file), line).toEqual([
+        'mail-app-password: ' + (line!.includes('sbzt ghlz') ? 'sbzt ghlz iymg qdno' : 'sbztghlziymgqdno'),
+      ]);
+    }
+    // Words joined (a review's cases), a name that says no password, a setting of no mail server.
+    for (const line of [
+      'MAIL_PASSWORD=mysecretpassword',
+      'SMTP_PASSWORD=sendgridpassword',
+      'MAIL_PASSWORD=mailtrappassword',
+      'EMAIL_PASSWORD=thisismypassword',
+      'SMTP_PASSWORD="pass word from mail"',
+      'spring.mail.password=secretpassphrase',
+      'spring.mail.username=sbztghlziymgqdno',
+      'spring.datasource.password=sbztghlziymgqdno',
+    ])
+      expect(found(line, 'application.properties'), line).toEqual([]);
   });
 
   it("a Dockerfile's older ENV form gives a Basic header's credentials", () => {

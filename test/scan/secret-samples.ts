@@ -295,6 +295,7 @@ export const SAMPLES: Record<string, Sample> = {
   'assemblyai-api-key': 'ASSEMBLYAI_API_KEY={h32}',
   'wandb-api-key': 'WANDB_API_KEY={h40}',
   'wandb-login-key': '    "wandb.login(key=\\"{h40}\\")\\n",',
+  'wandb-v1-api-key': ['WANDB_API_KEY=wandb_v1_{w80}', 'WANDB_API_KEY=wandb_v1_{w30}'],
   'stability-api-key': 'STABILITY_API_KEY=sk-{a48}',
   'voyage-api-key': 'VOYAGE_API_KEY=pa-{w43}',
 
@@ -426,6 +427,7 @@ export const SAMPLES: Record<string, Sample> = {
   'onepassword-secret-key': ['A3-{u6}-{u6}-{u5}-{u5}-{u5}-{u5}', 'A3-{u6}-{u6}-{u5}-{u5}-{u5}-{u4}'],
   'age-secret-key': 'AGE-SECRET-KEY-1{g58}',
   'rails-master-key': '{h32}\n',
+  'rails-master-key-variable': 'RAILS_MASTER_KEY={h32}',
 
   // keys
   'rsa-private-key': [
@@ -494,6 +496,7 @@ export const SAMPLES: Record<string, Sample> = {
     'machine api.internal login deploy',
   ],
   'password-hash': 'deploy:$2y$05${a53}',
+  'mail-app-password': ['spring.mail.password=ykqv zrhu wmgt fjcx', 'spring.mail.password=mailtrappassword'],
   'dotnet-settings-key': [
     '  "Jwt": { "Key": "{b48}", "Issuer": "https://api.internal" }',
     '  "ApplicationInsights": { "InstrumentationKey": "{b48}" }',

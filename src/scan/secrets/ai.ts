@@ -144,17 +144,19 @@ export const AI_RULES: readonly DetectionRule[] = [
     value: '[a-f0-9]{32}',
   }),
   contextual({ id: 'wandb-api-key', type: 'WANDB_KEY', names: ['wandb'], value: '[a-f0-9]{40}' }),
-  // The key given to the client in code, `wandb.login(key="…")`, as notebooks do (their JSON
-  // escapes the quotes).
+  // The key given to the client in code, `wandb.login(key="…")` or first (notebooks escape the
+  // quotes; a W&B Server key starts `local-`), or to its command line, `wandb login KEY`.
   secretRule({
     id: 'wandb-login-key',
     type: 'WANDB_KEY',
-    keywords: ['wandb.login('],
+    keywords: ['wandb.login(', 'wandb login'],
     pattern:
-      /\bwandb\.login\([^)\r\n]{0,200}?\bkey[ \t]{0,8}=[ \t]{0,8}\\?["'](?<value>[a-f0-9]{40})\\?["']/g,
+      /\bwandb\.login\([ \t\r\n]{0,40}(?:[^)]{0,200}?\bkey[ \t]{0,8}=[ \t]{0,8})?[rfbu]{0,2}\\?["'](?<value>(?:local-)?[a-f0-9]{40}|wandb_v1_[A-Za-z0-9_-]{40,120})\\?["']|\bwandb[ \t]{1,8}login(?:[ \t]{1,8}--?[\w-]+)*[ \t]{1,8}(?<value>(?:local-)?[a-f0-9]{40}|wandb_v1_[A-Za-z0-9_-]{40,120})\b/g,
     confidence: 0.9,
     check: minBits(3),
   }),
+  // W&B's newer keys carry their kind (`wandb_v1_…`).
+  token({ id: 'wandb-v1-api-key', type: 'WANDB_KEY', prefix: 'wandb_v1_', body: '[A-Za-z0-9_-]{40,120}' }),
   contextual({
     id: 'stability-api-key',
     type: 'STABILITY_KEY',

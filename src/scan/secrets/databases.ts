@@ -129,7 +129,8 @@ export const DATABASE_RULES: readonly DetectionRule[] = [
       'gm',
     ),
     confidence: 0.9,
-    // A `*` is a wildcard in the other fields, and no password in this one.
-    check: (value) => value !== '*',
+    // A `*` is a wildcard in the other fields, and no password in this one; a password that is
+    // the user's name again (`postgres:postgres`) is a local setup's default, as in a URL.
+    check: (value, { line }) => value !== '*' && line.split(/(?<!\\):/)[3] !== value,
   }),
 ];

@@ -96,11 +96,6 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
   }
   const at = context.line.indexOf(value);
   const quoted = at > 0 && /["'`>]/.test(context.line[at - 1]!);
-  // An app password for mail (Google's: sixteen lower-case letters) under a mail server's
-  // password: random letters, which read as a word to the test below.
-  if (APP_PASSWORD.test(value) && MAIL_SETTING.test(context.line) && STRONG_NAME.test(context.line)) {
-    return bitsPerChar(value) >= APP_PASSWORD_BITS ? 0.5 : false;
-  }
   if (!quoted && (isPropertyPath(value) || WORDS.test(value))) return false;
   // A scope (`Pass::doFinalization`, a Ruby symbol) or a value a template or a shell fills in
   // (`{password!r}`, `{0.issuer}`, `anonymous:$FROM_EMAIL`): code, not a value.
@@ -129,14 +124,19 @@ export function judgeAssignedValue(value: string, context: Context): boolean | n
 }
 
 /**
- * An app password as Google shows it (four groups of four lower-case letters), written with its
- * spaces or without, on a line that names mail. Random letters have about 3.5 bits a character;
- * words run lower (`secretpassphrase` 2.8).
+ * Sixteen random letters, as an app password is: lower case, and no word of a setting or of a
+ * person's phrase in them (`mailtrappassword`, `thisismypassword`, `pass word from mail`), which
+ * random letters hold about once in ten thousand. Entropy alone cannot tell them apart: such
+ * phrases carry 3.1 to 3.5 bits a character, random letters 2.9 to 3.9.
  */
-const APP_PASSWORD = /^[a-z]{16}$/;
-const SPACED_APP_PASSWORD = /^[a-z]{4}(?: [a-z]{4}){3}$/;
-const MAIL_SETTING = /mail|smtp/i;
-const APP_PASSWORD_BITS = 2.9;
+function judgeAppPassword(value: string): boolean {
+  const letters = value.replaceAll(' ', '');
+  return (
+    /^[a-z]+$/.test(letters) &&
+    !/pass|word|mail|smtp|imap|secret|user|this|login|admin|test|demo|example/.test(letters) &&
+    bitsPerChar(letters) >= 2.9
+  );
+}
 
 /** A format string's field, as Python's `format` and f-strings write it (`{password!r}`, `{0.name:>8}`). */
 const FORMAT_FIELD = /\{[\w.]*(?:![rsa])?(?::[^{}]*)?\}/;
@@ -162,9 +162,6 @@ const MESSAGES_FILE =
 function judgeQuotedPassword(value: string, context: Context): boolean {
   if (FILLED_IN.test(value) || MESSAGES_FILE.test(context.file)) return false;
   if (/^[ \t]*(?:-[ \t]+)?(?:export[ \t]+)?(?:OLD)?PWD[ \t]*=/.test(context.line)) return false;
-  if (SPACED_APP_PASSWORD.test(value) && MAIL_SETTING.test(context.line)) {
-    return bitsPerChar(value.replaceAll(' ', '')) >= APP_PASSWORD_BITS;
-  }
   // A string's escapes (`\n`) part its words as the spaces they stand for.
   const words = value
     .replace(/\\[nrt]/g, ' ')
@@ -206,17 +203,40 @@ const STRONG_NAMES = 'password|passwd|secret|api[_-]?key|apikey|access[_-]?key|p
 const GENERIC_VALUE = `(?<value>[^\\s"'\`,;()\\[\\]\\\\]{8,256})(?=["'\`\\s,;)\\]\\\\]|$)`;
 
 /**
- * The forms of a password's hash, each as its scheme writes it: `$id$` (or `{SCHEME}`), the
- * scheme's settings, the salt and the hash.
+ * A `$` between a hash's parts as it is written: itself, doubled (Docker Compose and Traefik's
+ * labels write `$$`), or escaped from a shell's or PHP's double quotes (`\$`).
+ */
+const S = String.raw`(?:\$\$|\\\$|\$)`;
+const CRYPT = '[./A-Za-z0-9]';
+const B64 = '[A-Za-z0-9+/]';
+
+/**
+ * The forms of a password's hash, each as its scheme writes it: `$id$` (or `{SCHEME}`, or a
+ * framework's `name$`), the scheme's settings, the salt and the hash.
  */
 const PASSWORD_HASH_FORMS = [
-  String.raw`\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}`,
-  String.raw`\$(?:1|apr1)\$[./A-Za-z0-9]{1,8}\$[./A-Za-z0-9]{22}`,
-  String.raw`\$[56]\$(?:rounds=\d{1,9}\$)?[./A-Za-z0-9]{1,16}\$(?:[./A-Za-z0-9]{86}|[./A-Za-z0-9]{43})`,
-  String.raw`\$y\$[./A-Za-z0-9]{1,16}\$[./A-Za-z0-9]{1,86}\$[./A-Za-z0-9]{43}`,
-  String.raw`\$argon2(?:id|i|d)\$(?:v=\d{1,3}\$)?m=\d{1,10},t=\d{1,10},p=\d{1,3}\$[A-Za-z0-9+/]{8,88}\$[A-Za-z0-9+/]{16,172}`,
-  String.raw`pbkdf2_sha(?:1|256)\$\d{1,9}\$[\w./+-]{1,64}\$[A-Za-z0-9+/]{20,88}={0,2}`,
-  String.raw`\{(?:S?SHA(?:256|384|512)?|s?sha(?:256|384|512)?)\}[A-Za-z0-9+/]{27,120}={0,2}`,
+  // bcrypt; MD5 crypt and Apache's; SHA-256 and SHA-512 crypt; yescrypt and GOST yescrypt;
+  // scrypt (libxcrypt's `$7$`, and Mosquitto's with base64); NetBSD's SHA-1 crypt.
+  `${S}2[abxy]?${S}\\d{2}${S}${CRYPT}{53}`,
+  `${S}(?:1|apr1)${S}${CRYPT}{1,8}${S}${CRYPT}{22}`,
+  `${S}[56]${S}(?:rounds=\\d{1,9}${S})?${CRYPT}{1,16}${S}(?:${CRYPT}{86}|${CRYPT}{43})`,
+  `${S}g?y${S}${CRYPT}{1,16}${S}${CRYPT}{1,86}${S}${CRYPT}{43}`,
+  `${S}7${S}(?:${CRYPT}{11,64}${S}${CRYPT}{43}|\\d{1,6}${S}${B64}{8,88}={0,2}${S}${B64}{20,88}={0,2})`,
+  `${S}sha1${S}\\d{1,9}${S}${CRYPT}{1,64}${S}${CRYPT}{28}`,
+  // Argon2's PHC string.
+  `${S}argon2(?:id|i|d)${S}(?:v=\\d{1,3}${S})?m=\\d{1,10},t=\\d{1,10},p=\\d{1,3}${S}${B64}{8,88}${S}${B64}{16,172}`,
+  // Django's hashers: `algorithm$…`.
+  `pbkdf2_sha(?:1|256)\\$\\d{1,9}\\$[\\w./+-]{1,64}\\$${B64}{20,88}={0,2}`,
+  `argon2\\$argon2(?:id|i|d)\\$v=\\d{1,3}\\$m=\\d{1,10},t=\\d{1,10},p=\\d{1,3}\\$${B64}{8,88}\\$${B64}{16,172}`,
+  `bcrypt(?:_sha256)?\\$\\$2[abxy]\\$\\d{2}\\$${CRYPT}{53}`,
+  `scrypt\\$\\d{1,9}\\$[\\w./+-]{1,64}\\$\\d{1,3}\\$\\d{1,3}\\$${B64}{20,128}={0,2}`,
+  // LDAP's and Apache's `{SCHEME}base64`, LDAP's PBKDF2, Spring Security's `{pbkdf2}` in hex.
+  `\\{(?:S?SHA(?:256|384|512)?|s?sha(?:256|384|512)?|S?MD5|s?md5)\\}${B64}{22,120}={0,2}`,
+  `\\{PBKDF2(?:-SHA(?:1|256|512))?\\}\\d{1,9}\\$[A-Za-z0-9+/.]{8,128}\\$[A-Za-z0-9+/.]{16,256}`,
+  `\\{pbkdf2\\}[a-f0-9]{64,160}`,
+  // PostgreSQL's SCRAM verifier (`pg_dumpall --roles`, pgbouncer), MySQL's native password hash.
+  `SCRAM-SHA-256\\$\\d{1,9}:${B64}{16,64}={0,2}\\$${B64}{40,64}={0,2}:${B64}{40,64}={0,2}`,
+  `(?<=\\bPASSWORD[ \\t]{1,8}['"])\\*[0-9A-F]{40}`,
 ];
 
 export const GENERIC_RULES: readonly DetectionRule[] = [
@@ -243,7 +263,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       'credential',
     ],
     pattern: new RegExp(
-      `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:\\\\?["']?[ \\t]{0,40}(?::=|=>|=|:)[ \\t]{0,40}\\\\?["'\`]?|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40})|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)${GENERIC_VALUE}`,
+      `(?:(?:${SECRET_NAMES})[\\w.-]{0,30}?(?:\\\\?["']?\\]?[ \\t]{0,40}(?::=|=>|=|:)[ \\t]{0,40}\\\\?["'\`]?|["'][ \\t]{0,40},[ \\t]{0,40}["']|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t]{1,40})|(?:${STRONG_NAMES})[\\w.-]{0,30}?["']?[ \\t]{0,40}\\r?\\n[ \\t]{0,40}value:[ \\t]{0,40}["']?)${GENERIC_VALUE}`,
       'gim',
     ),
     // A match starts at its secret word, a keyword or (`client_secret`) seven characters before one.
@@ -255,7 +275,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     // none of these (`token)`, `this.auth.user`): no window is opened there. A `pass` keyword holds
     // what follows it already.
     follows: new RegExp(
-      `[\\w.-]{0,30}(?:\\\\?["']?[ \\t]{0,40}(?:[:=]|\\r?\\n)|["'][ \\t]{0,40},|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t])|(?<=pass[=:"' \\t])`,
+      `[\\w.-]{0,30}(?:\\\\?["']?\\]?[ \\t]{0,40}(?:[:=]|\\r?\\n)|["'][ \\t]{0,40},|(?<=^[ \\t]{0,40}ENV[ \\t]{1,40}[\\w.-]+)[ \\t])|(?<=pass[=:"' \\t])`,
       'imy',
     ),
     confidence: 0.55,
@@ -385,41 +405,78 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
       '$2y$',
       '$2x$',
       '$1$',
-      '$5$',
-      '$6$',
       '$apr1$',
       '$y$',
+      '$gy$',
+      '$sha1$',
       '$argon2',
+      // Escaped from double quotes: `\$2b\$…`; a digit stands for any digit.
+      '\\$1',
+      '\\$apr1',
+      '\\$y\\$',
+      '\\$gy\\$',
+      '\\$argon2',
+      '\\$sha1',
       'pbkdf2_sha',
+      'argon2$',
+      'bcrypt$',
+      'bcrypt_sha256$',
+      'scrypt$',
       '{sha',
       '{ssha',
+      '{md5}',
+      '{smd5}',
+      '{pbkdf2',
+      'scram-sha-256$',
+      'password *',
+      "password '*",
+      'password "*',
     ],
     pattern: new RegExp(`(?<![\\w$./+])(?<value>${PASSWORD_HASH_FORMS.join('|')})(?![\\w./+=$])`, 'g'),
     confidence: 0.7,
-    // What follows the scheme's last `$` (or `}`) is the hash, random, never a word: it alone is
-    // tried as a placeholder, as the scheme's mark (`$apr1$`, `{SHA}`) reads as a shell's variable.
+    // What follows the scheme's last `$` (or `}`) is the hash, random, never a word; the salt and
+    // the hash are tried as placeholders (`$1$xxxxxxxx$…` in a manual), never the scheme's mark
+    // (`$apr1$`, `{SHA}`), which reads as a shell's variable.
     check: (value) => {
       const hash = value.slice(Math.max(value.lastIndexOf('$'), value.indexOf('}')) + 1);
-      return !isPlaceholder(hash) && bitsPerChar(hash) >= 3.5;
+      const parts = value.split(/[$}:\\]/).filter((part) => part.length >= 8 && /[A-Za-z]/.test(part));
+      return !parts.some(isPlaceholder) && bitsPerChar(hash) >= 3.5;
     },
   },
-  // A bare `Key` in .NET's settings (`"Jwt": { "Key": "…" }` in `appsettings.Production.json`, or
-  // `"Jwt:Key"` in the user secrets' `secrets.json`): a name too common elsewhere to read as secret.
+  // A `Key` in .NET's settings (`"Jwt": { "Key": "…" }` in `appsettings.Production.json`, a
+  // `"SigningKey"`, `"Jwt:Key"` in the user secrets' `secrets.json`, `"Jwt__Key"` as an environment
+  // variable in `launchSettings.json`): names too common elsewhere to read as secret.
   secretRule({
     id: 'dotnet-settings-key',
     type: 'SECRET',
     keywords: ['key"'],
-    files: /(?:^|\/)(?:appsettings(?:\.[\w-]{1,64})?|secrets)\.json$/i,
-    pattern: /"(?:[\w.-]{1,64}:){0,8}Key"[ \t]{0,8}:[ \t]{0,8}"(?<value>[^"\\\s]{16,512})"/gi,
+    files: /(?:^|\/)(?:appsettings(?:\.[\w-]{1,64}){0,3}|secrets|launchSettings)\.json$/i,
+    pattern:
+      /"(?:[\w.-]{1,64}(?::|__)){0,8}(?:Issuer)?(?:Signing|Security|Encryption|Aes|Hmac|Jwt|Secret|Api|Master|Private|Client|Access|Auth|License|Crypto|Symmetric)?Key"[ \t]{0,8}:[ \t]{0,8}"(?<value>[^"\\\s]{16,512})"/gi,
     confidence: 0.6,
     // A key is random: hex (a UUID's too), letters and digits of one run, or letters of both cases
-    // with digits or marks. A cache's or a feature's key is words (`orders-by-customer-v2`).
+    // with digits or marks; not a name made of words and numbers, as a cache's, a feature's or a
+    // job's key is (`orders-by-customer-v2`, `FixedWindow10PerMinute`, `Welcome.Message.Title2`).
     check: (value) =>
       /^[0-9a-f-]+$/i.test(value)
         ? bitsPerChar(value) >= 3
         : bitsPerChar(value) >= 3.5 &&
           /\d/.test(value) &&
+          !/^(?:[A-Z][a-z]+|[A-Z]{1,3}\d*|\d+|\.)+$/.test(value) &&
           (/^[a-z0-9]+$/i.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value))),
+  }),
+  // An app password for mail (Google's: sixteen lower-case letters, shown in four groups) under a
+  // mail server's password (`spring.mail.password=`, `EMAIL_HOST_PASSWORD = '… … … …'`, PHPMailer's
+  // `$mail->Password`, `smtp_pass`, `imap_pass`): random letters, which other rules read as a word.
+  secretRule({
+    id: 'mail-app-password',
+    type: 'SECRET',
+    keywords: ['mail', 'smtp', 'imap'],
+    follows: /[\w.>-]{0,30}?pass/iy,
+    pattern:
+      /(?:mail|smtp|imap)[\w.>-]{0,30}?pass(?:word|wd)?["']?\]?[ \t]{0,8}(?::=|=>|=|:|[ \t])[ \t]{0,8}["']?(?<value>[a-z]{4}(?<gap> ?)[a-z]{4}\k<gap>[a-z]{4}\k<gap>[a-z]{4})(?![\w-])/gi,
+    confidence: 0.5,
+    check: judgeAppPassword,
   }),
   // Any `scheme://user:password@host` the database rules do not name (http, smtp, s3, ...).
   secretRule({
@@ -470,7 +527,7 @@ export const GENERIC_RULES: readonly DetectionRule[] = [
     type: 'BASIC_AUTH',
     keywords: ['basic '],
     pattern:
-      /\bAuthorization["']?(?:\s{0,40}[:=,]\s{0,40}|(?<=^[ \t]{0,40}ENV[ \t]{1,40}Authorization)[ \t]{1,40})["']?Basic {1,40}(?<value>[A-Za-z0-9+/]{8,400}={0,2})/gim,
+      /(?<![A-Za-z0-9])Authorization["']?(?:\s{0,40}[:=,]\s{0,40}|(?<=^[ \t]{0,40}ENV[ \t]{1,40}[\w.-]{0,30}Authorization)[ \t]{1,40})["']?Basic {1,40}(?<value>[A-Za-z0-9+/]{8,400}={0,2})/gim,
     confidence: 0.75,
     check: (value) => {
       try {

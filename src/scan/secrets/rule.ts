@@ -208,8 +208,11 @@ export function token(format: TokenFormat): DetectionRule {
   });
 }
 
-/** Between a name and its value: `=`, `:`, `:=`, `=>`, with optional quotes and spaces. */
-export const ASSIGN = `["']?\\s{0,40}(?::=|=>|=|:)\\s{0,40}["'\`]?`;
+/**
+ * Between a name and its value: `=`, `:`, `:=`, `=>`, with optional quotes and spaces, and the
+ * bracket of a key set by subscript (`os.environ['API_KEY'] = '…'`, `ENV["TOKEN"] = …`).
+ */
+export const ASSIGN = `["']?\\]?\\s{0,40}(?::=|=>|=|:)\\s{0,40}["'\`]?`;
 
 /**
  * Between a name and its value, wherever a name gives one: an assignment (ASSIGN), a call that sets

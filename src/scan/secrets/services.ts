@@ -251,6 +251,14 @@ export const SERVICE_RULES: readonly DetectionRule[] = [
     prefix: 'AGE-SECRET-KEY-1',
     body: '[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}',
   }),
+  // The same key given to a deploy (`RAILS_MASTER_KEY=…` in `.env`, Kamal's secrets, a Dockerfile).
+  contextual({
+    id: 'rails-master-key-variable',
+    type: 'RAILS_MASTER_KEY',
+    names: ['rails_master_key'],
+    value: '[0-9a-f]{32}(?:[0-9a-f]{32})?',
+    check: minBits(3),
+  }),
   // Rails's key to its encrypted credentials: `config/master.key`, or one environment's
   // `config/credentials/production.key`, holds the hex digits of a 128-bit key (256 for a cipher
   // set wider) and nothing else.
