@@ -8,6 +8,8 @@ import type { Ignore } from 'ignore';
 export interface IgnoreRules {
   dir: string;
   matcher: Ignore;
+  /** Whether it brings anything back (`!keep.env`): for ripgrep, that also shows a hidden name. */
+  negates?: boolean;
 }
 
 /**
@@ -15,8 +17,8 @@ export interface IgnoreRules {
  * `!keep.env` brings back a file its parent's `*.env` left out. The matcher, as git, also leaves
  * out whatever is inside a folder it leaves out; `ownPath` asks what ripgrep's walk answers,
  * which judges each entry by its own path only (it goes into such a folder when it is told to,
- * the folder searched itself, or one a glob names): a file's ignore file that leaves out a folder
- * above it then says nothing of the file.
+ * the folder searched itself, or one a glob names). The matcher cannot judge by the own path
+ * alone, so inside a folder any of the files leaves out, `ownPath` answers false: read.
  */
 export function ignoredBy(
   stack: readonly IgnoreRules[],
@@ -28,7 +30,7 @@ export function ignoredBy(
   for (const rules of stack) {
     const rel = relative(rules.dir, path).split(sep).join('/');
     if (rel === '' || rel.startsWith('../')) continue;
-    if (ownPath && folderAboveIgnored(rules, rel)) continue;
+    if (ownPath && folderAboveIgnored(rules, rel)) return false;
     const verdict = rules.matcher.test(isDir ? `${rel}/` : rel);
     if (verdict.ignored) ignored = true;
     else if (verdict.unignored) ignored = false;

@@ -334,9 +334,11 @@ export function decideSearch(
       } catch {
         // Gone, or unreadable: there is nothing there to read either.
       }
-      if (isDir && walk && !walk.enters(path)) continue;
+      // A search through a link judges what it meets by the way the link names it.
+      const judged = named ?? path;
+      if (isDir && walk && !walk.enters(judged)) continue;
       // A filtered search reads files alone: a folder is decided by the files of it that it reads.
-      if (!walk || (!isDir && !leadsToDir && walk.reads(path))) {
+      if (!walk || (!isDir && !leadsToDir && walk.reads(judged))) {
         const decision = gate.decide({ ...request, paths: forms }, usesSoFar);
         charge(decision);
         if (rank[decision.outcome] > rank[worst.outcome]) worst = decision;

@@ -3,7 +3,7 @@
 // decideSearch in local.ts): a `*.ts` search beside an `.env` that a rule denies does not read the
 // `.env`, and is not refused for it. Everything here errs one way only: where svc cannot be sure
 // ripgrep leaves a file out, the file is decided as read.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { ignoredBy, type IgnoreRules } from './ignore-files.ts';
@@ -113,8 +113,10 @@ export function searchWalk(
   const type = types?.every((t) => t !== undefined) ? types.flat() : undefined;
   // Through a link, ripgrep takes the ignore files where the folder really is (and the walk
   // decides the files there too): the ones on the named way are not its.
-  const ignores = filter.gitignore && realPath(folder) === folder ? gitignores(folder) : undefined;
-  const skipsHidden = filter.skipsHidden === true;
+  const ignores = filter.gitignore && realPath(folder) === folder ? gitignores(folder, env) : undefined;
+  // ripgrep leaves out a hidden name only where nothing else spoke of it: a `!` line or a type
+  // may bring one back. Without the ignore files' whole picture, none is left out.
+  const skipsHidden = filter.skipsHidden === true && ignores !== undefined && type === undefined;
   if (globs === undefined && type === undefined && ignores === undefined && !skipsHidden) return undefined;
   // Case aside, as ripgrep may match a type's names (more files, never fewer).
   const typeMatcher = type && ignore({ ignorecase: true }).add(type);
@@ -131,7 +133,7 @@ export function searchWalk(
       // A file a glob names is read, whatever the ignore files say of it, hidden or not (ripgrep's
       // overrides).
       if (globs) return globs.ignores(rel);
-      if (skipsHidden && hidden(rel)) return false;
+      if (skipsHidden && hidden(rel) && !ignores.mayShowHidden(dirname(path))) return false;
       if (ignores?.ignored(path, false)) return false;
       return !typeMatcher || typeMatcher.ignores(rel.slice(rel.lastIndexOf('/') + 1));
     },
@@ -141,7 +143,7 @@ export function searchWalk(
     enters(path) {
       const rel = inside(path);
       if (rel === undefined || globs?.ignores(rel) || globs?.ignores(`${rel}/`)) return true;
-      if (skipsHidden && hidden(rel)) return false;
+      if (skipsHidden && hidden(rel) && !ignores.mayShowHidden(dirname(path))) return false;
       return !ignores?.ignored(path, true);
     },
   };
@@ -162,10 +164,13 @@ function includingGlobs(globs: readonly string[]): Ignore | undefined | 'unplace
   if (including.length === 0) return undefined;
   const lines: string[] = [];
   for (const glob of including) {
-    const alternatives = ripgrepAlternatives(glob);
+    // A class (`[…]`) may hold braces and commas, which the expansion below would split.
+    const alternatives = glob.includes('[') ? undefined : ripgrepAlternatives(glob);
     if (alternatives === undefined) return 'unplaceable';
     for (const line of alternatives) {
       if (
+        // To the matcher a `!` line brings back what the lines before it named.
+        line.startsWith('!') ||
         line.trim() === '' ||
         line !== line.trim() ||
         line.startsWith('#') ||
@@ -209,12 +214,48 @@ function ripgrepAlternatives(glob: string): string[] | undefined {
 }
 
 /**
+ * A `.gitignore` line both ripgrep and the matcher read alike: names of letters, digits, `.`,
+ * `_` and `-`, with `*`, `?` and `**`, folders apart by `/`, a `!` before. ripgrep and the matcher
+ * differ on classes with escapes, on `***`, on a lone `!` and on invalid ranges; a file holding
+ * any other line is not used.
+ */
+const PLAIN_IGNORE_LINE = /^!?\/?(?:[\w.*?-]+\/)*[\w.*?-]+\/?$/;
+
+/** The patterns of a `.gitignore` as both read them, or `unknown`; `above`: a folder over the search's. */
+function plainIgnoreFile(text: string, above: boolean): { lines: string[]; negates: boolean } | 'unknown' {
+  // ripgrep reads a byte order mark as part of the first pattern, and stops at bytes that are no
+  // UTF-8: git and the matcher do neither.
+  if (text.startsWith('\uFEFF') || text.includes('\uFFFD')) return 'unknown';
+  const lines: string[] = [];
+  let negates = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/[ \t\r]+$/, '');
+    if (line === '' || line.startsWith('#')) continue;
+    if (!PLAIN_IGNORE_LINE.test(line) || line.includes('***')) return 'unknown';
+    if (line.startsWith('!')) negates = true;
+    // ripgrep 14.1.1 applies a pattern with a `/` from a folder above the search's to the
+    // search's first level at most: left out, it leaves nothing out that ripgrep reads.
+    else if (above && /\/./.test(line)) continue;
+    lines.push(line);
+  }
+  return { lines, negates };
+}
+
+/** The `.gitignore` files of a search, and whether any ignore file may show what is hidden. */
+interface Gitignores {
+  ignored(path: string, isDir: boolean): boolean;
+  /** Whether something may bring back a hidden name in this folder (a `!` line, git's own excludes). */
+  mayShowHidden(dir: string): boolean;
+}
+
+/**
  * The `.gitignore` files a search in `folder` honours, from its git work tree's root down, and
  * those it meets inside, as ripgrep reads them (case matters, each entry by its own path).
  * Undefined outside a work tree, or where an `.ignore` or `.rgignore` file lies above, up to the
- * file system's root (ripgrep reads those everywhere above, and ranks them first).
+ * file system's root (ripgrep reads those everywhere above, and ranks them first), or a
+ * `.gitignore` above holds a line the two read otherwise.
  */
-function gitignores(folder: string): { ignored(path: string, isDir: boolean): boolean } | undefined {
+function gitignores(folder: string, env: NodeJS.ProcessEnv): Gitignores | undefined {
   const above: string[] = [];
   let root: string | undefined;
   for (let dir = folder; ; dir = dirname(dir)) {
@@ -226,15 +267,15 @@ function gitignores(folder: string): { ignored(path: string, isDir: boolean): bo
   if (root === undefined) return undefined;
   const own = (dir: string): IgnoreRules[] | 'unknown' => {
     if (OVERRIDING_IGNORE_FILES.some((name) => existsSync(join(dir, name)))) return 'unknown';
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(join(dir, '.gitignore'), 'utf8');
+      bytes = readFileSync(join(dir, '.gitignore'));
     } catch {
       return [];
     }
-    // ripgrep reads a byte order mark as part of the first pattern, git and the matcher do not.
-    if (text.startsWith('\uFEFF')) return 'unknown';
-    return [{ dir, matcher: ignore({ ignorecase: false }).add(text) }];
+    const file = plainIgnoreFile(bytes.toString('utf8'), dir !== folder && above.includes(dir));
+    if (file === 'unknown') return 'unknown';
+    return [{ dir, matcher: ignore({ ignorecase: false }).add(file.lines), negates: file.negates }];
   };
   const stacks = new Map<string, IgnoreRules[] | 'unknown'>();
   let stack: IgnoreRules[] | 'unknown' = [];
@@ -258,10 +299,42 @@ function gitignores(folder: string): { ignored(path: string, isDir: boolean): bo
     stacks.set(dir, made);
     return made;
   };
+  const gitsOwn = gitExcludesMayShow(root, env);
   return {
     ignored(path, isDir) {
       const rules = stackOf(dirname(path));
       return rules !== 'unknown' && ignoredBy(rules, path, isDir, { ownPath: true });
     },
+    mayShowHidden(dir) {
+      const rules = stackOf(dir);
+      return gitsOwn || rules === 'unknown' || rules.some((r) => r.negates);
+    },
   };
+}
+
+/**
+ * Whether git's own excludes may bring a name back for ripgrep (a `!` line in the repository's
+ * `info/exclude` or the user's global ignore file), or cannot be read to tell.
+ */
+function gitExcludesMayShow(root: string, env: NodeJS.ProcessEnv): boolean {
+  const negates = (path: string) => {
+    try {
+      return /^[ \t]*!/m.test(readFileSync(path, 'utf8'));
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
+  };
+  // A linked work tree's `.git` is a file naming the repository elsewhere: not followed.
+  const gitDir = join(root, '.git');
+  if (!statSync(gitDir, { throwIfNoEntry: false })?.isDirectory()) return true;
+  const home = env.HOME ?? '';
+  const config = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'ignore');
+  let gitconfig = '';
+  try {
+    gitconfig = readFileSync(join(home, '.gitconfig'), 'utf8');
+  } catch {
+    // None: git's default global ignore file alone.
+  }
+  // A global ignore file named elsewhere: not looked for.
+  return /excludesfile/i.test(gitconfig) || negates(join(gitDir, 'info', 'exclude')) || negates(config);
 }

@@ -492,6 +492,20 @@ file(join(searched, 'nest', '.ignore'), '!.env\n');
 file(join(searched, 'nest', 'repo', '.gitignore'), '.env\n');
 file(join(searched, 'nest', 'repo', '.env'));
 execFileSync('git', ['init', '-q'], { cwd: join(searched, 'nest', 'repo') });
+// ripgrep's own ways with ignore files, found by a second review: a pattern with a `/` from a
+// folder above the search's is not applied below its first level; a `!` in a deeper file brings a
+// file back inside a folder the same file leaves out; `***` is one level to ripgrep.
+const quirks = join(tmp.dir, 'quirks');
+file(join(quirks, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['.env', '*.pem'] }]));
+file(join(quirks, '.gitignore'), 'apps/api/.env\n*.pem\n');
+file(join(quirks, 'apps', 'api', '.env'));
+file(join(quirks, 'a', '.gitignore'), 'b/\n!*.pem\n');
+file(join(quirks, 'a', 'b', 'k.pem'));
+file(join(quirks, 'odd', '.gitignore'), '***/*.pem\n');
+file(join(quirks, 'odd', 'deep', 'x.pem'));
+file(join(quirks, 'src', 'a.ts'));
+file(join(searched, 'keys', '-k.pem'));
+execFileSync('git', ['init', '-q'], { cwd: quirks });
 const linking = join(tmp.dir, 'linking');
 file(join(linking, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['*.pem'] }]));
 file(join(linking, '.gitignore'), '*.pem\n');
@@ -543,7 +557,8 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ['rg over app/: its .env hidden and ignored', 'rg TOKEN app', 'allow'],
     ['rg --hidden: app/.env still ignored', 'rg --hidden TOKEN app', 'allow'],
     ['rg -. (hidden): still ignored', 'rg -. TOKEN app', 'allow'],
-    ['rg -u (ignore files off): still hidden', 'rg -u TOKEN app', 'allow'],
+    // Without the ignore files' whole picture svc cannot tell what else shows a hidden name.
+    ['rg -u (ignore files off): hidden files decided', 'rg -u TOKEN app', 'deny'],
     ['rg -uu (hidden too)', 'rg -uu TOKEN app', 'deny'],
     ['rg --no-ignore --hidden', 'rg --no-ignore --hidden TOKEN app', 'deny'],
     ['rg over the project: keys/site.pem', 'rg TOKEN', 'deny'],
@@ -618,6 +633,48 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ],
     ['grep -r over ~+', event('Bash', { command: 'grep -rl TOKEN ~+' }, join(searched, 'app')), 'deny'],
     ['rgrep', sh('rgrep -l TOKEN app'), 'deny'],
+    // A second review's.
+    ['Grep with a brace alternative starting with !', at('Grep', { glob: '.env {!.env}' }), 'deny'],
+    ['Glob with a class holding a comma', at('Glob', { pattern: '{[.,]env}' }), 'deny'],
+    [
+      'Grep below a folder an anchored pattern above names',
+      event('Grep', { pattern: 'x', path: 'apps' }, quirks),
+      'deny',
+    ],
+    [
+      'Grep where a deeper ! brings a file back',
+      event('Grep', { pattern: 'x', path: 'a/b' }, quirks),
+      'deny',
+    ],
+    [
+      'Grep under a .gitignore the two read otherwise (***)',
+      event('Grep', { pattern: 'x', path: 'odd' }, quirks),
+      'deny',
+    ],
+    ['rg where a .gitignore ! shows a hidden name', sh('rg -l TOKEN keep'), 'deny'],
+    ['grep -r with --exclude-from first', sh('grep -rl --exclude-from=x.txt --include=*.ts TOKEN .'), 'deny'],
+    ['grep -r whose --include is the value of -e', sh('grep -rl -e --include -e TOKEN .'), 'deny'],
+    ['grep --recur (shortened)', sh('grep --recur -l TOKEN app'), 'deny'],
+    [
+      'find with an action before -name',
+      sh("find . -type f -exec grep -H TOKEN {} \\; -name '*.ts'"),
+      'deny',
+    ],
+    [
+      'find -execdir on a path from each folder',
+      sh('find . -name a.ts -execdir cat ../keys/site.pem \\;'),
+      'ask',
+    ],
+    [
+      'find -- ROOT',
+      event('Bash', { command: 'find -- .. -name .env -exec cat {} +' }, join(searched, 'src')),
+      'deny',
+    ],
+    [
+      'grep a file after --',
+      event('Bash', { command: 'grep TOKEN -- -k.pem' }, join(searched, 'keys')),
+      'deny',
+    ],
   ] as const)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);
     expect(answer.decision, answer.reason).toBe(expected);

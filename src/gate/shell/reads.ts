@@ -307,7 +307,8 @@ function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter | und
     const long = /^(--[\w-]+)(?:=(.*))?$/s.exec(text);
     if (long) {
       const [, option, joined] = long;
-      if (option === '--hidden') hidden = true;
+      // An ignore file of the line's own may bring a hidden name back: hidden ones are decided.
+      if (option === '--hidden' || option === '--ignore-file') hidden = true;
       else if (option === '--no-hidden') hidden = false;
       else if (/^--no-ignore(?:-vcs|-dot|-parent|-global|-exclude)?$/.test(option!)) noIgnore = true;
       // Like `-u`: the second one also reads hidden files.
@@ -338,6 +339,8 @@ function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter | und
   }
   // A glob with a `/` is matched from the working folder, not from the folder searched.
   if (globs.some((g) => g.includes('/'))) return undefined;
+  // A type's names are shown hidden or not (`-t sh` reads `.bashrc`), its own types too.
+  if (types.length) hidden = true;
   return {
     ...(globs.length ? { globs } : {}),
     ...(types.length && !ownTypes ? { types } : {}),
@@ -352,20 +355,28 @@ function ripgrepFilter(args: readonly Value[], scope: Scope): SearchFilter | und
  * name, as grep matches it), every one without. grep reads hidden and ignored files alike.
  */
 function grepFilter(args: readonly Value[]): SearchFilter | undefined {
-  // With an `--exclude` first, grep reads what neither names: every file, as far as svc can tell.
-  if (args.some((a) => /^--exclude(?:=|$)/.test(a.text ?? ''))) return undefined;
   const globs: string[] = [];
-  for (const [i, a] of args.entries()) {
-    const text = a.text ?? '';
+  for (let i = 0; i < args.length; i++) {
+    const text = args[i]!.text;
+    if (text === undefined) return undefined;
+    if (text === '--') break;
+    // With an `--exclude` (or `--exclude-from`) first, grep reads what neither names: every
+    // file, as far as svc can tell.
+    if (/^--exclude(?:-from)?(?:=|$)/.test(text)) return undefined;
     const joined = /^--include=(.*)$/s.exec(text);
-    const value = joined ? joined[1] : args[i - 1]?.text === '--include' ? text : undefined;
-    if (value === undefined) continue;
-    // A name with a `/` matches no base name: grep would read nothing, svc decides every file.
-    if (value.includes('/')) return undefined;
-    globs.push(value);
+    if (joined || text === '--include') {
+      const value = joined ? joined[1]! : args[++i]?.text;
+      // A name with a `/` matches no base name; to grep `!x` and `[…]` are names the matcher
+      // would read otherwise: svc decides every file.
+      if (value === undefined || /[/[!]/.test(value)) return undefined;
+      globs.push(value);
+    } else if (GREP_VALUE_OPTIONS.has(text)) i++;
   }
   return globs.length ? { globs } : undefined;
 }
+
+/** GNU grep's options whose value is the next word: an `--include` there is that value. */
+const GREP_VALUE_OPTIONS = new Set(['-e', '-f', '-m', '-A', '-B', '-C', '-d', '-D', '--regexp', '--file', '--max-count', '--after-context', '--before-context', '--context', '--directories', '--devices', '--exclude-dir', '--label', '--binary-files', '--color', '--colour']); // prettier-ignore
 
 /**
  * The files a `find` expression keeps, when its tests are joined by "and" alone and one of them is
@@ -374,9 +385,12 @@ function grepFilter(args: readonly Value[]): SearchFilter | undefined {
  */
 function findFilter(expression: readonly Value[]): SearchFilter | undefined {
   const names: string[] = [];
+  let acted = false;
   for (let i = 0; i < expression.length; i++) {
     const text = expression[i]!.text;
     if (text === undefined) return undefined;
+    // An action before a name test acts on every file it meets.
+    if (/^-(exec|execdir|ok|okdir|print0?|printf|fprint0?|fprintf|fls|ls|delete)$/.test(text)) acted = true;
     if (/^-(exec|execdir|ok|okdir)$/.test(text)) {
       // The command run on each file, up to its `;` or `+`: its words are not tests.
       while (i + 1 < expression.length && !/^[;+]$/.test(expression[i + 1]!.text ?? '')) i++;
@@ -384,7 +398,8 @@ function findFilter(expression: readonly Value[]): SearchFilter | undefined {
     } else if (/^(-o|-or|!|-not|\(|\)|,)$/.test(text)) return undefined;
     else if (text === '-name' || text === '-iname') {
       const name = expression[++i]?.text;
-      if (name === undefined || name.includes('/')) return undefined;
+      // `!x` and `[…]` the matcher would read otherwise than find.
+      if (acted || name === undefined || /[/[!]/.test(name)) return undefined;
       names.push(name);
     } else if (text === '-type' && /d/.test(expression[i + 1]?.text ?? 'd')) return undefined;
   }
@@ -1259,7 +1274,15 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       });
     }
   };
-  const operands = (list: Value[]) => list.filter((v) => !(v.text ?? '').startsWith('-') || v.text === '-');
+  // After `--` every word is an operand, `-key.pem` too.
+  const operands = (list: Value[]) => {
+    const end = list.findIndex((v) => v.text === '--');
+    const before = end === -1 ? list : list.slice(0, end);
+    return [
+      ...before.filter((v) => !(v.text ?? '').startsWith('-') || v.text === '-'),
+      ...(end === -1 ? [] : list.slice(end + 1)),
+    ];
+  };
   if (program === 'for' || program === 'case' || program === 'esac' || program === 'select') return;
   // `--from-file=.env`, `--files0-from=list`: a path given as an option's value may be read.
   for (const [i, a] of args.entries()) {
@@ -1459,13 +1482,21 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     // Options before the folders: how links are followed (`-L`, `-H`, `-P`), `-D what`, `-O3`.
     let first = 0;
     while (/^-(?:[LHP]|D|O\d*)$/.test(args[first]?.text ?? '')) first += args[first]!.text === '-D' ? 2 : 1;
+    if (args[first]?.text === '--') first++;
     const rest = args.slice(first);
+    // `-files0-from FILE`: the folders are the ones the file names.
+    const listed = rest.findIndex((a) => a.text === '-files0-from');
+    if (listed >= 0) {
+      if (rest[listed + 1]) read(rest[listed + 1]!, 'find');
+      reach.dynamic.push('find on folders a file lists');
+      return;
+    }
     const firstExpression = rest.findIndex((a) => /^[-(!]/.test(a.text ?? '-'));
     const roots = firstExpression === -1 ? rest : rest.slice(0, firstExpression);
     const filter = firstExpression === -1 ? undefined : findFilter(rest.slice(firstExpression));
     for (const root of roots.length ? roots : [{ text: '.', glob: false }])
       read(root, 'find', 'search', filter);
-    const exec = args.findIndex((a) => a.text === '-exec' || a.text === '-execdir' || a.text === '-ok');
+    const exec = args.findIndex((a) => /^-(?:exec|execdir|ok|okdir)$/.test(a.text ?? ''));
     // `-delete` removes what it finds, and a command run on each may change it: writes of the roots.
     if (exec >= 0 || args.some((a) => a.text === '-delete')) {
       for (const root of roots.length ? roots : [{ text: '.', glob: false }]) read(root, 'find', 'write');
@@ -1476,6 +1507,11 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     if (exec >= 0) {
       const end = args.findIndex((a, i) => i > exec && (a.text === ';' || a.text === '+'));
       const inner = args.slice(exec + 1, end === -1 ? undefined : end).filter((a) => a.text !== '{}');
+      // `-execdir` runs in each found file's folder: a word naming anything there is known only then.
+      if (/dir$/.test(args[exec]!.text!) && inner.slice(1).some((a) => !(a.text ?? '-').startsWith('-'))) {
+        reach.dynamic.push("find -execdir on paths from each found file's folder");
+        return;
+      }
       if (inner.length) {
         const innerReach: CommandReach = { touches: [], dynamic: [] };
         run(inner, scope, innerReach, depth);
@@ -1494,14 +1530,18 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
       reach.dynamic.push('rg running a preprocessor on the files it reads');
       return;
     }
-    const options = args.filter((a) => (a.text ?? '').startsWith('-'));
+    const endOfOptions = args.findIndex((a) => a.text === '--');
+    const options = (endOfOptions === -1 ? args : args.slice(0, endOfOptions)).filter((a) =>
+      (a.text ?? '').startsWith('-'),
+    );
     // rg's `--files` lists the files it would search: it takes no pattern, only folders.
     // A pattern given by an option (`-e`, `-f`, also joined: `-eTOKEN`, `-rfpats`) leaves every
     // other word a file or folder.
     const patternFromOption = options.some(
       (o) =>
-        ['--regexp', '--file', '--files'].includes(o.text!) ||
-        /^--(regexp|file)=/.test(o.text!) ||
+        ['--file', '--files'].includes(o.text!) ||
+        // `--regexp` as GNU's options may be shortened (`--regex=TOKEN`).
+        /^--reg[a-z]*(?:=|$)|^--file=/.test(o.text!) ||
         /^-[a-zA-Z]*[ef]/.test(o.text!),
     );
     const takesValue = (option: string) =>
@@ -1535,12 +1575,13 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
     const recursive =
       program !== 'grep' && program !== 'egrep' && program !== 'fgrep'
         ? true
-        : options.some((o) => /^-[a-zA-Z]*[rR]|^--(recursive|dereference-recursive)$/.test(o.text!)) ||
-          // `-d recurse`, `--directories=recurse`: the same as `-r`.
+        : // `--recursive` and `--dereference-recursive` as far as they may be shortened.
+          options.some((o) => /^-[a-zA-Z]*[rR]|^--(?:rec|der)/.test(o.text!)) ||
+          // `-d recurse`, `--directories=recurse`, shortened too (`-d rec`, `--dir=rec`): as `-r`.
           args.some(
             (a, i) =>
-              /^(--directories=|-d)recurse$/.test(a.text ?? '') ||
-              (a.text === 'recurse' && /^(-d|--directories)$/.test(args[i - 1]?.text ?? '')),
+              /^(?:--di[a-z]*=|-d)rec/.test(a.text ?? '') ||
+              (/^rec/.test(a.text ?? '') && /^(?:-d|--di[a-z]*)$/.test(args[i - 1]?.text ?? '')),
           );
     const filter =
       program === 'rg'
