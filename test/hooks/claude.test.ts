@@ -505,6 +505,7 @@ file(join(quirks, 'odd', '.gitignore'), '***/*.pem\n');
 file(join(quirks, 'odd', 'deep', 'x.pem'));
 file(join(quirks, 'src', 'a.ts'));
 file(join(searched, 'keys', '-k.pem'));
+file(join(searched, 'lit', '{a,key}.pem'));
 execFileSync('git', ['init', '-q'], { cwd: quirks });
 const linking = join(tmp.dir, 'linking');
 file(join(linking, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['*.pem'] }]));
@@ -675,6 +676,18 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
       event('Bash', { command: 'grep TOKEN -- -k.pem' }, join(searched, 'keys')),
       'deny',
     ],
+    // A third review's: GNU's shortened long options, and braces find matches as they are.
+    [
+      'grep -r with a shortened option taking --include as its value',
+      sh('grep -rl --exclude-d --include TOKEN .'),
+      'deny',
+    ],
+    [
+      'grep -r with --exclude-from shortened',
+      sh('grep -rl --exclude-f=x.txt --include=*.ts TOKEN .'),
+      'deny',
+    ],
+    ['find -name with braces (a name, to find)', sh('find lit -name "{a,key}.pem" -exec cat {} +'), 'deny'],
   ] as const)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);
     expect(answer.decision, answer.reason).toBe(expected);

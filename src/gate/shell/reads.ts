@@ -360,20 +360,27 @@ function grepFilter(args: readonly Value[]): SearchFilter | undefined {
     const text = args[i]!.text;
     if (text === undefined) return undefined;
     if (text === '--') break;
+    // GNU's long options may be shortened (`--exclude-f`, `--reg`): one not spelled whole may be
+    // any, taking the next word or not.
+    const long = /^--([\w-]+)/.exec(text)?.[1];
+    if (long !== undefined && !GREP_LONG_OPTIONS.has(long)) return undefined;
     // With an `--exclude` (or `--exclude-from`) first, grep reads what neither names: every
     // file, as far as svc can tell.
     if (/^--exclude(?:-from)?(?:=|$)/.test(text)) return undefined;
     const joined = /^--include=(.*)$/s.exec(text);
     if (joined || text === '--include') {
       const value = joined ? joined[1]! : args[++i]?.text;
-      // A name with a `/` matches no base name; to grep `!x` and `[…]` are names the matcher
-      // would read otherwise: svc decides every file.
-      if (value === undefined || /[/[!]/.test(value)) return undefined;
+      // A name with a `/` matches no base name; to grep `!x`, `[…]` and `{a,b}` are names the
+      // matcher would read otherwise: svc decides every file.
+      if (value === undefined || /[/[!{}]/.test(value)) return undefined;
       globs.push(value);
     } else if (GREP_VALUE_OPTIONS.has(text)) i++;
   }
   return globs.length ? { globs } : undefined;
 }
+
+/** GNU grep's long options, spelled whole. */
+const GREP_LONG_OPTIONS = new Set(['after-context', 'basic-regexp', 'before-context', 'binary', 'binary-files', 'byte-offset', 'color', 'colour', 'context', 'count', 'dereference-recursive', 'devices', 'directories', 'exclude', 'exclude-dir', 'exclude-from', 'extended-regexp', 'file', 'files-with-matches', 'files-without-match', 'fixed-strings', 'help', 'ignore-case', 'include', 'initial-tab', 'invert-match', 'label', 'line-buffered', 'line-number', 'line-regexp', 'max-count', 'no-filename', 'no-ignore-case', 'no-messages', 'null', 'null-data', 'only-matching', 'perl-regexp', 'quiet', 'recursive', 'regexp', 'silent', 'text', 'version', 'with-filename', 'word-regexp']); // prettier-ignore
 
 /** GNU grep's options whose value is the next word: an `--include` there is that value. */
 const GREP_VALUE_OPTIONS = new Set(['-e', '-f', '-m', '-A', '-B', '-C', '-d', '-D', '--regexp', '--file', '--max-count', '--after-context', '--before-context', '--context', '--directories', '--devices', '--exclude-dir', '--label', '--binary-files', '--color', '--colour']); // prettier-ignore
@@ -398,8 +405,8 @@ function findFilter(expression: readonly Value[]): SearchFilter | undefined {
     } else if (/^(-o|-or|!|-not|\(|\)|,)$/.test(text)) return undefined;
     else if (text === '-name' || text === '-iname') {
       const name = expression[++i]?.text;
-      // `!x` and `[…]` the matcher would read otherwise than find.
-      if (acted || name === undefined || /[/[!]/.test(name)) return undefined;
+      // `!x`, `[…]` and `{a,b}` the matcher would read otherwise than find.
+      if (acted || name === undefined || /[/[!{}]/.test(name)) return undefined;
       names.push(name);
     } else if (text === '-type' && /d/.test(expression[i + 1]?.text ?? 'd')) return undefined;
   }
