@@ -29,7 +29,7 @@ export function ignoredBy(
   let ignored = false;
   for (const rules of stack) {
     const rel = relative(rules.dir, path).split(sep).join('/');
-    if (rel === '' || rel.startsWith('../')) continue;
+    if (rel === '' || rel === '..' || rel.startsWith('../')) continue;
     if (ownPath && folderAboveIgnored(rules, rel)) return false;
     const verdict = rules.matcher.test(isDir ? `${rel}/` : rel);
     if (verdict.ignored) ignored = true;

@@ -36,6 +36,9 @@ export class RulesUnreadable extends Error {}
 /** Where a project's own rules live, relative to its root. */
 export const PROJECT_RULES_FILE = '.svc/rules.json';
 
+/** How many links to one folder a search walks it for, each naming its files its own way. */
+const LINK_WAYS = 8;
+
 /** Entries a search over a folder looks at, at most, before it is asked about instead. */
 export const SEARCH_WALK_LIMIT = 20_000;
 
@@ -292,9 +295,10 @@ export function decideSearch(
   // there is decided where it is and as the way there names it (`link/key.pem` under a project's
   // `*.pem`, the file itself outside the project).
   const pending: { dir: string; via?: string }[] = [{ dir: folder }];
-  // A linked folder is walked where it leads, once (`grep -R` and `rg -L` follow links; a link
-  // may lead back up).
-  const linked = new Set<string>();
+  // A linked folder is walked where it leads, once for each link that leads there (`grep -R` and
+  // `rg -L` follow links and name the files by each), up to LINK_WAYS of them (a link may lead
+  // back up, and each time round is a new way in).
+  const ways = new Map<string, number>();
   while (pending.length > 0 && worst.outcome !== 'denied') {
     const { dir, via } = pending.pop()!;
     let entries: string[];
@@ -326,8 +330,9 @@ export function decideSearch(
           forms.push(target);
           leadsToDir = statSync(target).isDirectory();
           // Its entries are decided where they really are, and as the link names them.
-          if (!linked.has(target) && leadsToDir) {
-            linked.add(target);
+          const walked = ways.get(target) ?? 0;
+          if (leadsToDir && walked < LINK_WAYS) {
+            ways.set(target, walked + 1);
             pending.push({ dir: target, via: named ?? path });
           }
         }

@@ -104,7 +104,8 @@ function fsAnchored(absolute: string): string {
 /** The path from the project root, or null when it lies outside the project (or is the root itself). */
 function projectRelative(root: string, path: string): string | null {
   const rel = relative(root, path);
-  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return null;
+  // `..key.pem` and `..x/` are names in the project; only `..` itself, or a path through it, is not.
+  if (!rel || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return null;
   return toPosix(rel);
 }
 

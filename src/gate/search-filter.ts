@@ -123,7 +123,7 @@ export function searchWalk(
   const hidden = (rel: string) => /(?:^|\/)\.[^/]/.test(rel);
   const inside = (path: string) => {
     const rel = relative(folder, path).split(sep).join('/');
-    return rel !== '' && !rel.startsWith('../') && !isAbsolute(rel) ? rel : undefined;
+    return rel !== '' && rel !== '..' && !rel.startsWith('../') && !isAbsolute(rel) ? rel : undefined;
   };
   return {
     reads(path) {
@@ -328,13 +328,15 @@ function gitExcludesMayShow(root: string, env: NodeJS.ProcessEnv): boolean {
   const gitDir = join(root, '.git');
   if (!statSync(gitDir, { throwIfNoEntry: false })?.isDirectory()) return true;
   const home = env.HOME ?? '';
-  const config = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git', 'ignore');
-  let gitconfig = '';
-  try {
-    gitconfig = readFileSync(join(home, '.gitconfig'), 'utf8');
-  } catch {
-    // None: git's default global ignore file alone.
-  }
-  // A global ignore file named elsewhere: not looked for.
-  return /excludesfile/i.test(gitconfig) || negates(join(gitDir, 'info', 'exclude')) || negates(config);
+  const gitConfigDir = join(env.XDG_CONFIG_HOME || join(home, '.config'), 'git');
+  // A global ignore file named in a configuration (`core.excludesFile`, in either user file, or
+  // one they include): not looked for, as if it brought anything back.
+  const names = ['/etc/gitconfig', join(home, '.gitconfig'), join(gitConfigDir, 'config')].some((path) => {
+    try {
+      return /excludesfile|\[include/i.test(readFileSync(path, 'utf8'));
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
+  });
+  return names || negates(join(gitDir, 'info', 'exclude')) || negates(join(gitConfigDir, 'ignore'));
 }

@@ -49,6 +49,8 @@ for (const path of [
   'src/app.ts',
   'src/deep/util.ts',
   'docs/notes.md',
+  // A name starting with `..` is in the project: `..key.pem` under `*.pem`.
+  '..key.pem',
 ]) {
   file(join(project, path));
 }
@@ -127,6 +129,7 @@ const blocked: [string, ReturnType<typeof event>, 'deny' | 'ask'][] = [
   ],
   ['Read a file in secrets/', event('Read', { file_path: 'secrets/key.txt' }), 'deny'],
   ['Read a .pem anywhere', event('Read', { file_path: 'certs/site.pem' }), 'deny'],
+  ['Read a .pem whose name starts with ..', event('Read', { file_path: '..key.pem' }), 'deny'],
   ['Read ~/.ssh by ~', event('Read', { file_path: '~/.ssh/id_ed25519' }), 'deny'],
   [
     'Read ~/.ssh by its absolute path',
@@ -513,6 +516,13 @@ file(join(linking, '.gitignore'), '*.pem\n');
 file(join(tmp.dir, 'elsewhere', 'key.pem'));
 symlinkSync(join(tmp.dir, 'elsewhere'), join(linking, 'vendor'));
 execFileSync('git', ['init', '-q'], { cwd: linking });
+// Two links to one folder: ripgrep -L reads its files by each name, and one is not ignored.
+const twoLinks = join(tmp.dir, 'two-links');
+file(join(twoLinks, '.svc', 'rules.json'), JSON.stringify([{ effect: 'deny', paths: ['*.pem'] }]));
+file(join(twoLinks, '.gitignore'), 'l1/*.pem\n');
+symlinkSync(join(tmp.dir, 'elsewhere'), join(twoLinks, 'l1'));
+symlinkSync(join(tmp.dir, 'elsewhere'), join(twoLinks, 'l2'));
+execFileSync('git', ['init', '-q'], { cwd: twoLinks });
 
 describe('Grep and Glob read what their filters and ignore files let them', () => {
   const at = (tool: string, input: Record<string, unknown>) =>
@@ -687,6 +697,7 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
       sh('grep -rl --exclude-f=x.txt --include=*.ts TOKEN .'),
       'deny',
     ],
+    ['rg -L through two links to one folder', event('Bash', { command: 'rg -L -l TOKEN' }, twoLinks), 'deny'],
     ['find -name with braces (a name, to find)', sh('find lit -name "{a,key}.pem" -exec cat {} +'), 'deny'],
   ] as const)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);
