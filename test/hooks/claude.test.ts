@@ -453,7 +453,7 @@ describe("another project's rules", () => {
     ['Read of its other file', event('Read', { file_path: join(neighbour, 'menu.txt') }), 'allow'],
   ] as const)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);
-    expect(answer.decision, answer.reason).toBe(expected);
+    expect(answer.decision, `${answer.reason} (exit ${answer.code}) ${answer.stderr}`).toBe(expected);
   });
 });
 
@@ -558,7 +558,7 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ['Glob *.env', at('Glob', { pattern: '*.env' }), 'deny'],
   ] as const)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);
-    expect(answer.decision, answer.reason).toBe(expected);
+    expect(answer.decision, `${answer.reason} (exit ${answer.code}) ${answer.stderr}`).toBe(expected);
   });
 
   // rg in a shell leaves out hidden files too (without --hidden); grep -r reads everything but
@@ -608,7 +608,7 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ['find without a name test', 'find . -type f', 'deny'],
   ] as const)('%s: %s', async (_name, command, expected) => {
     const answer = await hook(sh(command));
-    expect(answer.decision, answer.reason).toBe(expected);
+    expect(answer.decision, `${answer.reason} (exit ${answer.code}) ${answer.stderr}`).toBe(expected);
   });
 
   // A review's cases: each one a search svc had let through while the real tool read a denied file.
@@ -701,7 +701,7 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ['find -name with braces (a name, to find)', sh('find lit -name "{a,key}.pem" -exec cat {} +'), 'deny'],
   ] as const)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);
-    expect(answer.decision, answer.reason).toBe(expected);
+    expect(answer.decision, `${answer.reason} (exit ${answer.code}) ${answer.stderr}`).toBe(expected);
   });
 
   it('decides every file under a ripgrep configuration, which may turn the ignore files off', async () => {
@@ -726,7 +726,7 @@ describe('git in a real repository', () => {
     ['git show HEAD:.env', 'deny'],
   ])('%s: %s', async (command, expected) => {
     const answer = await hook(event('Bash', { command }, repo));
-    expect(answer.decision, answer.reason).toBe(expected);
+    expect(answer.decision, `${answer.reason} (exit ${answer.code}) ${answer.stderr}`).toBe(expected);
   });
 });
 
@@ -741,7 +741,7 @@ describe('svc hook claude', () => {
   it.concurrent.each(shellBlocked)('Bash %s: %s', async (command, expected) => {
     const answer = await hook(event('Bash', { command, description: 'run it' }));
     expect(answer.code, answer.stderr).toBe(0);
-    expect(answer.decision, answer.reason).toBe(expected);
+    expect(answer.decision, `${answer.reason} (exit ${answer.code}) ${answer.stderr}`).toBe(expected);
   });
 
   it.concurrent.each(shellPassing)('Bash %s: passes', async (command) => {
