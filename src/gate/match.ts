@@ -6,6 +6,7 @@
 // resolved (`..` and symlinks; see resolve.ts): patterns are never matched against raw input.
 import { isAbsolute, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { realPath } from './resolve.ts';
 
 /** Where a rule's patterns are anchored for one evaluation. */
 export interface Anchors {
@@ -38,20 +39,27 @@ export class PathPattern {
 
   constructor(patterns: readonly string[], anchors: Anchors) {
     this.projectRoot = anchors.projectRoot;
-    this.patterns = patterns.map((raw) => {
+    this.patterns = patterns.flatMap((raw): CompiledPattern[] => {
       const negated = raw.startsWith('!');
       const pattern = negated ? raw.slice(1) : raw;
-      let base: CompiledPattern['base'] = 'fs';
-      let line: string;
-      if (pattern.startsWith('~/')) line = fsAnchored(`${anchors.home}/${pattern.slice(2)}`);
-      else if (pattern === '~') line = fsAnchored(anchors.home);
-      else if (isAbsolute(pattern)) line = fsAnchored(pattern);
-      else {
-        base = 'project';
+      const absolute = pattern.startsWith('~/')
+        ? `${anchors.home}/${pattern.slice(2)}`
+        : pattern === '~'
+          ? anchors.home
+          : isAbsolute(pattern)
+            ? pattern
+            : undefined;
+      if (absolute === undefined) {
         // `./name` is anchored at the project root, as `/name` is in a .gitignore file.
-        line = pattern.startsWith('./') ? `/${pattern.slice(2)}` : pattern;
+        const line = pattern.startsWith('./') ? `/${pattern.slice(2)}` : pattern;
+        return [{ negated, base: 'project' as const, line, literal: literalOf(line) }];
       }
-      return { negated, base, line, literal: literalOf(line) };
+      // Paths are matched where they really are too (resolve.ts): a pattern through a symlink (a
+      // home folder that is a link, `/tmp` on some systems) covers the real place as well.
+      return [...new Set([absolute, realPrefix(absolute)])].map((form) => {
+        const line = fsAnchored(form);
+        return { negated, base: 'fs' as const, line, literal: literalOf(line) };
+      });
     });
   }
 
@@ -93,6 +101,19 @@ function literalOf(line: string): string | undefined {
     .map((run) => run.replace(/^\/+|\/+$/g, ''));
   const longest = runs.reduce((a, b) => (b.length > a.length ? b : a), '');
   return longest.length >= 2 ? longest : undefined;
+}
+
+/**
+ * `pattern` (absolute) with the folders before its first wildcard resolved as the system resolves
+ * them (symlinks followed), the rest as written.
+ */
+function realPrefix(pattern: string): string {
+  const wild = pattern.search(/[*?[\\]/);
+  const plain = wild === -1 ? pattern : pattern.slice(0, pattern.lastIndexOf('/', wild) + 1);
+  if (plain === '' || plain === '/') return pattern;
+  const trailing = plain.endsWith('/') && plain.length > 1;
+  const real = realPath(trailing ? plain.slice(0, -1) : plain);
+  return `${real}${trailing ? '/' : ''}${pattern.slice(plain.length)}`;
 }
 
 /** An absolute pattern as a .gitignore line anchored at the file-system root. */

@@ -4,7 +4,13 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
-const OWN_WORKING_FOLDER = /^\/proc\/(?:self|thread-self)\/cwd(?=\/|$)/;
+/**
+ * The agent's own process as `/proc` names it from inside (`self`, `thread-self`, and a thread of
+ * it: `/proc/self/task/TID`): its working folder, and its root. The gate runs in another process,
+ * where these lead elsewhere or nowhere.
+ */
+const OWN_WORKING_FOLDER = /^\/proc\/(?:self|thread-self)(?:\/task\/\d+)?\/cwd(?=\/|$)/;
+const OWN_ROOT = /^\/proc\/(?:self|thread-self)(?:\/task\/\d+)?\/root(?=\/|$)/;
 
 /**
  * The forms of `path` the gate checks: the absolute path (`~/` expanded, `..` resolved against
@@ -14,7 +20,7 @@ const OWN_WORKING_FOLDER = /^\/proc\/(?:self|thread-self)\/cwd(?=\/|$)/;
 export function pathForms(path: string, { cwd, home }: { cwd: string; home: string }): string[] {
   const tilde = path === '~' ? home : path.startsWith('~/') ? `${home}/${path.slice(2)}` : path;
   // `/proc/self/cwd` is the working folder of the process that opens it: the agent's, not the gate's.
-  const expanded = tilde.replace(OWN_WORKING_FOLDER, cwd);
+  const expanded = tilde.replace(OWN_WORKING_FOLDER, cwd).replace(OWN_ROOT, '') || '/';
   const absolute = isAbsolute(expanded) ? resolve(expanded) : resolve(cwd, expanded);
   // The real path comes from the name as written, `..` included: the system follows a symlink
   // before it goes up from it (`link/..` is the folder above where the link leads), which

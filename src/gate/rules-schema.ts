@@ -28,7 +28,12 @@ export const RuleSchema = z
           .trim()
           .min(1)
           .max(RULE_LIMITS.pathLength)
-          .refine((p) => p !== '!', 'a path pattern is more than "!"'),
+          .refine((p) => p !== '!', 'a path pattern is more than "!"')
+          // As in a .gitignore file, a line starting with `#` is a comment: it would cover nothing.
+          .refine(
+            (p) => !/^!?#/.test(p),
+            'a path pattern starting with "#" is a comment and covers nothing: write "\\#name" for a name that starts with #',
+          ),
       )
       .min(1)
       .max(RULE_LIMITS.paths),

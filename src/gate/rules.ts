@@ -140,7 +140,8 @@ function validRule(value: unknown): Rule | undefined {
   if (!oneOf(EFFECTS, effect)) return undefined;
   const paths = list(value.paths, 1, RULE_LIMITS.paths, (p) => {
     const text = trimmed(p, RULE_LIMITS.pathLength);
-    return text === '!' ? undefined : text;
+    // `#…` is a comment to the matcher, as in a .gitignore file: a pattern that covers nothing.
+    return text === '!' || (text !== undefined && /^!?#/.test(text)) ? undefined : text;
   });
   if (!paths || !paths.some((p) => !p.startsWith('!'))) return undefined;
   const rule: Rule = { effect, paths };

@@ -440,6 +440,12 @@ describe('paths reached through .. and symlinks', () => {
     ['.. back into the protected folder', '../secrets/./key.pem'],
     ['an absolute path with ..', join(root, 'src', '..', 'secrets', 'key.pem')],
     ['/proc/self/cwd, the working folder of whoever opens it', '/proc/self/cwd/../secrets/key.pem'],
+    ["a thread's working folder, /proc/self/task/TID/cwd", '/proc/self/task/4242/cwd/../secrets/key.pem'],
+    [
+      "a thread's root, /proc/self/task/TID/root",
+      `/proc/self/task/4242/root${join(root, 'secrets', 'key.pem')}`,
+    ],
+    ['/proc/self/root', `/proc/self/root${join(root, 'secrets', 'key.pem')}`],
   ])('%s is decided as the protected file it reaches', (_name, path) => {
     const decision = gate().decide({ action: 'read', paths: forms(path), now: WEDNESDAY_10_UTC }, noUses);
     expect(decision.outcome).toBe('denied');
@@ -456,6 +462,39 @@ describe('paths reached through .. and symlinks', () => {
     expect(
       gate().decide({ action: 'read', paths: forms('app.ts'), now: WEDNESDAY_10_UTC }, noUses).outcome,
     ).toBe('allowed');
+  });
+});
+
+describe('a rule written through a symlink', () => {
+  const dir = tempDir('svc-linked-rule-');
+  afterAll(() => dir.cleanup());
+  // A home folder that is a link (as `/tmp` is on some systems): a rule on `~/secrets/` covers
+  // the folder where it really is, whichever way a path names it.
+  const realHome = join(dir.dir, 'real-home');
+  const home = join(dir.dir, 'home');
+  mkdirSync(join(realHome, 'secrets'), { recursive: true });
+  writeFileSync(join(realHome, 'secrets', 'key.txt'), 'not a real key');
+  symlinkSync(realHome, home);
+  const gate = new Gate(
+    [
+      {
+        id: 'home-secrets',
+        level: 'computer',
+        rule: RuleSchema.parse({ effect: 'deny', paths: ['~/secrets/'] }),
+      },
+    ],
+    { projectRoot: join(dir.dir, 'project'), home },
+  );
+
+  it.each([
+    ['the path through the link', join(home, 'secrets', 'key.txt')],
+    ['the real path', join(realHome, 'secrets', 'key.txt')],
+  ])('covers %s', (_name, path) => {
+    const decision = gate.decide(
+      { action: 'read', paths: pathForms(path, { cwd: dir.dir, home }), now: WEDNESDAY_10_UTC },
+      noUses,
+    );
+    expect(decision.outcome).toBe('denied');
   });
 });
 

@@ -45,6 +45,10 @@ describe('the rules check without zod agrees with the schema', () => {
     ['a path of blanks', [{ effect: 'deny', paths: ['  '] }], false],
     ['a path that is "!" once trimmed', [{ effect: 'deny', paths: ['a', ' ! '] }], false],
     ['only negations once trimmed', [{ effect: 'deny', paths: [' !a'] }], false],
+    // A comment to the matcher would cover nothing: `\#notes.md` names the file.
+    ['a path starting with #', [{ effect: 'deny', paths: ['#notes.md'] }], false],
+    ['a negation starting with #', [{ effect: 'deny', paths: ['a', '!#b'] }], false],
+    ['a # escaped', [{ effect: 'deny', paths: ['\\#notes.md'] }], true],
     ['the longest path', [{ effect: 'deny', paths: [x(RULE_LIMITS.pathLength)] }], true],
     ['a path one too long', [{ effect: 'deny', paths: [x(RULE_LIMITS.pathLength + 1)] }], false],
     [
