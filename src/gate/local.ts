@@ -336,8 +336,19 @@ export function decideSearch(
             pending.push({ dir: target, via: named ?? path });
           }
         }
-      } catch {
-        // Gone, or unreadable: there is nothing there to read either.
+      } catch (error) {
+        // Gone, or a link to nothing: there is nothing there to read either. A link the system
+        // follows but cannot say where to (a real path past PATH_MAX, a loop) may reach anything.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+          return {
+            ...worst,
+            outcome: rank[worst.outcome] >= rank.ask ? worst.outcome : 'ask',
+            explanation: `a ${request.action} over ${folder} reaches ${path}, which cannot be resolved (${code ?? 'error'}): the gate cannot tell whether it leads to protected files`,
+            to_change: 'search a folder without it',
+            charges: [],
+          };
+        }
       }
       // A search through a link judges what it meets by the way the link names it.
       const judged = named ?? path;

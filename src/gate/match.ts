@@ -91,10 +91,13 @@ export class PathPattern {
 
 /**
  * The longest run of plain characters in a .gitignore line (slashes and `**` split it), which any
- * path it matches must contain; undefined for lines with escapes or character classes.
+ * path it matches must contain; undefined for lines with escapes, character classes or letters
+ * outside ASCII.
  */
 function literalOf(line: string): string | undefined {
-  if (/[\\[]/.test(line)) return undefined;
+  // Outside ASCII, lower case and the matcher's case-blind match disagree (`ς` and `σ`, `µ` and `μ`):
+  // no prefilter there, the matcher alone.
+  if (/[\\[]|[^\x00-\x7f]/.test(line)) return undefined;
   const runs = line
     .toLowerCase()
     .split(/[*?]+/)
@@ -112,7 +115,13 @@ function realPrefix(pattern: string): string {
   const plain = wild === -1 ? pattern : pattern.slice(0, pattern.lastIndexOf('/', wild) + 1);
   if (plain === '' || plain === '/') return pattern;
   const trailing = plain.endsWith('/') && plain.length > 1;
-  const real = realPath(trailing ? plain.slice(0, -1) : plain);
+  let real: string;
+  try {
+    real = realPath(trailing ? plain.slice(0, -1) : plain);
+  } catch {
+    // A place this user cannot resolve (another user's home): the pattern as written alone.
+    return pattern;
+  }
   return `${real}${trailing ? '/' : ''}${pattern.slice(plain.length)}`;
 }
 

@@ -42,13 +42,26 @@ export function realPath(path: string): string {
   return realOf(path, resolve(path));
 }
 
+/**
+ * A path the system reaches but cannot say where (a real path longer than PATH_MAX behind a
+ * short link, a loop of links, a folder it may not list on the way): the gate cannot tell which
+ * file it is, so its caller refuses.
+ */
+export class UnresolvablePath extends Error {}
+
 function realOf(written: string, absolute: string): string {
   const rest: string[] = [];
   for (let at = written; ; at = dirname(at)) {
     try {
       return join(realpathSync.native(at), ...rest.reverse());
-    } catch {
-      // Not there (yet), or not readable: resolve its folder instead.
+    } catch (error) {
+      // Not there yet (a file about to be written): resolve its folder instead.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        throw new UnresolvablePath(
+          `${written} cannot be resolved (${code ?? 'error'}): the gate cannot tell which file it is`,
+        );
+      }
       if (dirname(at) === at) return absolute;
       rest.push(basename(at));
     }

@@ -2,6 +2,7 @@
 // patterns (anchors, negation, folders), time zones across a daylight saving change, daily limits,
 // the most restrictive outcome across levels, tighten-only merging, and paths reached through
 // `..` and symlinks.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,8 @@ import { Gate, loosenings, type Charge, type GateRequest } from '../../src/gate/
 import { RuleSchema } from '../../src/gate/rules-schema.ts';
 import type { Level, PlacedRule, Rule } from '../../src/gate/rules.ts';
 import { builtinRules } from '../../src/gate/builtin.ts';
-import { pathForms } from '../../src/gate/resolve.ts';
+import { UnresolvablePath, pathForms } from '../../src/gate/resolve.ts';
+import { decideSearch } from '../../src/gate/local.ts';
 import { decideAsk } from '../../src/gate/check.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -495,6 +497,58 @@ describe('a rule written through a symlink', () => {
       noUses,
     );
     expect(decision.outcome).toBe('denied');
+  });
+});
+
+describe('paths the gate cannot resolve, and names outside ASCII', () => {
+  const dir = tempDir('svc-unresolvable-');
+  afterAll(() => dir.cleanup());
+  const root = join(dir.dir, 'shop');
+  // A real path past PATH_MAX (4,096 bytes) that a short link reaches: the system opens the link,
+  // realpath cannot say where it leads. Made a folder at a time, as no call takes the whole path.
+  const folders = [...Array.from({ length: 16 }, (_, i) => `${i}`.padStart(250, 'd')), 'e'.repeat(60)];
+  mkdirSync(root, { recursive: true });
+  execFileSync('bash', [
+    '-c',
+    'cd "$1" && shift && for f in "$@"; do mkdir "$f" && cd "$f"; done && mkdir secrets && echo x > secrets/k',
+    '-',
+    root,
+    ...folders,
+  ]);
+  symlinkSync(`${folders.join('/')}/secrets`, join(root, 'short'));
+  const gate = new Gate(
+    [
+      {
+        id: 'r',
+        level: 'computer',
+        rule: RuleSchema.parse({ effect: 'deny', paths: ['secrets/', 'κωδικος*'] }),
+      },
+    ],
+    { projectRoot: root, home: '/home/ann' },
+  );
+
+  it('refuses to name a file reached through a link it cannot resolve', () => {
+    expect(() => pathForms('short/k', { cwd: root, home: '/home/ann' })).toThrow(UnresolvablePath);
+  });
+
+  it('asks about a search that meets such a link', () => {
+    mkdirSync(join(root, 'src'), { recursive: true });
+    symlinkSync(join('..', 'short'), join(root, 'src', 'vendor'));
+    const decision = decideSearch(
+      gate,
+      { action: 'search', now: WEDNESDAY_10_UTC },
+      join(root, 'src'),
+      noUses,
+      '/home/ann',
+    );
+    expect(decision.outcome).toBe('ask');
+    expect(decision.explanation).toMatch(/cannot be resolved/);
+  });
+
+  it('covers a name whose case differs outside ASCII (Σ for ς)', () => {
+    writeFileSync(join(root, 'ΚΩΔΙΚΟΣΑ'), 'x');
+    const paths = pathForms('ΚΩΔΙΚΟΣΑ', { cwd: root, home: '/home/ann' });
+    expect(gate.decide({ action: 'read', paths, now: WEDNESDAY_10_UTC }, noUses).outcome).toBe('denied');
   });
 });
 
