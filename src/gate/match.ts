@@ -97,7 +97,7 @@ export class PathPattern {
 function literalOf(line: string): string | undefined {
   // Outside ASCII, lower case and the matcher's case-blind match disagree (`ς` and `σ`, `µ` and `μ`):
   // no prefilter there, the matcher alone.
-  if (/[\\[]|[^\x00-\x7f]/.test(line)) return undefined;
+  if (/[\\[]|[^\t -~]/.test(line)) return undefined;
   const runs = line
     .toLowerCase()
     .split(/[*?]+/)
