@@ -604,6 +604,10 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
     ],
     ['find -name *.ts -o -name *.pem', "find . -name '*.ts' -o -name '*.pem'", 'deny'],
     ['find ! -name *.ts', "find . ! -name '*.ts'", 'deny'],
+    // A negated test only keeps fewer: the -name still names what find lists.
+    ['find -name *.ts -not -path ./build/*', "find . -name '*.ts' -not -path './build/*'", 'allow'],
+    ['find -name *.pem -not -name x.pem', "find . -name '*.pem' -not -name x.pem", 'deny'],
+    ['find with a negated action before -name', "find . -not -exec cat {} \\; -name '*.ts'", 'deny'],
     ['find -type d -name keys', 'find . -type d -name keys', 'deny'],
     ['find without a name test', 'find . -type f', 'deny'],
   ] as const)('%s: %s', async (_name, command, expected) => {

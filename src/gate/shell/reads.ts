@@ -385,10 +385,14 @@ const GREP_LONG_OPTIONS = new Set(['after-context', 'basic-regexp', 'before-cont
 /** GNU grep's options whose value is the next word: an `--include` there is that value. */
 const GREP_VALUE_OPTIONS = new Set(['-e', '-f', '-m', '-A', '-B', '-C', '-d', '-D', '--regexp', '--file', '--max-count', '--after-context', '--before-context', '--context', '--directories', '--devices', '--exclude-dir', '--label', '--binary-files', '--color', '--colour']); // prettier-ignore
 
+/** find's tests (not its actions), each with at most one value. */
+const FIND_TESTS =
+  /^-(?:i?name|i?path|i?wholename|i?regex|x?type|size|empty|newer|[amc](?:time|min)|user|group|nouser|nogroup|perm|links|inum|samefile|readable|writable|executable|uid|gid|true|false)$/;
+
 /**
  * The files a `find` expression keeps, when its tests are joined by "and" alone and one of them is
- * `-name` or `-iname` (a base name each): those names. Other tests only keep fewer. With `-o`,
- * `!`, `-not`, brackets or `,`, a name with a `/`, or `-type d` (it lists folders), every file.
+ * `-name` or `-iname` (a base name each): those names. Other tests, negated ones too, only keep
+ * fewer. With `-o`, brackets or `,`, a name with a `/`, or `-type d` (it lists folders), every file.
  */
 function findFilter(expression: readonly Value[]): SearchFilter | undefined {
   const names: string[] = [];
@@ -402,6 +406,12 @@ function findFilter(expression: readonly Value[]): SearchFilter | undefined {
       // The command run on each file, up to its `;` or `+`: its words are not tests.
       while (i + 1 < expression.length && !/^[;+]$/.test(expression[i + 1]!.text ?? '')) i++;
       i++;
+    } else if (/^(!|-not)$/.test(text) && FIND_TESTS.test(expression[i + 1]?.text ?? '')) {
+      // A negated test (`-not -path './node_modules/*'`) only keeps fewer: passed over, with its
+      // value, as svc decides more files without it, never fewer. Not an action: `-not -exec`
+      // runs its command on every file that reaches it.
+      i++;
+      if (!(expression[i + 1]?.text ?? '-').startsWith('-')) i++;
     } else if (/^(-o|-or|!|-not|\(|\)|,)$/.test(text)) return undefined;
     else if (text === '-name' || text === '-iname') {
       const name = expression[++i]?.text;
