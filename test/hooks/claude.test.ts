@@ -702,6 +702,12 @@ describe('Grep and Glob read what their filters and ignore files let them', () =
       'deny',
     ],
     ['rg -L through two links to one folder', event('Bash', { command: 'rg -L -l TOKEN' }, twoLinks), 'deny'],
+    // `--color` takes no next word: the `--include .env` after it is grep's own.
+    [
+      'grep -r --color --include .env --include=*.ts',
+      sh('grep -rl --color --include .env --include=*.ts TOKEN .'),
+      'deny',
+    ],
     ['find -name with braces (a name, to find)', sh('find lit -name "{a,key}.pem" -exec cat {} +'), 'deny'],
   ] as const)('%s: %s', async (_name, input, expected) => {
     const answer = await hook(input);

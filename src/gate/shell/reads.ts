@@ -382,8 +382,11 @@ function grepFilter(args: readonly Value[]): SearchFilter | undefined {
 /** GNU grep's long options, spelled whole. */
 const GREP_LONG_OPTIONS = new Set(['after-context', 'basic-regexp', 'before-context', 'binary', 'binary-files', 'byte-offset', 'color', 'colour', 'context', 'count', 'dereference-recursive', 'devices', 'directories', 'exclude', 'exclude-dir', 'exclude-from', 'extended-regexp', 'file', 'files-with-matches', 'files-without-match', 'fixed-strings', 'help', 'ignore-case', 'include', 'initial-tab', 'invert-match', 'label', 'line-buffered', 'line-number', 'line-regexp', 'max-count', 'no-filename', 'no-ignore-case', 'no-messages', 'null', 'null-data', 'only-matching', 'perl-regexp', 'quiet', 'recursive', 'regexp', 'silent', 'text', 'version', 'with-filename', 'word-regexp']); // prettier-ignore
 
-/** GNU grep's options whose value is the next word: an `--include` there is that value. */
-const GREP_VALUE_OPTIONS = new Set(['-e', '-f', '-m', '-A', '-B', '-C', '-d', '-D', '--regexp', '--file', '--max-count', '--after-context', '--before-context', '--context', '--directories', '--devices', '--exclude-dir', '--label', '--binary-files', '--color', '--colour']); // prettier-ignore
+/**
+ * GNU grep's options whose value is the next word (the other searchers' `-g` and `-t` too): an
+ * `--include` there is that value. Not `--color`: its value is only ever joined (`--color=never`).
+ */
+const GREP_VALUE_OPTIONS = new Set(['-e', '-f', '-m', '-A', '-B', '-C', '-d', '-D', '-g', '-t', '--regexp', '--file', '--glob', '--type', '--max-count', '--after-context', '--before-context', '--context', '--directories', '--devices', '--exclude-dir', '--label', '--binary-files']); // prettier-ignore
 
 /** find's tests (not its actions), each with at most one value. */
 const FIND_TESTS =
@@ -1562,26 +1565,7 @@ function run(words: Value[], scope: Scope, reach: CommandReach, depth: number): 
         /^-[a-zA-Z]*[ef]/.test(o.text!),
     );
     const takesValue = (option: string) =>
-      program === 'rg'
-        ? RIPGREP_VALUE_OPTIONS.has(option)
-        : [
-            '-e',
-            '-f',
-            '--regexp',
-            '--file',
-            '-g',
-            '--glob',
-            '-t',
-            '--type',
-            '-m',
-            '-A',
-            '-B',
-            '-C',
-            '-d',
-            '--directories',
-            '-D',
-            '--devices',
-          ].includes(option);
+      (program === 'rg' ? RIPGREP_VALUE_OPTIONS : GREP_VALUE_OPTIONS).has(option);
     const rest = operands(args.filter((a, i) => !takesValue(args[i - 1]?.text ?? '')));
     const targets = patternFromOption ? rest : rest.slice(1);
     for (const [i, a] of args.entries()) {
